@@ -1,0 +1,98 @@
+#include "base64.hpp"
+
+#include <array>
+
+namespace jpblob {
+
+namespace {
+
+constexpr char kStandard[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+constexpr char kUrlSafe[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+
+using Table = std::array<signed char, 256>;
+
+constexpr Table make_table(const char* alphabet) {
+  Table t{};
+  for (auto& v : t) v = -1;
+  for (int i = 0; i < 64; ++i) t[static_cast<unsigned char>(alphabet[i])] = static_cast<signed char>(i);
+  return t;
+}
+
+constexpr Table kStandardTable = make_table(kStandard);
+constexpr Table kUrlSafeTable = make_table(kUrlSafe);
+
+}  // namespace
+
+void append_base64(std::string& out, std::string_view bytes, Base64Alphabet alphabet) {
+  const char* a = alphabet == Base64Alphabet::Standard ? kStandard : kUrlSafe;
+  const auto* p = reinterpret_cast<const unsigned char*>(bytes.data());
+  const std::size_t n = bytes.size();
+  const std::size_t start = out.size();
+  out.resize(start + (n + 2) / 3 * 4);
+  char* o = out.data() + start;
+  std::size_t i = 0;
+  for (; i + 3 <= n; i += 3) {
+    const unsigned v = unsigned(p[i]) << 16 | unsigned(p[i + 1]) << 8 | p[i + 2];
+    *o++ = a[v >> 18];
+    *o++ = a[v >> 12 & 63];
+    *o++ = a[v >> 6 & 63];
+    *o++ = a[v & 63];
+  }
+  if (n - i == 1) {
+    const unsigned v = unsigned(p[i]) << 16;
+    *o++ = a[v >> 18];
+    *o++ = a[v >> 12 & 63];
+    *o++ = '=';
+    *o++ = '=';
+  } else if (n - i == 2) {
+    const unsigned v = unsigned(p[i]) << 16 | unsigned(p[i + 1]) << 8;
+    *o++ = a[v >> 18];
+    *o++ = a[v >> 12 & 63];
+    *o++ = a[v >> 6 & 63];
+    *o++ = '=';
+  }
+}
+
+std::string base64_encode(std::string_view bytes, Base64Alphabet alphabet) {
+  std::string out;
+  append_base64(out, bytes, alphabet);
+  return out;
+}
+
+std::optional<std::string> base64_decode(std::string_view text, Base64Alphabet alphabet) {
+  const Table& t = alphabet == Base64Alphabet::Standard ? kStandardTable : kUrlSafeTable;
+  const std::size_t n = text.size();
+  if (n % 4 != 0) return std::nullopt;
+  std::size_t pad = 0;
+  if (n >= 1 && text[n - 1] == '=') pad = (n >= 2 && text[n - 2] == '=') ? 2 : 1;
+  std::string out;
+  out.resize(n / 4 * 3 - pad);
+  const auto* p = reinterpret_cast<const unsigned char*>(text.data());
+  char* o = out.data();
+  const std::size_t full = pad ? n - 4 : n;
+  for (std::size_t i = 0; i < full; i += 4) {
+    const int a = t[p[i]], b = t[p[i + 1]], c = t[p[i + 2]], d = t[p[i + 3]];
+    if ((a | b | c | d) < 0) return std::nullopt;
+    const unsigned v = unsigned(a) << 18 | unsigned(b) << 12 | unsigned(c) << 6 | unsigned(d);
+    *o++ = static_cast<char>(v >> 16);
+    *o++ = static_cast<char>(v >> 8 & 0xff);
+    *o++ = static_cast<char>(v & 0xff);
+  }
+  if (pad) {
+    const std::size_t i = n - 4;
+    const int a = t[p[i]], b = t[p[i + 1]];
+    if ((a | b) < 0) return std::nullopt;
+    if (pad == 2) {
+      if (b & 0x0f) return std::nullopt;  // non-zero unused bits: not canonical
+      *o++ = static_cast<char>(a << 2 | b >> 4);
+    } else {
+      const int c = t[p[i + 2]];
+      if (c < 0 || (c & 0x03)) return std::nullopt;
+      *o++ = static_cast<char>(a << 2 | b >> 4);
+      *o++ = static_cast<char>((b & 0x0f) << 4 | c >> 2);
+    }
+  }
+  return out;
+}
+
+}  // namespace jpblob

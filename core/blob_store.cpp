@@ -1,0 +1,171 @@
+#include "blob_store.hpp"
+
+#include <unistd.h>
+
+#include <cerrno>
+
+#include "error.hpp"
+#include "gzip.hpp"
+
+namespace jpblob {
+
+namespace fs = std::filesystem;
+
+std::string blob_relative_path(const Digest& digest) {
+  const std::string hex = digest.hex();
+  return hex.substr(0, 2) + "/" + hex.substr(2, 2) + "/" + hex + ".blob.gz";
+}
+
+std::string decode_blob(std::string_view gz, const Digest& digest,
+                        std::optional<std::uint64_t> expected_size, std::uint64_t max_size,
+                        const std::string& what) {
+  const std::uint64_t limit = expected_size ? *expected_size : max_size;
+  std::string bytes;
+  if (expected_size) bytes.reserve(static_cast<std::size_t>(*expected_size));
+  try {
+    gzip_decompress(gz, limit, [&](std::string_view piece) { bytes.append(piece); });
+  } catch (const Error& e) {
+    if (expected_size && std::string_view(e.what()).starts_with("gzip data inflates past"))
+      throw Error("blob " + what + " is corrupt: it holds more than the " +
+                  std::to_string(*expected_size) + " bytes its reference declares");
+    throw Error("blob " + what + " is corrupt: " + e.what());
+  }
+  if (expected_size && bytes.size() != *expected_size)
+    throw Error("blob " + what + " is corrupt: it holds " + std::to_string(bytes.size()) +
+                " bytes, its reference declares " + std::to_string(*expected_size));
+  if (Sha256::of(bytes) != digest)
+    throw Error("blob " + what + " is corrupt: its content does not match its name");
+  return bytes;
+}
+
+BlobStore::BlobStore(fs::path root, fs::path boundary, StoreOptions options)
+    : root_(std::move(root)), options_(options) {
+  std::error_code ec;
+  boundary_ = fs::canonical(boundary, ec);
+  if (ec) throw Error("cannot use " + boundary.string() + " as a blob store boundary: " +
+                      ec.message());
+  if (root_.is_relative()) root_ = fs::absolute(root_);
+  // Check the nearest existing ancestor now, so a `.jp` or `.jp/blobs` that
+  // links outside is refused before anything is read or written.
+  fs::path existing = root_;
+  while (!fs::exists(fs::symlink_status(existing)) && existing.has_parent_path() &&
+         existing != existing.parent_path())
+    existing = existing.parent_path();
+  check_inside_boundary(existing);
+}
+
+BlobStore BlobStore::for_storage(const fs::path& storage, const fs::path& boundary,
+                                 StoreOptions options) {
+  return BlobStore(storage / "blobs", boundary, options);
+}
+
+void BlobStore::check_inside_boundary(const fs::path& existing) const {
+  std::error_code ec;
+  const fs::path real = fs::canonical(existing, ec);
+  if (ec) throw Error("cannot resolve blob store " + root_.string() + ": " + ec.message());
+  const std::string b = boundary_.string(), r = real.string();
+  const bool inside = r == b || (r.size() > b.size() && r.compare(0, b.size(), b) == 0 &&
+                                 (b.back() == '/' || r[b.size()] == '/'));
+  if (!inside)
+    throw Error("refusing blob store " + root_.string() + ": it resolves to " + r +
+                ", outside " + b + " (is .jp/blobs a symlink?)");
+}
+
+int BlobStore::root_fd(bool create) const {
+  std::lock_guard lock(root_handle_->mutex);
+  if (root_handle_->fd.valid()) return root_handle_->fd.get();
+  if (create) {
+    std::error_code ec;
+    fs::create_directories(root_, ec);
+    if (ec) throw Error("cannot create blob store " + root_.string() + ": " + ec.message());
+  }
+  Fd fd(::open(root_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (!fd.valid()) {
+    if (errno == ENOENT && !create) return -1;
+    throw errno_error("cannot open blob store " + root_.string(), errno);
+  }
+  // Re-check after opening: the folder may have been created or replaced
+  // since construction.
+  check_inside_boundary(root_);
+  root_handle_->fd = std::move(fd);
+  return root_handle_->fd.get();
+}
+
+Fd BlobStore::open_leaf(const Digest& digest, bool create) const {
+  int dir = root_fd(create);
+  if (dir < 0) return Fd();
+  const std::string hex = digest.hex();
+  Fd current;
+  for (const std::string& part : {hex.substr(0, 2), hex.substr(2, 2)}) {
+    const int parent = current.valid() ? current.get() : dir;
+    Fd next(::openat(parent, part.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    if (!next.valid() && errno == ENOENT && create) {
+      if (syscalls().mkdirat(parent, part.c_str(), 0777) != 0 && errno != EEXIST)
+        throw errno_error("cannot create folder in blob store " + root_.string(), errno);
+      next = Fd(::openat(parent, part.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    }
+    if (!next.valid()) {
+      if (errno == ENOENT) return Fd();
+      if (errno == ELOOP || errno == ENOTDIR)
+        throw Error("refusing blob store " + root_.string() + ": " + part +
+                    " is a symlink or not a folder");
+      throw errno_error("cannot open folder in blob store " + root_.string(), errno);
+    }
+    current = std::move(next);
+  }
+  return current;
+}
+
+bool BlobStore::contains(const Digest& digest) const {
+  Fd leaf = open_leaf(digest, false);
+  if (!leaf.valid()) return false;
+  struct stat st {};
+  const std::string name = digest.hex() + ".blob.gz";
+  return ::fstatat(leaf.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode);
+}
+
+BlobStore::PutResult BlobStore::put(std::string_view bytes) const {
+  return put(Sha256::of(bytes), bytes);
+}
+
+BlobStore::PutResult BlobStore::put(const Digest& digest, std::string_view bytes) const {
+  Fd leaf = open_leaf(digest, true);
+  const std::string name = digest.hex() + ".blob.gz";
+  struct stat st {};
+  if (::fstatat(leaf.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0) {
+    if (!S_ISREG(st.st_mode))
+      throw Error("refusing blob " + path_of(digest).string() + ": it is not a regular file");
+    return {digest, false};
+  }
+  const std::string gz = gzip_compress(bytes, options_.compression_level);
+  AtomicFile file(leaf.get(), name, "blob " + path_of(digest).string());
+  file.write(gz);
+  return {digest, file.commit(AtomicFile::Replace::No)};
+}
+
+std::optional<std::string> BlobStore::read_raw(const Digest& digest) const {
+  Fd leaf = open_leaf(digest, false);
+  if (!leaf.valid()) return std::nullopt;
+  const std::string name = digest.hex() + ".blob.gz";
+  Fd fd(::openat(leaf.get(), name.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
+  if (!fd.valid()) {
+    if (errno == ENOENT) return std::nullopt;
+    if (errno == ELOOP)
+      throw Error("refusing blob " + path_of(digest).string() + ": it is a symlink");
+    throw errno_error("cannot open blob " + path_of(digest).string(), errno);
+  }
+  // A blob file is never larger than its content plus gzip's worst-case
+  // overhead; refusing anything far larger bounds memory for hostile files.
+  return read_all(fd.get(), "blob " + path_of(digest).string(),
+                  options_.max_blob_size + options_.max_blob_size / 8 + 1024);
+}
+
+std::optional<std::string> BlobStore::get(const Digest& digest,
+                                          std::optional<std::uint64_t> expected_size) const {
+  auto raw = read_raw(digest);
+  if (!raw) return std::nullopt;
+  return decode_blob(*raw, digest, expected_size, options_.max_blob_size,
+                     path_of(digest).string());
+}
+
+}  // namespace jpblob

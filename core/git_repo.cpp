@@ -1,0 +1,203 @@
+#include "git_repo.hpp"
+
+#include <git2.h>
+
+#include <cstdlib>
+#include <strings.h>
+
+#include "error.hpp"
+
+namespace jpblob {
+
+namespace fs = std::filesystem;
+
+void check_git(int rc, const std::string& what) {
+  if (rc >= 0) return;
+  const git_error* e = git_error_last();
+  throw Error(what + ": " + (e && e->message ? e->message : "libgit2 error " + std::to_string(rc)));
+}
+
+void ensure_libgit2() {
+  // One guard pairs git_libgit2_init with git_libgit2_shutdown; a function
+  // static makes its construction thread-safe.
+  struct Guard {
+    Guard() {
+      git_libgit2_init();
+      // Extensions git writes that only matter to writers of refs or
+      // objects; git-jpblob only reads. libgit2 reads worktreeconfig once
+      // it is declared.
+      const char* extensions[] = {"worktreeconfig", "partialclone", "preciousobjects"};
+      git_libgit2_opts(GIT_OPT_SET_EXTENSIONS, extensions, std::size(extensions));
+    }
+    ~Guard() { git_libgit2_shutdown(); }
+  };
+  static Guard guard;
+}
+
+void RepoDeleter::operator()(git_repository* r) const { git_repository_free(r); }
+void IndexDeleter::operator()(git_index* i) const { git_index_free(i); }
+void ConfigDeleter::operator()(git_config* c) const { git_config_free(c); }
+
+namespace {
+
+const char* env(const char* name) {
+  const char* v = std::getenv(name);
+  return v && *v ? v : nullptr;
+}
+
+// Splits git's GIT_CONFIG_PARAMETERS: shell-quoted words, either
+// 'key=value' (old form) or 'key'='value' (git ≥ 2.31).
+void parse_config_parameters(std::string_view s,
+                             std::vector<std::pair<std::string, std::string>>& out) {
+  std::size_t i = 0;
+  auto quoted = [&](std::string& word) -> bool {
+    if (i >= s.size() || s[i] != '\'') return false;
+    ++i;
+    for (;;) {
+      auto end = s.find('\'', i);
+      if (end == std::string_view::npos) return false;
+      word.append(s.substr(i, end - i));
+      i = end + 1;
+      // '\'' continues the word with a literal quote.
+      if (s.substr(i, 3) == "\\''") {
+        word.push_back('\'');
+        i += 3;
+        continue;
+      }
+      return true;
+    }
+  };
+  while (i < s.size()) {
+    while (i < s.size() && s[i] == ' ') ++i;
+    if (i >= s.size()) break;
+    std::string first;
+    if (!quoted(first)) return;  // malformed: git would refuse it too
+    if (i < s.size() && s[i] == '=') {
+      ++i;
+      std::string value;
+      if (!quoted(value)) return;
+      out.emplace_back(first, value);
+    } else {
+      auto eq = first.find('=');
+      if (eq == std::string::npos) out.emplace_back(first, "true");  // `-c key` means true
+      else out.emplace_back(first.substr(0, eq), first.substr(eq + 1));
+    }
+  }
+}
+
+}  // namespace
+
+std::vector<std::pair<std::string, std::string>> command_line_config() {
+  std::vector<std::pair<std::string, std::string>> out;
+  if (const char* p = env("GIT_CONFIG_PARAMETERS")) parse_config_parameters(p, out);
+  if (const char* count = env("GIT_CONFIG_COUNT")) {
+    const long n = std::strtol(count, nullptr, 10);
+    for (long k = 0; k < n; ++k) {
+      const char* key = std::getenv(("GIT_CONFIG_KEY_" + std::to_string(k)).c_str());
+      const char* value = std::getenv(("GIT_CONFIG_VALUE_" + std::to_string(k)).c_str());
+      if (key && value) out.emplace_back(key, value);
+    }
+  }
+  return out;
+}
+
+std::optional<GitRepo> GitRepo::open(const fs::path& cwd) {
+  ensure_libgit2();
+  git_repository* raw = nullptr;
+  const char* git_dir = env("GIT_DIR");
+  const fs::path dir = git_dir ? fs::absolute(cwd / git_dir) : cwd;
+  int rc = git_repository_open_ext(&raw, dir.c_str(), git_dir ? GIT_REPOSITORY_OPEN_NO_SEARCH : 0,
+                                   env("GIT_CEILING_DIRECTORIES"));
+  if (rc == GIT_ENOTFOUND && !git_dir) return std::nullopt;
+  check_git(rc, "cannot open the git repository at " + dir.string());
+  GitRepo repo(raw);
+  repo.cwd_ = cwd;
+  if (const char* wt = env("GIT_WORK_TREE")) {
+    const fs::path work_tree = fs::absolute(cwd / wt);
+    check_git(git_repository_set_workdir(raw, work_tree.c_str(), 0),
+              "cannot use work tree " + work_tree.string());
+  } else if (git_dir && !repo.config("core.worktree")) {
+    // git: with GIT_DIR set and no work tree named, the current folder is
+    // the top of the work tree.
+    check_git(git_repository_set_workdir(raw, cwd.c_str(), 0),
+              "cannot use work tree " + cwd.string());
+  }
+  if (const char* wd = git_repository_workdir(raw)) repo.workdir_ = fs::path(wd).lexically_normal();
+  if (repo.workdir_ && repo.workdir_->filename().empty())
+    repo.workdir_ = repo.workdir_->parent_path();
+  return repo;
+}
+
+fs::path GitRepo::gitdir() const { return git_repository_path(repo_.get()); }
+
+std::unique_ptr<git_index, IndexDeleter> GitRepo::index() const {
+  git_index* raw = nullptr;
+  if (const char* file = env("GIT_INDEX_FILE")) {
+    const fs::path path = fs::absolute(cwd_ / file);
+    check_git(git_index_open(&raw, path.c_str()), "cannot open index " + path.string());
+  } else {
+    check_git(git_repository_index(&raw, repo_.get()), "cannot open the index");
+    check_git(git_index_read(raw, 0), "cannot read the index");
+  }
+  return std::unique_ptr<git_index, IndexDeleter>(raw);
+}
+
+namespace {
+std::optional<std::string> read_blob(git_repository* repo, const git_oid* oid,
+                                     const std::string& what) {
+  git_blob* blob = nullptr;
+  int rc = git_blob_lookup(&blob, repo, oid);
+  if (rc == GIT_ENOTFOUND) return std::nullopt;  // e.g. a partial clone
+  check_git(rc, "cannot read " + what + " from git");
+  std::string out(static_cast<const char*>(git_blob_rawcontent(blob)),
+                  static_cast<std::size_t>(git_blob_rawsize(blob)));
+  git_blob_free(blob);
+  return out;
+}
+}  // namespace
+
+std::optional<std::string> GitRepo::read_staged(std::string_view path) const {
+  auto idx = index();
+  const std::string p(path);
+  const git_index_entry* entry = git_index_get_bypath(idx.get(), p.c_str(), 0);
+  if (!entry) return std::nullopt;
+  return read_blob(repo_.get(), &entry->id, p + " in the index");
+}
+
+std::optional<std::string> GitRepo::read_head(std::string_view path) const {
+  git_object* tree = nullptr;
+  int rc = git_revparse_single(&tree, repo_.get(), "HEAD^{tree}");
+  if (rc == GIT_ENOTFOUND || rc == GIT_EUNBORNBRANCH) return std::nullopt;
+  check_git(rc, "cannot read HEAD");
+  git_tree_entry* entry = nullptr;
+  const std::string p(path);
+  rc = git_tree_entry_bypath(&entry, reinterpret_cast<git_tree*>(tree), p.c_str());
+  git_object_free(tree);
+  if (rc == GIT_ENOTFOUND) return std::nullopt;
+  check_git(rc, "cannot look up " + p + " in HEAD");
+  git_oid oid = *git_tree_entry_id(entry);
+  const bool is_blob = git_tree_entry_type(entry) == GIT_OBJECT_BLOB;
+  git_tree_entry_free(entry);
+  if (!is_blob) return std::nullopt;
+  return read_blob(repo_.get(), &oid, p + " in HEAD");
+}
+
+std::optional<std::string> GitRepo::config(const std::string& key) const {
+  // `git -c` wins over files; the last one given wins among them.
+  std::optional<std::string> from_command_line;
+  for (const auto& [k, v] : command_line_config())
+    if (strcasecmp(k.c_str(), key.c_str()) == 0) from_command_line = v;
+  if (from_command_line) return from_command_line;
+  git_config* cfg = nullptr;
+  check_git(git_repository_config_snapshot(&cfg, repo_.get()), "cannot read git config");
+  std::unique_ptr<git_config, ConfigDeleter> owned(cfg);
+  git_buf buf = GIT_BUF_INIT;
+  const int rc = git_config_get_string_buf(&buf, cfg, key.c_str());
+  if (rc == GIT_ENOTFOUND) return std::nullopt;
+  check_git(rc, "cannot read git config " + key);
+  std::string value(buf.ptr, buf.size);
+  git_buf_dispose(&buf);
+  return value;
+}
+
+}  // namespace jpblob

@@ -1,0 +1,85 @@
+// A thin wrapper over libgit2 1.5 for what git-jpblob reads from git.
+//
+// libgit2 1.5 has gaps that this module works around, each covered by a
+// test in tests/unit/git_repo_test.cpp:
+// - With GIT_REPOSITORY_OPEN_FROM_ENV it ignores GIT_WORK_TREE, so open()
+//   reads GIT_DIR / GIT_WORK_TREE itself and sets the work tree explicitly.
+// - It refuses repositories with extensions it does not know, such as
+//   extensions.worktreeConfig; the guard declares those git-jpblob can use
+//   safely (it only reads objects, the index and config).
+// - It ignores `git -c` settings, which git passes to filters and hooks in
+//   GIT_CONFIG_PARAMETERS (and GIT_CONFIG_COUNT/KEY_n/VALUE_n); config()
+//   applies them on top of the files, as git does.
+// - It honours GIT_INDEX_FILE only when asked; index() does.
+#pragma once
+
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+struct git_repository;
+struct git_index;
+struct git_config;
+
+namespace jpblob {
+
+// Throws Error("<what>: <libgit2 message>") when rc < 0.
+void check_git(int rc, const std::string& what);
+
+// Initialises libgit2 once per process and declares the extensions above.
+// Thread-safe; cheap after the first call.
+void ensure_libgit2();
+
+struct RepoDeleter {
+  void operator()(git_repository* r) const;
+};
+struct IndexDeleter {
+  void operator()(git_index* i) const;
+};
+struct ConfigDeleter {
+  void operator()(git_config* c) const;
+};
+
+// `git -c` settings from the environment, in the order git applies them.
+// Keys are returned as written by git (section and name lower-cased).
+std::vector<std::pair<std::string, std::string>> command_line_config();
+
+class GitRepo {
+ public:
+  // The repository git would use for a command run in `cwd`, with the
+  // environment's GIT_DIR, GIT_WORK_TREE and GIT_INDEX_FILE honoured.
+  // Returns nullopt when `cwd` is not inside a repository; throws Error when
+  // it is but the repository cannot be opened.
+  static std::optional<GitRepo> open(const std::filesystem::path& cwd);
+
+  git_repository* get() const { return repo_.get(); }
+  // The work tree's top folder, or nullopt for a bare repository.
+  std::optional<std::filesystem::path> workdir() const { return workdir_; }
+  std::filesystem::path gitdir() const;
+
+  // The index git would use now: $GIT_INDEX_FILE when set, else the
+  // repository's. Re-read from disk on each call.
+  std::unique_ptr<git_index, IndexDeleter> index() const;
+
+  // Raw bytes of the file at `path` (relative to the work tree, '/'
+  // separated) as staged in the index / as committed in HEAD; nullopt when
+  // it is not there (or there is no HEAD yet).
+  std::optional<std::string> read_staged(std::string_view path) const;
+  std::optional<std::string> read_head(std::string_view path) const;
+
+  // A config value from the repository's config files with `git -c`
+  // settings applied on top; nullopt when unset.
+  std::optional<std::string> config(const std::string& key) const;
+
+ private:
+  explicit GitRepo(git_repository* repo) : repo_(repo) {}
+  std::unique_ptr<git_repository, RepoDeleter> repo_;
+  std::optional<std::filesystem::path> workdir_;
+  std::filesystem::path cwd_;
+};
+
+}  // namespace jpblob

@@ -1,0 +1,160 @@
+#include "gzip.hpp"
+
+#include <zlib.h>
+
+#include <algorithm>
+#include <memory>
+
+#include "error.hpp"
+
+namespace jpblob {
+
+namespace {
+
+constexpr unsigned char kFlagHcrc = 0x02, kFlagExtra = 0x04, kFlagName = 0x08,
+                        kFlagComment = 0x10;
+
+Error corrupt(const std::string& why) { return Error("corrupt gzip: " + why); }
+
+void put_le32(std::string& out, std::uint32_t v) {
+  for (int i = 0; i < 4; ++i) out.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
+}
+
+std::uint32_t get_le32(const unsigned char* p) {
+  return std::uint32_t(p[0]) | std::uint32_t(p[1]) << 8 | std::uint32_t(p[2]) << 16 |
+         std::uint32_t(p[3]) << 24;
+}
+
+// Length of the member header, accepting the optional fields other writers
+// (JP itself, gzip(1)) may set, so their blobs stay readable.
+std::size_t header_length(std::string_view gz) {
+  auto* p = reinterpret_cast<const unsigned char*>(gz.data());
+  if (gz.size() < 18) throw corrupt("file is too short to be gzip");
+  if (p[0] != 0x1f || p[1] != 0x8b) throw corrupt("bad magic bytes");
+  if (p[2] != 8) throw corrupt("compression method is not deflate");
+  unsigned char flags = p[3];
+  if (flags & 0xe0) throw corrupt("reserved header flags are set");
+  std::size_t pos = 10;
+  auto need = [&](std::size_t n) {
+    if (gz.size() < pos + n + 8) throw corrupt("truncated header");
+  };
+  if (flags & kFlagExtra) {
+    need(2);
+    std::size_t xlen = p[pos] | p[pos + 1] << 8;
+    pos += 2;
+    need(xlen);
+    pos += xlen;
+  }
+  for (unsigned char f : {kFlagName, kFlagComment}) {
+    if (!(flags & f)) continue;
+    auto end = gz.find('\0', pos);
+    if (end == std::string_view::npos) throw corrupt("truncated header");
+    pos = end + 1;
+  }
+  if (flags & kFlagHcrc) {
+    need(2);
+    pos += 2;
+  }
+  need(0);
+  return pos;
+}
+
+struct InflateStream {
+  z_stream z{};
+  InflateStream() {
+    if (inflateInit2(&z, -MAX_WBITS) != Z_OK) throw Error("cannot initialise zlib inflate");
+  }
+  ~InflateStream() { inflateEnd(&z); }
+};
+
+struct DeflateStream {
+  z_stream z{};
+  explicit DeflateStream(int level) {
+    if (deflateInit2(&z, level, Z_DEFLATED, -MAX_WBITS, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+      throw Error("cannot initialise zlib deflate at level " + std::to_string(level));
+  }
+  ~DeflateStream() { deflateEnd(&z); }
+};
+
+}  // namespace
+
+std::string gzip_compress(std::string_view data, int level) {
+  if (level < 0 || level > 9) throw Error("compression level " + std::to_string(level) +
+                                          " is out of range 0..9");
+  DeflateStream d(level);
+  std::string out;
+  // XFL records the level class like gzip(1) does; it is part of the fixed header.
+  const char xfl = level == 9 ? 2 : (level == 1 ? 4 : 0);
+  out.append("\x1f\x8b\x08\x00\x00\x00\x00\x00", 8);
+  out.push_back(xfl);
+  out.push_back(static_cast<char>(0xff));
+  const std::size_t header = out.size();
+  out.resize(header + deflateBound(&d.z, data.size()) + 8);
+
+  auto* in = reinterpret_cast<const Bytef*>(data.data());
+  std::size_t remaining = data.size();
+  d.z.next_out = reinterpret_cast<Bytef*>(out.data() + header);
+  d.z.avail_out = static_cast<uInt>(std::min<std::size_t>(out.size() - header, UINT32_MAX));
+  uLong crc = crc32(0L, Z_NULL, 0);
+  int rc;
+  do {
+    const uInt chunk = static_cast<uInt>(std::min<std::size_t>(remaining, 1u << 30));
+    d.z.next_in = const_cast<Bytef*>(in);
+    d.z.avail_in = chunk;
+    crc = crc32_z(crc, in, chunk);
+    in += chunk;
+    remaining -= chunk;
+    rc = deflate(&d.z, remaining ? Z_NO_FLUSH : Z_FINISH);
+    if (rc == Z_STREAM_ERROR) throw Error("zlib deflate failed");
+  } while (remaining || rc != Z_STREAM_END);
+  out.resize(header + d.z.total_out);
+  put_le32(out, static_cast<std::uint32_t>(crc));
+  put_le32(out, static_cast<std::uint32_t>(data.size() & 0xffffffffu));
+  return out;
+}
+
+void gzip_decompress(std::string_view gz, std::uint64_t max_size,
+                     const std::function<void(std::string_view)>& sink) {
+  const std::size_t start = header_length(gz);
+  // A cheap early refusal: ISIZE is the size modulo 2^32, so it can only
+  // prove a mismatch when the limit is below 4 GiB.
+  const auto* tail = reinterpret_cast<const unsigned char*>(gz.data() + gz.size() - 8);
+  if (max_size < (std::uint64_t{1} << 32) && get_le32(tail + 4) > max_size)
+    throw Error("gzip data inflates past " + std::to_string(max_size) + " bytes");
+
+  InflateStream s;
+  s.z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(gz.data() + start));
+  s.z.avail_in = static_cast<uInt>(gz.size() - start - 8);
+  if (gz.size() - start - 8 > UINT32_MAX) throw corrupt("file is larger than 4 GiB");
+  const std::size_t kChunk = 256 * 1024;
+  auto buf = std::make_unique<char[]>(kChunk);
+  std::uint64_t total = 0;
+  uLong crc = crc32(0L, Z_NULL, 0);
+  int rc = Z_OK;
+  while (rc != Z_STREAM_END) {
+    s.z.next_out = reinterpret_cast<Bytef*>(buf.get());
+    s.z.avail_out = kChunk;
+    rc = inflate(&s.z, Z_NO_FLUSH);
+    if (rc == Z_NEED_DICT || rc == Z_DATA_ERROR || rc == Z_MEM_ERROR || rc == Z_STREAM_ERROR)
+      throw corrupt(s.z.msg ? s.z.msg : "invalid deflate data");
+    const std::size_t produced = kChunk - s.z.avail_out;
+    if (rc == Z_BUF_ERROR && produced == 0) throw corrupt("deflate data is truncated");
+    total += produced;
+    if (total > max_size)
+      throw Error("gzip data inflates past " + std::to_string(max_size) + " bytes");
+    crc = crc32_z(crc, reinterpret_cast<Bytef*>(buf.get()), produced);
+    if (produced) sink(std::string_view(buf.get(), produced));
+  }
+  if (s.z.avail_in != 0) throw corrupt("unexpected bytes between the deflate data and the trailer");
+  if (get_le32(tail) != static_cast<std::uint32_t>(crc)) throw corrupt("CRC-32 mismatch");
+  if (get_le32(tail + 4) != static_cast<std::uint32_t>(total & 0xffffffffu))
+    throw corrupt("ISIZE mismatch");
+}
+
+std::string gzip_decompress(std::string_view gz, std::uint64_t max_size) {
+  std::string out;
+  gzip_decompress(gz, max_size, [&](std::string_view piece) { out.append(piece); });
+  return out;
+}
+
+}  // namespace jpblob

@@ -1,0 +1,29 @@
+// Deterministic gzip (RFC 1952) for blob files.
+//
+// compress() writes one member with a fixed header (MTIME 0, no name, no
+// comment, OS 255), so equal input at an equal level gives equal bytes on
+// every machine. decompress() reads exactly one member, refuses trailing
+// bytes, stops as soon as the output would pass `max_size` (gzip bombs), and
+// checks CRC-32 and ISIZE from the trailer.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+
+namespace jpblob {
+
+// zlib levels 0..9; 6 is the default (git config jpblob.compressionLevel).
+std::string gzip_compress(std::string_view data, int level = 6);
+
+// Calls `sink` with consecutive pieces of the inflated bytes. Throws Error
+// ("corrupt gzip: …" or "gzip data inflates past N bytes") on any problem;
+// the sink may already have seen a prefix by then, so callers must treat the
+// whole output as void on a throw.
+void gzip_decompress(std::string_view gz, std::uint64_t max_size,
+                     const std::function<void(std::string_view)>& sink);
+
+std::string gzip_decompress(std::string_view gz, std::uint64_t max_size);
+
+}  // namespace jpblob

@@ -1,0 +1,193 @@
+#include "transform.hpp"
+
+#include <vector>
+
+#include "base64.hpp"
+#include "error.hpp"
+#include "json_string.hpp"
+#include "payload.hpp"
+
+namespace jpblob {
+
+namespace {
+
+// A replacement decided in the first pass: bytes [begin, end) of the input.
+struct Splice {
+  std::size_t begin, end;
+  SiteKind kind;
+  PayloadEncoding encoding;
+};
+
+bool base64_canonical(std::string_view s, Base64Alphabet a) {
+  // base64_decode is strict; decoding is as cheap as validating here.
+  return base64_decode(s, a).has_value();
+}
+
+// The first encoding whose re-encoding reproduces the token exactly (§4.2).
+std::optional<PayloadEncoding> restorable_encoding(std::string_view token) {
+  const std::string_view inner = token.substr(1, token.size() - 2);
+  if (base64_canonical(inner, Base64Alphabet::Standard)) return PayloadEncoding::Base64;
+  if (base64_canonical(inner, Base64Alphabet::UrlSafe)) return PayloadEncoding::Base64Url;
+  // Without a backslash the token is its own text, and the canonical
+  // encoder escapes nothing the scanner would have let through raw.
+  if (inner.find('\\') == std::string_view::npos) return PayloadEncoding::Text;
+  auto text = decode_json_string(token);
+  if (text && encode_json_string(*text) == token) return PayloadEncoding::Text;
+  return std::nullopt;
+}
+
+std::string payload_bytes(std::string_view token, PayloadEncoding encoding) {
+  const std::string_view inner = token.substr(1, token.size() - 2);
+  switch (encoding) {
+    case PayloadEncoding::Base64: return *base64_decode(inner, Base64Alphabet::Standard);
+    case PayloadEncoding::Base64Url: return *base64_decode(inner, Base64Alphabet::UrlSafe);
+    case PayloadEncoding::Text:
+      if (inner.find('\\') == std::string_view::npos) return std::string(inner);
+      return *decode_json_string(token);
+    case PayloadEncoding::None: break;
+  }
+  throw Error("internal error: payload without an encoding");
+}
+
+// Decoded bytes of an inline content object, or nullopt when its value
+// cannot be decoded exactly (it then stays inline).
+std::optional<std::string> content_object_bytes(const JsonTree& t, std::uint32_t obj) {
+  const auto only = t.node(obj).first_child;
+  auto value = t.string_value(only);
+  if (!value) return std::nullopt;
+  if (t.key_is(only, "text")) return value;
+  if (auto b = base64_decode(*value, Base64Alphabet::Standard)) return b;
+  return base64_decode(*value, Base64Alphabet::UrlSafe);
+}
+
+std::optional<std::string> passthrough_warning(const EventScan& scan) {
+  if (scan.shape == DocumentShape::NotJson) return "not valid JSON (" + scan.problem + ")";
+  if (scan.shape == DocumentShape::NotConversation)
+    return "not a JP conversation (" + scan.problem + ")";
+  return std::nullopt;
+}
+
+TransformReport pass_through(std::string_view input, const std::string& path,
+                             const std::string& why, const OutputSink& out) {
+  out(input);
+  TransformReport report;
+  report.passthrough = true;
+  report.warning = path + " is " + why + "; passing it through unchanged";
+  return report;
+}
+
+}  // namespace
+
+TransformReport clean(std::string_view input, const BlobStore& store, const CleanOptions& options,
+                      const OutputSink& out) {
+  // Pass 1: validate everything and choose what to replace. Nothing is
+  // stored yet, so malformed input leaves no orphan blobs behind.
+  std::vector<Splice> splices;
+  std::vector<PayloadSite> sites;
+  const EventScan scan = scan_events(input, [&](const JsonTree& event) {
+    sites.clear();
+    find_payload_sites(event, sites);
+    for (const PayloadSite& site : sites) {
+      const JsonNode& n = event.node(site.node);
+      if (site.kind == SiteKind::ContentObject) {
+        if (content_object_bytes(event, site.node))
+          splices.push_back({n.begin, n.end, site.kind, PayloadEncoding::None});
+        continue;
+      }
+      const std::string_view token = event.span(site.node);
+      auto encoding = restorable_encoding(token);
+      if (!encoding) continue;
+      splices.push_back({n.begin, n.end, site.kind, *encoding});
+    }
+  });
+  if (auto why = passthrough_warning(scan)) return pass_through(input, options.path, *why, out);
+
+  // Pass 2: store the payloads and build the output.
+  TransformReport report;
+  std::string output;
+  output.reserve(input.size() / 4 + 1024);
+  std::size_t copied = 0;
+  std::vector<JsonNode> nodes;
+  JsonError error;
+  for (const Splice& s : splices) {
+    std::string bytes;
+    if (s.kind == SiteKind::ContentObject) {
+      // Re-scan the small object to decode it; its validity is known.
+      scan_json_value(input, s.begin, nodes, error);
+      bytes = *content_object_bytes(JsonTree(input, std::move(nodes)), 0);
+      nodes = {};
+    } else {
+      bytes = payload_bytes(input.substr(s.begin, s.end - s.begin), s.encoding);
+      if (bytes.size() < options.min_size) continue;
+    }
+    const auto put = store.put(bytes);
+    report.blobs_written += put.written ? 1 : 0;
+    output.append(input.substr(copied, s.begin - copied));
+    append_reference(output, Reference{put.digest, bytes.size(), s.encoding});
+    copied = s.end;
+    ++report.replaced;
+  }
+  output.append(input.substr(copied));
+  out(output);
+  return report;
+}
+
+TransformReport smudge(std::string_view input, const BlobSource& source,
+                       const SmudgeOptions& options, const OutputSink& out) {
+  std::vector<FoundReference> found;
+  struct Restore {
+    std::size_t begin, end;
+    Reference ref;
+  };
+  std::vector<Restore> restores;
+  const EventScan scan = scan_events(input, [&](const JsonTree& event) {
+    found.clear();
+    find_references(event, found);
+    for (const auto& f : found)
+      if (f.ref.encoding != PayloadEncoding::None)
+        restores.push_back({event.node(f.node).begin, event.node(f.node).end, f.ref});
+  });
+  if (auto why = passthrough_warning(scan)) return pass_through(input, options.path, *why, out);
+
+  TransformReport report;
+  if (restores.empty()) {
+    out(input);
+    return report;
+  }
+  std::string output;
+  output.reserve(input.size() * 2);
+  std::size_t copied = 0;
+  for (const Restore& r : restores) {
+    std::optional<std::string> bytes;
+    try {
+      bytes = source.fetch(r.ref);
+    } catch (const Error& e) {
+      throw Error("cannot restore blob " + r.ref.digest.hex() + " referenced by " + options.path +
+                  ": " + e.what());
+    }
+    if (!bytes)
+      throw Error("blob " + r.ref.digest.hex() + " referenced by " + options.path +
+                  " is missing (not in .jp/blobs, the index or HEAD)");
+    output.append(input.substr(copied, r.begin - copied));
+    switch (r.ref.encoding) {
+      case PayloadEncoding::Base64:
+        output.push_back('"');
+        append_base64(output, *bytes, Base64Alphabet::Standard);
+        output.push_back('"');
+        break;
+      case PayloadEncoding::Base64Url:
+        output.push_back('"');
+        append_base64(output, *bytes, Base64Alphabet::UrlSafe);
+        output.push_back('"');
+        break;
+      default: append_json_string(output, *bytes);
+    }
+    copied = r.end;
+    ++report.replaced;
+  }
+  output.append(input.substr(copied));
+  out(output);
+  return report;
+}
+
+}  // namespace jpblob

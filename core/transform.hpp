@@ -1,0 +1,77 @@
+// The clean and smudge transforms of SPEC §5.
+//
+// clean: externalizes payloads (§4) into the store and writes references
+// (§3) in their place. smudge: turns references that carry `encoding` back
+// into the exact original string token. Every byte outside a replaced value
+// is copied unchanged. Input that is not a conversation (not JSON, or not an
+// array of objects) is passed through unchanged with a warning in the
+// report, never an error: a filter must not lose or block a user's file.
+//
+// Both write their output through `out` only after the whole input has been
+// validated, so a failure never leaves half a file behind.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "blob_store.hpp"
+#include "reference.hpp"
+
+namespace jpblob {
+
+using OutputSink = std::function<void(std::string_view)>;
+
+struct TransformReport {
+  bool passthrough = false;        // the input was copied unchanged
+  std::optional<std::string> warning;  // set when passthrough was forced
+  std::size_t replaced = 0;        // values replaced
+  std::size_t blobs_written = 0;   // new blob files (clean only)
+};
+
+struct CleanOptions {
+  // Payload strings whose decoded size is below this stay inline (git
+  // config jpblob.minSize). Inline content objects are always externalized.
+  std::uint64_t min_size = 0;
+  // The file's path, for messages.
+  std::string path = "<stdin>";
+};
+
+// Throws Error when a blob cannot be stored (a full disk, a read-only
+// store); nothing has been written to `out` then.
+TransformReport clean(std::string_view input, const BlobStore& store, const CleanOptions& options,
+                      const OutputSink& out);
+
+// Where smudge gets blob bytes. fetch() returns the verified bytes of the
+// blob, nullopt when no copy exists, and throws Error when a copy exists but
+// is corrupt.
+class BlobSource {
+ public:
+  virtual ~BlobSource() = default;
+  virtual std::optional<std::string> fetch(const Reference& ref) const = 0;
+};
+
+// A BlobSource reading a BlobStore.
+class StoreBlobSource : public BlobSource {
+ public:
+  explicit StoreBlobSource(const BlobStore& store) : store_(store) {}
+  std::optional<std::string> fetch(const Reference& ref) const override {
+    return store_.get(ref.digest, ref.size);
+  }
+
+ private:
+  const BlobStore& store_;
+};
+
+struct SmudgeOptions {
+  std::string path = "<stdin>";
+};
+
+// Throws Error naming the digest and `options.path` when a referenced blob
+// is missing or corrupt; nothing has been written to `out` then.
+TransformReport smudge(std::string_view input, const BlobSource& source,
+                       const SmudgeOptions& options, const OutputSink& out);
+
+}  // namespace jpblob

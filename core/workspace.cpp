@@ -1,0 +1,111 @@
+#include "workspace.hpp"
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <strings.h>
+
+#include "error.hpp"
+
+namespace jpblob {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// git's integer syntax: digits with an optional k, m or g suffix.
+std::uint64_t parse_size(const std::string& key, const std::string& value) {
+  errno = 0;
+  char* end = nullptr;
+  const unsigned long long v = std::strtoull(value.c_str(), &end, 10);
+  std::uint64_t scale = 1;
+  if (end && *end) {
+    switch (*end | 0x20) {
+      case 'k': scale = 1024; break;
+      case 'm': scale = 1024 * 1024; break;
+      case 'g': scale = 1024ull * 1024 * 1024; break;
+      default: scale = 0;
+    }
+    if (end[1] != '\0') scale = 0;
+  }
+  if (value.empty() || value[0] == '-' || errno || end == value.c_str() || scale == 0 ||
+      v > UINT64_MAX / scale)
+    throw Error("bad value for git config " + key + ": '" + value + "' is not a size");
+  return v * scale;
+}
+
+class GitFallbackSource : public BlobSource {
+ public:
+  GitFallbackSource(const BlobStore& store, const GitRepo* repo, std::optional<std::string> prefix)
+      : store_(store), repo_(repo), prefix_(std::move(prefix)) {}
+
+  std::optional<std::string> fetch(const Reference& ref) const override {
+    if (auto bytes = store_.get(ref.digest, ref.size)) return bytes;
+    if (!repo_ || !prefix_) return std::nullopt;
+    const std::string path = *prefix_ + blob_relative_path(ref.digest);
+    for (bool staged : {true, false}) {
+      auto raw = staged ? repo_->read_staged(path) : repo_->read_head(path);
+      if (raw)
+        return decode_blob(*raw, ref.digest, ref.size, store_.options().max_blob_size,
+                           path + (staged ? " (index)" : " (HEAD)"));
+    }
+    return std::nullopt;
+  }
+
+ private:
+  const BlobStore& store_;
+  const GitRepo* repo_;
+  std::optional<std::string> prefix_;  // the store's path in the work tree, '/' terminated
+};
+
+}  // namespace
+
+Settings load_settings(const GitRepo* repo) {
+  Settings s;
+  auto get = [&](const std::string& key) -> std::optional<std::string> {
+    if (repo) return repo->config(key);
+    std::optional<std::string> v;
+    for (const auto& [k, value] : command_line_config())
+      if (strcasecmp(k.c_str(), key.c_str()) == 0) v = value;
+    return v;
+  };
+  if (auto v = get("jpblob.compressionLevel")) {
+    const auto level = parse_size("jpblob.compressionLevel", *v);
+    if (level > 9)
+      throw Error("bad value for git config jpblob.compressionLevel: '" + *v +
+                  "' is not a level from 0 to 9");
+    s.store.compression_level = static_cast<int>(level);
+  }
+  if (auto v = get("jpblob.maxBlobSize")) s.store.max_blob_size = parse_size("jpblob.maxBlobSize", *v);
+  if (auto v = get("jpblob.minSize")) s.min_size = parse_size("jpblob.minSize", *v);
+  if (auto v = get("jpblob.smudge")) {
+    if (*v == "refs") s.smudge_refs_only = true;
+    else if (*v != "restore")
+      throw Error("bad value for git config jpblob.smudge: '" + *v +
+                  "' (expected 'restore' or 'refs')");
+  }
+  if (const char* skip = std::getenv("JPBLOB_SKIP_SMUDGE"); skip && std::strcmp(skip, "1") == 0)
+    s.smudge_refs_only = true;
+  return s;
+}
+
+Workspace Workspace::open(const fs::path& cwd, const std::optional<fs::path>& store_dir) {
+  Workspace w;
+  w.repo_ = GitRepo::open(cwd);
+  w.settings_ = load_settings(w.repo());
+  std::optional<std::string> prefix;
+  if (store_dir) {
+    const fs::path dir = fs::absolute(cwd / *store_dir);
+    w.top_ = dir;
+    w.store_ = std::make_unique<BlobStore>(BlobStore::for_storage(dir, dir, w.settings_.store));
+  } else {
+    w.top_ = w.repo_ && w.repo_->workdir() ? *w.repo_->workdir() : cwd;
+    w.store_ = std::make_unique<BlobStore>(
+        BlobStore::for_storage(w.top_ / ".jp", w.top_, w.settings_.store));
+    if (w.repo_ && w.repo_->workdir()) prefix = ".jp/blobs/";
+  }
+  w.source_ = std::make_unique<GitFallbackSource>(*w.store_, w.repo(), prefix);
+  return w;
+}
+
+}  // namespace jpblob

@@ -1,0 +1,60 @@
+// Where a command finds its blob store, its git repository and its settings.
+//
+// A workspace is the folder a JP storage location lives in: normally the
+// work tree of the git repository around the current folder (store
+// <worktree>/.jp/blobs), or an explicit JP storage folder given with
+// --store DIR (store DIR/blobs, for JP's user-local data). Settings come
+// from git config, `git -c` included.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "blob_store.hpp"
+#include "git_repo.hpp"
+#include "transform.hpp"
+
+namespace jpblob {
+
+struct Settings {
+  StoreOptions store;        // jpblob.compressionLevel, jpblob.maxBlobSize
+  std::uint64_t min_size = 0;  // jpblob.minSize
+  bool smudge_refs_only = false;  // jpblob.smudge=refs or JPBLOB_SKIP_SMUDGE=1
+};
+
+// Reads the settings from a repository's config (or only from `git -c` and
+// the environment when there is none). Throws Error on a malformed value,
+// naming the key.
+Settings load_settings(const GitRepo* repo);
+
+class Workspace {
+ public:
+  // Opens the workspace for a command run in `cwd`. Throws Error when the
+  // store would resolve outside its boundary.
+  static Workspace open(const std::filesystem::path& cwd,
+                        const std::optional<std::filesystem::path>& store_dir = std::nullopt);
+
+  const BlobStore& store() const { return *store_; }
+  const GitRepo* repo() const { return repo_ ? &*repo_ : nullptr; }
+  const Settings& settings() const { return settings_; }
+  // The folder paths in messages are relative to.
+  const std::filesystem::path& top() const { return top_; }
+
+  // Blob bytes for smudge and readers: the store first, then, when the
+  // store is the work tree's, the blob file as staged in the index, then as
+  // committed in HEAD. Each copy is verified before use.
+  const BlobSource& blobs() const { return *source_; }
+
+ private:
+  Workspace() = default;
+  std::optional<GitRepo> repo_;
+  std::unique_ptr<BlobStore> store_;
+  std::unique_ptr<BlobSource> source_;
+  Settings settings_;
+  std::filesystem::path top_;
+};
+
+}  // namespace jpblob
