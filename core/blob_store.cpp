@@ -25,7 +25,9 @@ std::string decode_blob(std::string_view gz, const Digest& digest,
   try {
     gzip_decompress(gz, limit, [&](std::string_view piece) { bytes.append(piece); });
   } catch (const Error& e) {
-    if (expected_size && std::string_view(e.what()).starts_with("gzip data inflates past"))
+    const std::string_view why = e.what();
+    if (expected_size && (why.starts_with("gzip data inflates past") ||
+                          why.starts_with("gzip trailer declares")))
       throw Error("blob " + what + " is corrupt: it holds more than the " +
                   std::to_string(*expected_size) + " bytes its reference declares");
     throw Error("blob " + what + " is corrupt: " + e.what());

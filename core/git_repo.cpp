@@ -58,9 +58,10 @@ void parse_config_parameters(std::string_view s,
       if (end == std::string_view::npos) return false;
       word.append(s.substr(i, end - i));
       i = end + 1;
-      // '\'' continues the word with a literal quote.
-      if (s.substr(i, 3) == "\\''") {
-        word.push_back('\'');
+      // git's sq_quote writes ' as '\'' and ! as '\!': a backslash-escaped
+      // character between two quoted runs belongs to the word.
+      if (i + 2 < s.size() && s[i] == '\\' && s[i + 2] == '\'') {
+        word.push_back(s[i + 1]);
         i += 3;
         continue;
       }
@@ -122,10 +123,29 @@ std::optional<GitRepo> GitRepo::open(const fs::path& cwd) {
     check_git(git_repository_set_workdir(raw, cwd.c_str(), 0),
               "cannot use work tree " + cwd.string());
   }
+  repo.add_worktree_config();
   if (const char* wd = git_repository_workdir(raw)) repo.workdir_ = fs::path(wd).lexically_normal();
   if (repo.workdir_ && repo.workdir_->filename().empty())
     repo.workdir_ = repo.workdir_->parent_path();
   return repo;
+}
+
+void GitRepo::add_worktree_config() {
+  // libgit2 1.5 opens repositories with extensions.worktreeConfig once the
+  // extension is declared, but never reads config.worktree. Add it above the
+  // local file, where git ranks it.
+  git_config* cfg = nullptr;
+  check_git(git_repository_config(&cfg, repo_.get()), "cannot read git config");
+  std::unique_ptr<git_config, ConfigDeleter> owned(cfg);
+  int enabled = 0;
+  if (git_config_get_bool(&enabled, cfg, "extensions.worktreeConfig") < 0 || !enabled) {
+    git_error_clear();
+    return;
+  }
+  const fs::path file = gitdir() / "config.worktree";
+  if (!fs::exists(file)) return;
+  check_git(git_config_add_file_ondisk(cfg, file.c_str(), GIT_CONFIG_LEVEL_APP, repo_.get(), 0),
+            "cannot read " + file.string());
 }
 
 fs::path GitRepo::gitdir() const { return git_repository_path(repo_.get()); }

@@ -6,7 +6,8 @@
 //   reads GIT_DIR / GIT_WORK_TREE itself and sets the work tree explicitly.
 // - It refuses repositories with extensions it does not know, such as
 //   extensions.worktreeConfig; the guard declares those git-jpblob can use
-//   safely (it only reads objects, the index and config).
+//   safely (it only reads objects, the index and config). Once declared,
+//   worktreeConfig opens but config.worktree is not read; open() adds it.
 // - It ignores `git -c` settings, which git passes to filters and hooks in
 //   GIT_CONFIG_PARAMETERS (and GIT_CONFIG_COUNT/KEY_n/VALUE_n); config()
 //   applies them on top of the files, as git does.
@@ -77,6 +78,7 @@ class GitRepo {
 
  private:
   explicit GitRepo(git_repository* repo) : repo_(repo) {}
+  void add_worktree_config();
   std::unique_ptr<git_repository, RepoDeleter> repo_;
   std::optional<std::filesystem::path> workdir_;
   std::filesystem::path cwd_;

@@ -18,7 +18,8 @@ namespace jpblob {
 std::string gzip_compress(std::string_view data, int level = 6);
 
 // Calls `sink` with consecutive pieces of the inflated bytes. Throws Error
-// ("corrupt gzip: …" or "gzip data inflates past N bytes") on any problem;
+// ("corrupt gzip: …", "gzip trailer declares N bytes, more than the M
+// allowed" or "gzip data inflates past M bytes") on any problem;
 // the sink may already have seen a prefix by then, so callers must treat the
 // whole output as void on a throw.
 void gzip_decompress(std::string_view gz, std::uint64_t max_size,

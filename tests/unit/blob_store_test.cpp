@@ -1,0 +1,284 @@
+#include "core/blob_store.hpp"
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include "core/error.hpp"
+#include "core/gzip.hpp"
+#include "gzip_bomb.hpp"
+#include "test_support.hpp"
+
+namespace jpblob {
+namespace {
+
+namespace fs = std::filesystem;
+using test::TempDir;
+
+std::size_t count_files(const fs::path& dir) {
+  std::size_t n = 0;
+  if (!fs::exists(dir)) return 0;
+  for (auto& e : fs::recursive_directory_iterator(dir))
+    if (e.is_regular_file()) ++n;
+  return n;
+}
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(BlobStore, PutThenGetAtTheSpecifiedPath) {
+  TempDir t;
+  BlobStore store = BlobStore::for_storage(t / ".jp", t.path());
+  const auto r = store.put("hello");
+  EXPECT_TRUE(r.written);
+  const std::string hex = r.digest.hex();
+  EXPECT_EQ(hex, "2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824");
+  const fs::path file = t / (".jp/blobs/2c/f2/" + hex + ".blob.gz");
+  EXPECT_TRUE(fs::is_regular_file(file));
+  EXPECT_EQ(store.path_of(r.digest), file);
+  EXPECT_EQ(gzip_decompress(test::read_text(file), 100), "hello");
+  EXPECT_EQ(store.get(r.digest, 5), "hello");
+  EXPECT_TRUE(store.contains(r.digest));
+  EXPECT_FALSE(store.contains(Sha256::of("other")));
+  EXPECT_EQ(store.get(Sha256::of("other")), std::nullopt);
+}
+
+TEST(BlobStore, PresentBlobIsNeverRewritten) {
+  TempDir t;
+  BlobStore store = BlobStore::for_storage(t / ".jp", t.path());
+  const auto first = store.put("same");
+  const fs::path file = store.path_of(first.digest);
+  // Mark the file so a rewrite would show.
+  test::write_text(file, "marker");
+  const auto second = store.put("same");
+  EXPECT_FALSE(second.written);
+  EXPECT_EQ(test::read_text(file), "marker");
+  EXPECT_EQ(count_files(t / ".jp/blobs"), 1u);
+}
+
+TEST(BlobStore, EqualContentGivesEqualFileBytes) {
+  TempDir a, b;
+  const auto da = BlobStore::for_storage(a / ".jp", a.path()).put("payload bytes");
+  const auto db = BlobStore::for_storage(b / ".jp", b.path()).put("payload bytes");
+  EXPECT_EQ(test::read_text(BlobStore::for_storage(a / ".jp", a.path()).path_of(da.digest)),
+            test::read_text(BlobStore::for_storage(b / ".jp", b.path()).path_of(db.digest)));
+}
+
+TEST(BlobStore, CorruptBlobsAreErrorsNamingTheFile) {
+  TempDir t;
+  BlobStore store = BlobStore::for_storage(t / ".jp", t.path());
+  const auto d = store.put("the real content").digest;
+  const fs::path file = store.path_of(d);
+  std::string gz = test::read_text(file);
+
+  // One flipped byte in the deflate data.
+  std::string flipped = gz;
+  flipped[12] ^= 0x01;
+  test::write_text(file, flipped);
+  std::string msg = error_of([&] { store.get(d, 16); });
+  EXPECT_NE(msg.find(file.string()), std::string::npos) << msg;
+  EXPECT_NE(msg.find("corrupt"), std::string::npos) << msg;
+
+  // A valid gzip of other content under this name.
+  test::write_text(file, gzip_compress("other content!!!"));
+  msg = error_of([&] { store.get(d, 16); });
+  EXPECT_NE(msg.find("does not match its name"), std::string::npos) << msg;
+
+  // The right content but a reference that declares another size.
+  test::write_text(file, gz);
+  msg = error_of([&] { store.get(d, 15); });
+  EXPECT_NE(msg.find("declares"), std::string::npos) << msg;
+  msg = error_of([&] { store.get(d, 17); });
+  EXPECT_NE(msg.find("declares 17"), std::string::npos) << msg;
+  EXPECT_EQ(store.get(d, 16), "the real content");
+
+  // Not gzip at all.
+  test::write_text(file, "plain text");
+  msg = error_of([&] { store.get(d); });
+  EXPECT_NE(msg.find("corrupt gzip"), std::string::npos) << msg;
+}
+
+TEST(BlobStore, GzipBombUnderABlobNameIsRefused) {
+  TempDir t;
+  StoreOptions opts;
+  opts.max_blob_size = 8 << 20;
+  BlobStore store = BlobStore::for_storage(t / ".jp", t.path(), opts);
+  const Digest d = Sha256::of("claimed");
+  fs::create_directories(store.path_of(d).parent_path());
+  // 1 GiB in about 5 MB, with a trailer that lies.
+  test::write_text(store.path_of(d), test::make_gzip_bomb(std::uint64_t{1} << 30, 7));
+  EXPECT_NE(error_of([&] { store.get(d, 7); }).find("more than the 7 bytes"), std::string::npos);
+  EXPECT_NE(error_of([&] { store.get(d); }).find("inflates past"), std::string::npos);
+  // 3 GiB: the file itself is larger than any blob of the allowed size.
+  test::write_text(store.path_of(d), test::make_gzip_bomb(std::uint64_t{3} << 30, 7));
+  EXPECT_NE(error_of([&] { store.get(d, 7); }).find("larger than"), std::string::npos);
+}
+
+TEST(BlobStore, RefusesAStoreThatLinksOutsideTheBoundary) {
+  TempDir outside, repo;
+  fs::create_directories(repo / ".jp");
+  fs::create_directory_symlink(outside.path(), repo / ".jp/blobs");
+  const std::string msg =
+      error_of([&] { BlobStore::for_storage(repo / ".jp", repo.path()).put("x"); });
+  EXPECT_NE(msg.find("outside"), std::string::npos) << msg;
+  EXPECT_EQ(count_files(outside.path()), 0u);
+
+  // A linked .jp is refused the same way, even before blobs/ exists.
+  TempDir repo2;
+  fs::create_directory_symlink(outside.path(), repo2 / ".jp");
+  EXPECT_THROW(BlobStore::for_storage(repo2 / ".jp", repo2.path()), Error);
+}
+
+TEST(BlobStore, AllowsALinkThatStaysInside) {
+  TempDir repo;
+  fs::create_directories(repo / "elsewhere");
+  fs::create_directories(repo / ".jp");
+  fs::create_directory_symlink(repo / "elsewhere", repo / ".jp/blobs");
+  BlobStore store = BlobStore::for_storage(repo / ".jp", repo.path());
+  EXPECT_EQ(store.get(store.put("inside").digest), "inside");
+}
+
+TEST(BlobStore, RefusesSymlinksInsideTheStore) {
+  TempDir outside, repo;
+  BlobStore store = BlobStore::for_storage(repo / ".jp", repo.path());
+  const Digest d = Sha256::of("victim");
+  const std::string hex = d.hex();
+  fs::create_directories(repo / ".jp/blobs");
+  fs::create_directory_symlink(outside.path(), repo / (".jp/blobs/" + hex.substr(0, 2)));
+  EXPECT_NE(error_of([&] { store.put("victim"); }).find("symlink"), std::string::npos);
+  EXPECT_NE(error_of([&] { store.get(d); }).find("symlink"), std::string::npos);
+  EXPECT_EQ(count_files(outside.path()), 0u);
+
+  // A blob file that is a link to a real, valid blob elsewhere.
+  TempDir repo2, other;
+  BlobStore store2 = BlobStore::for_storage(repo2 / ".jp", repo2.path());
+  BlobStore elsewhere = BlobStore::for_storage(other / ".jp", other.path());
+  elsewhere.put("victim");
+  fs::create_directories(store2.path_of(d).parent_path());
+  fs::create_symlink(elsewhere.path_of(d), store2.path_of(d));
+  EXPECT_NE(error_of([&] { store2.get(d); }).find("symlink"), std::string::npos);
+  EXPECT_NE(error_of([&] { store2.put("victim"); }).find("not a regular file"), std::string::npos);
+}
+
+// Fault injection: the table starts from the real calls and overrides one.
+Syscalls failing_writes(int err) {
+  Syscalls s = syscalls();
+  static int injected;
+  injected = err;
+  s.write = [](int, const void*, size_t) -> ssize_t {
+    errno = injected;
+    return -1;
+  };
+  return s;
+}
+
+TEST(BlobStore, FullDiskFailsCleanlyAndLeavesNoPartialFile) {
+  TempDir t;
+  BlobStore store = BlobStore::for_storage(t / ".jp", t.path());
+  {
+    ScopedSyscalls fault(failing_writes(ENOSPC));
+    const std::string msg = error_of([&] { store.put("does not fit"); });
+    EXPECT_NE(msg.find("No space left on device"), std::string::npos) << msg;
+  }
+  EXPECT_EQ(count_files(t / ".jp/blobs"), 0u);  // no temporary file, no blob
+  EXPECT_FALSE(store.contains(Sha256::of("does not fit")));
+  EXPECT_TRUE(store.put("does not fit").written);  // and it works once space is back
+}
+
+TEST(BlobStore, FailedSyncOrRenameLeavesNoFile) {
+  TempDir t;
+  BlobStore store = BlobStore::for_storage(t / ".jp", t.path());
+  store.put("warm up the folders");
+  Syscalls s = syscalls();
+  s.fsync = [](int) {
+    errno = EIO;
+    return -1;
+  };
+  {
+    ScopedSyscalls fault(s);
+    EXPECT_NE(error_of([&] { store.put("never synced"); }).find("Input/output error"),
+              std::string::npos);
+  }
+  EXPECT_EQ(count_files(t / ".jp/blobs"), 1u);
+}
+
+TEST(BlobStore, ReadOnlyStoreFailsWithAClearError) {
+  TempDir t;
+  BlobStore store = BlobStore::for_storage(t / ".jp", t.path());
+  store.put("existing");
+  Syscalls s = syscalls();
+  s.openat = [](int, const char*, int, mode_t) {
+    errno = EROFS;
+    return -1;
+  };
+  s.mkdirat = [](int, const char*, mode_t) {
+    errno = EROFS;
+    return -1;
+  };
+  {
+    ScopedSyscalls fault(s);
+    const std::string msg = error_of([&] { store.put("new content"); });
+    EXPECT_NE(msg.find("Read-only file system"), std::string::npos) << msg;
+    // Reading still works, and a present blob needs no write at all.
+    EXPECT_EQ(store.get(Sha256::of("existing")), "existing");
+    EXPECT_FALSE(store.put("existing").written);
+  }
+  EXPECT_EQ(count_files(t / ".jp/blobs"), 1u);
+}
+
+TEST(BlobStore, ReadOnlyPermissionsForAnOrdinaryUser) {
+  if (::geteuid() == 0) GTEST_SKIP() << "root ignores permission bits; covered by fault injection";
+  TempDir t;
+  BlobStore store = BlobStore::for_storage(t / ".jp", t.path());
+  store.put("warm");
+  fs::permissions(t / ".jp/blobs", fs::perms::owner_read | fs::perms::owner_exec);
+  EXPECT_THROW(store.put("new"), Error);
+}
+
+TEST(BlobStore, ConcurrentWritersOfTheSameBlobAgree) {
+  TempDir t;
+  const std::string content(200000, 'c');
+  std::vector<pid_t> children;
+  for (int i = 0; i < 6; ++i) {
+    pid_t pid = ::fork();
+    if (pid == 0) {
+      try {
+        BlobStore store = BlobStore::for_storage(t / ".jp", t.path());
+        for (int k = 0; k < 30; ++k) {
+          store.put(content);
+          store.put(content + std::to_string(k));
+        }
+        ::_exit(0);
+      } catch (...) {
+        ::_exit(1);
+      }
+    }
+    children.push_back(pid);
+  }
+  for (pid_t pid : children) {
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  }
+  BlobStore store = BlobStore::for_storage(t / ".jp", t.path());
+  EXPECT_EQ(store.get(Sha256::of(content)), content);
+  EXPECT_EQ(count_files(t / ".jp/blobs"), 31u);  // no temporary files left over
+}
+
+TEST(BlobStore, ExplicitStoreFolderIsItsOwnBoundary) {
+  TempDir t;
+  fs::create_directories(t / "userlocal");
+  BlobStore store = BlobStore::for_storage(t / "userlocal", t / "userlocal");
+  EXPECT_EQ(store.root(), t / "userlocal/blobs");
+  EXPECT_TRUE(store.put("local").written);
+}
+
+}  // namespace
+}  // namespace jpblob

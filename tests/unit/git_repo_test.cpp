@@ -1,0 +1,177 @@
+// The libgit2 1.5 gaps that git_repo.cpp works around, each against a real
+// repository made by real git, and the smudge fallback to git's objects.
+#include "core/git_repo.hpp"
+
+#include <gtest/gtest.h>
+
+#include "core/error.hpp"
+#include "core/gzip.hpp"
+#include "core/transform.hpp"
+#include "core/workspace.hpp"
+#include "test_support.hpp"
+
+namespace jpblob {
+namespace {
+
+namespace fs = std::filesystem;
+using test::GitSandbox;
+using test::ScopedEnv;
+
+TEST(GitRepo, NotARepository) {
+  test::TempDir t;
+  ScopedEnv ceiling("GIT_CEILING_DIRECTORIES", t.path().parent_path().c_str());
+  EXPECT_FALSE(GitRepo::open(t.path()));
+}
+
+TEST(GitRepo, FindsTheWorkTreeFromASubfolder) {
+  GitSandbox g;
+  fs::create_directories(g.repo() / "a/b");
+  auto repo = GitRepo::open(g.repo() / "a/b");
+  ASSERT_TRUE(repo);
+  EXPECT_EQ(repo->workdir(), g.repo());
+}
+
+TEST(GitRepo, HonoursGitWorkTreeWithGitDir) {
+  // libgit2 1.5 ignores GIT_WORK_TREE with GIT_REPOSITORY_OPEN_FROM_ENV.
+  GitSandbox g;
+  test::TempDir other;
+  ScopedEnv dir("GIT_DIR", (g.repo() / ".git").c_str());
+  ScopedEnv wt("GIT_WORK_TREE", other.path().c_str());
+  auto repo = GitRepo::open(g.repo());
+  ASSERT_TRUE(repo);
+  EXPECT_EQ(repo->workdir(), other.path());
+}
+
+TEST(GitRepo, GitDirAloneMakesTheCurrentFolderTheWorkTree) {
+  GitSandbox g;
+  test::TempDir other;
+  ScopedEnv dir("GIT_DIR", (g.repo() / ".git").c_str());
+  auto repo = GitRepo::open(other.path());
+  ASSERT_TRUE(repo);
+  EXPECT_EQ(repo->workdir(), other.path());
+}
+
+TEST(GitRepo, OpensRepositoriesWithWorktreeConfig) {
+  // libgit2 1.5 refuses unknown extensions unless they are declared.
+  GitSandbox g;
+  g.git("config core.repositoryformatversion 1");
+  g.git("config extensions.worktreeConfig true");
+  g.git("config --worktree jpblob.minSize 7");
+  auto repo = GitRepo::open(g.repo());
+  ASSERT_TRUE(repo);
+  EXPECT_EQ(repo->config("jpblob.minSize"), "7");
+}
+
+TEST(GitRepo, AppliesGitDashCSettings) {
+  // libgit2 ignores `git -c`; git passes it on in the environment. Run the
+  // real thing: git runs a shell alias with the settings it was given.
+  GitSandbox g;
+  g.git("config jpblob.minSize 1");
+  std::string params = test::must(
+      "git -c jpblob.minSize=42 -c jpblob.smudge=refs "
+      "-c alias.e='!printenv GIT_CONFIG_PARAMETERS' e",
+      g.repo());
+  while (!params.empty() && params.back() == '\n') params.pop_back();
+  // git 2.39 writes 'jpblob.minSize'='42' 'alias.e'=''\!'printenv …'
+  ASSERT_NE(params.find("jpblob."), std::string::npos) << params;
+  ScopedEnv p("GIT_CONFIG_PARAMETERS", params.c_str());
+  auto repo = GitRepo::open(g.repo());
+  ASSERT_TRUE(repo);
+  EXPECT_EQ(repo->config("jpblob.minSize"), "42");
+  EXPECT_EQ(load_settings(&*repo).min_size, 42u);
+  EXPECT_TRUE(load_settings(&*repo).smudge_refs_only);
+  const auto all = command_line_config();
+  ASSERT_EQ(all.size(), 3u);
+  EXPECT_EQ(all[2].second, "!printenv GIT_CONFIG_PARAMETERS");
+}
+
+TEST(GitRepo, ParsesBothForms) {
+  {
+    ScopedEnv p("GIT_CONFIG_PARAMETERS", "'jpblob.minsize=5' 'a.b'='it'\\''s'");
+    auto c = command_line_config();
+    ASSERT_EQ(c.size(), 2u);
+    EXPECT_EQ(c[0], (std::pair<std::string, std::string>{"jpblob.minsize", "5"}));
+    EXPECT_EQ(c[1], (std::pair<std::string, std::string>{"a.b", "it's"}));
+  }
+  {
+    ScopedEnv count("GIT_CONFIG_COUNT", "1");
+    ScopedEnv k("GIT_CONFIG_KEY_0", "jpblob.minSize");
+    ScopedEnv v("GIT_CONFIG_VALUE_0", "9");
+    EXPECT_EQ(load_settings(nullptr).min_size, 9u);
+  }
+}
+
+TEST(GitRepo, BadSettingsAreNamed) {
+  GitSandbox g;
+  g.git("config jpblob.compressionLevel 12");
+  auto repo = GitRepo::open(g.repo());
+  try {
+    load_settings(&*repo);
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("jpblob.compressionLevel"), std::string::npos);
+  }
+  g.git("config jpblob.compressionLevel 1");
+  g.git("config jpblob.minSize 4k");
+  auto reopened = GitRepo::open(g.repo());
+  EXPECT_EQ(load_settings(&*reopened).min_size, 4096u);
+}
+
+// Commits a conversation's blob, then deletes the file from the work tree:
+// smudge must find it in the index, and failing that in HEAD.
+TEST(GitRepo, SmudgeFallsBackToTheIndexThenHead) {
+  GitSandbox g;
+  auto ws = Workspace::open(g.repo());
+  std::string cleaned;
+  const std::string original = R"([{"type":"tool_call_response","content":"aGVsbG8="}])";
+  clean(original, ws.store(), {}, [&](std::string_view s) { cleaned.append(s); });
+  const fs::path blob = ws.store().path_of(Sha256::of("hello"));
+  const std::string rel = fs::relative(blob, g.repo()).string();
+  g.git("add .jp");
+  auto smudged = [&] {
+    auto w = Workspace::open(g.repo());
+    std::string out;
+    smudge(cleaned, w.blobs(), {}, [&](std::string_view s) { out.append(s); });
+    return out;
+  };
+  fs::remove(blob);
+  EXPECT_EQ(smudged(), original);  // from the index
+  g.git("commit -qm c");
+  g.git("rm -q --cached " + rel);
+  EXPECT_EQ(smudged(), original);  // from HEAD
+  g.git("commit -qm gone");
+  EXPECT_THROW(smudged(), Error);  // nowhere
+
+  // GIT_INDEX_FILE is the index git means (git commit -a and <paths> use
+  // another file).
+  g.git("checkout -q HEAD~1 -- " + rel);
+  g.git("commit -qm back");
+  fs::copy_file(g.repo() / ".git/index", g.repo() / ".git/other-index");
+  g.git("rm -q --cached " + rel);
+  fs::remove(blob);
+  g.git("commit -qm gone-again");
+  EXPECT_THROW(smudged(), Error);
+  ScopedEnv index("GIT_INDEX_FILE", (g.repo() / ".git/other-index").c_str());
+  EXPECT_EQ(smudged(), original);
+}
+
+TEST(GitRepo, CorruptBlobInGitIsAnErrorNotData) {
+  GitSandbox g;
+  const Digest d = Sha256::of("hello");
+  const std::string rel = ".jp/blobs/" + blob_relative_path(d);
+  test::write_text(g.repo() / rel, gzip_compress("HELLO"));  // wrong content for the name
+  g.git("add .jp");
+  fs::remove(g.repo() / rel);
+  auto ws = Workspace::open(g.repo());
+  const std::string cleaned = "[{\"type\":\"tool_call_response\",\"content\":{\"$blob\":\"" +
+                              d.hex() + "\",\"size\":5,\"encoding\":\"base64\"}}]";
+  try {
+    smudge(cleaned, ws.blobs(), {}, [](std::string_view) {});
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("(index) is corrupt"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace jpblob

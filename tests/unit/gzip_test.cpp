@@ -1,0 +1,132 @@
+#include "core/gzip.hpp"
+
+#include <gtest/gtest.h>
+#include <zlib.h>
+
+#include "core/error.hpp"
+#include "gzip_bomb.hpp"
+
+namespace jpblob {
+namespace {
+
+std::string sample() {
+  std::string s;
+  for (int i = 0; i < 5000; ++i) s += "line " + std::to_string(i) + " of some tool output\n";
+  return s;
+}
+
+TEST(Gzip, HeaderIsFixedSoEqualInputGivesEqualBytes) {
+  const std::string gz = gzip_compress(sample(), 6);
+  ASSERT_GE(gz.size(), 18u);
+  // magic, deflate, no flags, MTIME 0, XFL 0, OS 255
+  EXPECT_EQ(gz.substr(0, 10), std::string("\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\xff", 10));
+  EXPECT_EQ(gz, gzip_compress(sample(), 6));
+  EXPECT_EQ(gzip_compress("x", 9)[8], '\x02');
+  EXPECT_EQ(gzip_compress("x", 1)[8], '\x04');
+}
+
+TEST(Gzip, RoundTripsIncludingEmptyAndBinary) {
+  std::string binary;
+  for (int i = 0; i < 70000; ++i) binary.push_back(static_cast<char>(i * 7919 % 256));
+  for (const std::string& s : {std::string(), std::string("a"), sample(), binary})
+    for (int level : {0, 1, 6, 9}) EXPECT_EQ(gzip_decompress(gzip_compress(s, level), s.size()), s);
+}
+
+TEST(Gzip, OutputIsReadableByZlibItself) {
+  const std::string gz = gzip_compress(sample());
+  std::string out(sample().size(), '\0');
+  z_stream z{};
+  ASSERT_EQ(inflateInit2(&z, 16 + MAX_WBITS), Z_OK);
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(gz.data()));
+  z.avail_in = static_cast<uInt>(gz.size());
+  z.next_out = reinterpret_cast<Bytef*>(out.data());
+  z.avail_out = static_cast<uInt>(out.size());
+  EXPECT_EQ(inflate(&z, Z_FINISH), Z_STREAM_END);
+  inflateEnd(&z);
+  EXPECT_EQ(out, sample());
+}
+
+TEST(Gzip, RejectsBadLevel) { EXPECT_THROW(gzip_compress("x", 10), Error); }
+
+void expect_corrupt(const std::string& gz, const std::string& why) {
+  try {
+    gzip_decompress(gz, 1 << 20);
+    FAIL() << "accepted corrupt gzip: " << why;
+  } catch (const Error& e) {
+    // A truncated file's "trailer" is garbage that may claim any size.
+    const std::string msg = e.what();
+    EXPECT_TRUE(msg.find("corrupt gzip") != std::string::npos ||
+                msg.find("trailer declares") != std::string::npos)
+        << msg;
+  }
+}
+
+TEST(Gzip, DetectsCorruption) {
+  const std::string good = gzip_compress(sample());
+  std::string crc = good;
+  crc[crc.size() - 6] ^= 1;
+  expect_corrupt(crc, "CRC");
+  std::string isize = good;
+  isize[isize.size() - 3] ^= 1;
+  expect_corrupt(isize, "ISIZE");
+  std::string body = good;
+  body[body.size() / 2] ^= 0x55;
+  expect_corrupt(body, "deflate body");
+  expect_corrupt(good.substr(0, good.size() - 20), "truncated");
+  expect_corrupt(good.substr(0, 12), "too short");
+  expect_corrupt("not gzip at all, not even close", "magic");
+  expect_corrupt(good + gzip_compress("second member"), "two members");
+  expect_corrupt(good + std::string("garbage"), "trailing garbage");
+}
+
+TEST(Gzip, StopsAtTheLimit) {
+  const std::string data(1000, 'x');
+  EXPECT_THROW(gzip_decompress(gzip_compress(data), 999), Error);
+  EXPECT_EQ(gzip_decompress(gzip_compress(data), 1000), data);
+}
+
+TEST(Gzip, BombThatClaimsItsRealSizeIsRefusedBeforeInflating) {
+  // 2 GiB of zeros in a few MB; ISIZE tells the truth (mod 2^32).
+  const std::uint64_t size = std::uint64_t{2} << 30;
+  const std::string bomb = test::make_gzip_bomb(size, static_cast<std::uint32_t>(size));
+  EXPECT_LT(bomb.size(), 16u << 20);
+  std::uint64_t seen = 0;
+  try {
+    gzip_decompress(bomb, 1 << 20, [&](std::string_view p) { seen += p.size(); });
+    FAIL() << "bomb inflated";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("trailer declares 2147483648 bytes"), std::string::npos)
+        << e.what();
+  }
+  EXPECT_EQ(seen, 0u);
+}
+
+TEST(Gzip, BombThatLiesAboutItsSizeStopsAtTheLimit) {
+  const std::uint64_t size = std::uint64_t{2} << 30;
+  const std::string bomb = test::make_gzip_bomb(size, 10);
+  std::uint64_t seen = 0;
+  try {
+    gzip_decompress(bomb, 4 << 20, [&](std::string_view p) { seen += p.size(); });
+    FAIL() << "bomb inflated";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("inflates past"), std::string::npos) << e.what();
+  }
+  // It stopped within one buffer of the limit, not after gigabytes.
+  EXPECT_LE(seen, (4u << 20) + (1u << 20));
+}
+
+TEST(Gzip, BombGeneratorReallyInflates) {
+  // Guards the two tests above: a bomb with an honest trailer but no CRC
+  // must inflate to exactly its size before failing on the CRC.
+  const std::string bomb = test::make_gzip_bomb(1 << 20, 1 << 20);
+  std::uint64_t seen = 0;
+  try {
+    gzip_decompress(bomb, 1 << 20, [&](std::string_view p) { seen += p.size(); });
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("CRC"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(seen, ((1u << 20) - 1) / 258 * 258 + 1);
+}
+
+}  // namespace
+}  // namespace jpblob

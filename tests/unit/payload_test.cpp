@@ -1,0 +1,97 @@
+#include "core/payload.hpp"
+
+#include <gtest/gtest.h>
+
+namespace jpblob {
+namespace {
+
+// The payload spans of a one-event conversation, in order.
+std::vector<std::string> sites_of(const std::string& event) {
+  const std::string doc = "[" + event + "]";
+  std::vector<std::string> spans;
+  auto scan = scan_events(doc, [&](const JsonTree& t) {
+    std::vector<PayloadSite> sites;
+    find_payload_sites(t, sites);
+    for (auto& s : sites)
+      spans.push_back((s.kind == SiteKind::ContentObject ? "obj:" : "") + std::string(t.span(s.node)));
+  });
+  EXPECT_EQ(scan.shape, DocumentShape::Conversation) << scan.problem;
+  return spans;
+}
+
+using V = std::vector<std::string>;
+const std::string kHex(64, 'a');
+
+TEST(Payload, ToolCallResponseContentString) {
+  EXPECT_EQ(sites_of(R"({"type":"tool_call_response","id":"t1","content":"aGk=","is_error":false})"),
+            V{"\"aGk=\""});
+  // Not other strings of the event, and only when content is a string.
+  EXPECT_EQ(sites_of(R"({"type":"tool_call_response","id":"x","content":5})"), V{});
+}
+
+TEST(Payload, ToolCallRequestArgumentsAtAnyDepthButNotKeys) {
+  EXPECT_EQ(sites_of(R"({"type":"tool_call_request","id":"i","name":"n","arguments":)"
+                     R"({"path":"cA==","opts":{"deep":["a",1,"b"]},"n":3}})"),
+            (V{"\"cA==\"", "\"a\"", "\"b\""}));
+}
+
+TEST(Payload, MetadataEverywhereExceptConfigDeltaAndCompaction) {
+  EXPECT_EQ(sites_of(R"({"type":"chat_response","reasoning":"r","metadata":{"sig":"c2ln"}})"),
+            V{"\"c2ln\""});
+  EXPECT_EQ(sites_of(R"({"type":"config_delta","metadata":{"sig":"c2ln"}})"), V{});
+  EXPECT_EQ(sites_of(R"({"type":"compaction","metadata":{"sig":"c2ln"}})"), V{});
+  EXPECT_EQ(sites_of(R"({"type":"some_future_event","metadata":{"k":["x"]}})"), V{"\"x\""});
+}
+
+TEST(Payload, ConversationTextStaysInline) {
+  EXPECT_EQ(sites_of(R"({"type":"chat_request","content":"hello"})"), V{});
+  EXPECT_EQ(sites_of(R"({"type":"chat_response","message":"hi","reasoning":"hm"})"), V{});
+  EXPECT_EQ(sites_of(R"({"type":"inquiry_request","id":"q","question":{"text":"why"}})"), V{});
+  EXPECT_EQ(sites_of(R"({"type":"tool_call_request","arguments":{},"name":"cmF3"})"), V{});
+}
+
+TEST(Payload, InlineContentObjectsAnywhere) {
+  EXPECT_EQ(sites_of(R"({"type":"chat_request","resources":[{"uri":"f","content":{"text":"fn main"}}]})"),
+            V{"obj:{\"text\":\"fn main\"}"});
+  EXPECT_EQ(sites_of(R"({"type":"tool_call_response","content":[{"type":"text","content":{"blob":"AA=="}}]})"),
+            V{"obj:{\"blob\":\"AA==\"}"});
+  // Not when there is more than one key, or the value is not a string.
+  EXPECT_EQ(sites_of(R"({"type":"x","content":{"text":"a","mime":"b"}})"), V{});
+  EXPECT_EQ(sites_of(R"({"type":"x","content":{"text":1}})"), V{});
+  EXPECT_EQ(sites_of(R"({"type":"x","body":{"text":"a"}})"), V{});
+}
+
+TEST(Payload, ExistingReferencesAreNotDescendedInto) {
+  const std::string ref = R"({"$blob":")" + kHex + R"(","size":3,"encoding":"base64"})";
+  EXPECT_EQ(sites_of(R"({"type":"tool_call_request","arguments":{"a":)" + ref + R"(,"b":"eA=="}})"),
+            V{"\"eA==\""});
+  EXPECT_EQ(sites_of(R"({"type":"tool_call_response","content":)" + ref + "}"), V{});
+}
+
+TEST(Payload, FindsReferencesAnywhere) {
+  const std::string ref = R"({"$blob":")" + kHex + R"(","size":3})";
+  const std::string doc = R"([{"type":"a","x":[)" + ref + R"(,{"y":)" + ref + R"(}]},{"type":"b"}])";
+  std::vector<FoundReference> found;
+  auto scan = scan_events(doc, [&](const JsonTree& t) { find_references(t, found); });
+  EXPECT_EQ(scan.shape, DocumentShape::Conversation);
+  EXPECT_EQ(found.size(), 2u);
+}
+
+TEST(Payload, ShapesOfDocuments) {
+  auto shape = [](const std::string& doc) { return scan_events(doc, [](const JsonTree&) {}); };
+  EXPECT_EQ(shape("[]").shape, DocumentShape::Conversation);
+  EXPECT_EQ(shape(" [ {} , {\"type\":1} ]\n").shape, DocumentShape::Conversation);
+  EXPECT_EQ(shape("{}").shape, DocumentShape::NotConversation);
+  EXPECT_EQ(shape("[1]").shape, DocumentShape::NotConversation);
+  EXPECT_EQ(shape("[{}, \"x\"]").problem, "event 1 is not an object");
+  EXPECT_EQ(shape("[{}").shape, DocumentShape::NotJson);
+  EXPECT_EQ(shape("[{}]]").shape, DocumentShape::NotJson);
+  EXPECT_EQ(shape("[{},]").shape, DocumentShape::NotJson);
+  EXPECT_EQ(shape("").shape, DocumentShape::NotJson);
+  const auto bad = shape("[\n  {\"a\": \"x\\q\"}\n]");
+  EXPECT_EQ(bad.shape, DocumentShape::NotJson);
+  EXPECT_EQ(bad.problem, "line 2, column 11: bad escape in string");
+}
+
+}  // namespace
+}  // namespace jpblob

@@ -1,0 +1,78 @@
+// Helpers shared by the unit tests: a fresh temporary folder per test, shell
+// commands for driving real git, and the fixtures folder.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <optional>
+#include <string>
+
+namespace jpblob::test {
+
+// A fresh folder removed (with everything in it) on destruction.
+class TempDir {
+ public:
+  TempDir();
+  ~TempDir();
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const std::filesystem::path& path() const { return path_; }
+  std::filesystem::path operator/(const std::string& rel) const { return path_ / rel; }
+
+ private:
+  std::filesystem::path path_;
+};
+
+struct CommandResult {
+  int status;  // exit status, or 128 + signal
+  std::string out;
+  std::string err;
+};
+
+// Runs `command` with /bin/sh in `cwd`, feeding `input` on stdin.
+CommandResult run(const std::string& command, const std::filesystem::path& cwd,
+                  const std::string& input = "");
+
+// Runs a command and fails the test when it exits non-zero; returns stdout.
+std::string must(const std::string& command, const std::filesystem::path& cwd);
+
+// Single-quotes a string for /bin/sh.
+std::string shell_quote(const std::string& s);
+
+void write_text(const std::filesystem::path& path, const std::string& text);
+std::string read_text(const std::filesystem::path& path);
+
+// ../shared/fixtures/jp-workspace/.jp/conversations, or nullopt when the
+// shared folder is absent (tests then skip).
+std::optional<std::filesystem::path> fixture_conversations();
+
+// Every events.json under the fixtures, .archive included.
+std::vector<std::filesystem::path> fixture_event_files();
+
+// Sets an environment variable for the scope, restoring it afterwards.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const char* value);  // value nullptr unsets
+  ~ScopedEnv();
+
+ private:
+  std::string name_;
+  std::optional<std::string> saved_;
+};
+
+// A git repository in a temporary folder, with an isolated HOME and config
+// so nothing from the machine leaks in.
+class GitSandbox {
+ public:
+  GitSandbox();
+  const std::filesystem::path& repo() const { return repo_; }
+  std::string git(const std::string& args) const { return must("git " + args, repo_); }
+
+ private:
+  TempDir dir_;
+  std::filesystem::path repo_;
+  ScopedEnv home_, global_, system_, nosystem_;
+};
+
+}  // namespace jpblob::test

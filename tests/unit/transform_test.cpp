@@ -1,0 +1,267 @@
+#include "core/transform.hpp"
+
+#include <gtest/gtest.h>
+
+#include "core/base64.hpp"
+#include "core/error.hpp"
+#include "core/gzip.hpp"
+#include "test_support.hpp"
+
+namespace jpblob {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Outcome {
+  std::string out;
+  TransformReport report;
+  bool sink_called = false;
+};
+
+class TransformTest : public ::testing::Test {
+ protected:
+  test::TempDir dir;
+  BlobStore store = BlobStore::for_storage(dir / ".jp", dir.path());
+
+  Outcome do_clean(std::string_view in, CleanOptions opts = {}) {
+    Outcome r;
+    r.report = clean(in, store, opts, [&](std::string_view s) {
+      r.sink_called = true;
+      r.out.append(s);
+    });
+    return r;
+  }
+  Outcome do_smudge(std::string_view in) {
+    Outcome r;
+    StoreBlobSource source(store);
+    SmudgeOptions opts;
+    opts.path = ".jp/conversations/1-x/events.json";
+    r.report = smudge(in, source, opts, [&](std::string_view s) {
+      r.sink_called = true;
+      r.out.append(s);
+    });
+    return r;
+  }
+  std::size_t blob_count() {
+    std::size_t n = 0;
+    if (fs::exists(dir / ".jp/blobs"))
+      for (auto& e : fs::recursive_directory_iterator(dir / ".jp/blobs")) n += e.is_regular_file();
+    return n;
+  }
+  // Round trip that also checks both idempotence invariants.
+  std::string round_trip(const std::string& in) {
+    const std::string c = do_clean(in).out;
+    EXPECT_EQ(do_clean(c).out, c);
+    const std::string s = do_smudge(c).out;
+    EXPECT_EQ(s, in);
+    EXPECT_EQ(do_clean(s).out, c);
+    return c;
+  }
+};
+
+std::string ref(const std::string& content, const char* encoding) {
+  std::string r = R"({"$blob":")" + Sha256::of(content).hex() + R"(","size":)" +
+                  std::to_string(content.size());
+  if (encoding) r += std::string(R"(,"encoding":")") + encoding + "\"";
+  return r + "}";
+}
+
+TEST_F(TransformTest, ExternalizesBase64ToolOutput) {
+  const std::string in =
+      "[\n  {\n    \"type\": \"tool_call_response\",\n    \"id\": \"t\",\n    \"content\": \"" +
+      base64_encode("cargo check ok\n", Base64Alphabet::Standard) +
+      "\",\n    \"is_error\": false\n  }\n]\n";
+  const std::string c = round_trip(in);
+  EXPECT_EQ(c, "[\n  {\n    \"type\": \"tool_call_response\",\n    \"id\": \"t\",\n    \"content\": " +
+                   ref("cargo check ok\n", "base64") + ",\n    \"is_error\": false\n  }\n]\n");
+  EXPECT_EQ(store.get(Sha256::of("cargo check ok\n")), "cargo check ok\n");
+}
+
+TEST_F(TransformTest, PreservesEveryByteOutsideThePayloads) {
+  // Odd whitespace, CRLF, key order, number spellings, escapes in
+  // non-payload text, no trailing newline.
+  const std::string in =
+      "[{\"z\":1.50e+2,\r\n\"type\" :\t\"tool_call_request\",\"arguments\":{\"p\":\"YQ==\"},"
+      "\"n\":-0.0,\"t\":\"\\u00e9\\/\"}  ,{\"type\":\"chat_request\",\"content\":\"\\u0041\"}]";
+  const std::string c = round_trip(in);
+  EXPECT_EQ(c, "[{\"z\":1.50e+2,\r\n\"type\" :\t\"tool_call_request\",\"arguments\":{\"p\":" +
+                   ref("a", "base64") +
+                   "},\"n\":-0.0,\"t\":\"\\u00e9\\/\"}  ,{\"type\":\"chat_request\",\"content\":\"\\u0041\"}]");
+}
+
+TEST_F(TransformTest, PicksTheFirstEncodingThatRestoresExactly) {
+  const std::string url = base64_encode("\xfb\xff\xfe", Base64Alphabet::UrlSafe);  // "-__-"
+  const std::string in = R"([{"type":"tool_call_request","arguments":{)"
+                         R"("a":"aGk=","b":")" + url + R"(","c":"hello world","d":"tab\there",)"
+                         R"("e":"\u00e9","f":"a\/b","g":"\ud800","h":"x\u001fy"}}])";
+  const std::string c = round_trip(in);
+  EXPECT_NE(c.find(ref("hi", "base64")), std::string::npos);
+  EXPECT_NE(c.find(ref("\xfb\xff\xfe", "base64url")), std::string::npos);
+  EXPECT_NE(c.find(ref("hello world", "text")), std::string::npos);
+  EXPECT_NE(c.find(ref("tab\there", "text")), std::string::npos);
+  EXPECT_NE(c.find(ref("x\x1fy", "text")), std::string::npos);
+  // Non-canonical escapes and lone surrogates cannot be restored: inline.
+  EXPECT_NE(c.find(R"("e":"\u00e9")"), std::string::npos);
+  EXPECT_NE(c.find(R"("f":"a\/b")"), std::string::npos);
+  EXPECT_NE(c.find(R"("g":"\ud800")"), std::string::npos);
+}
+
+TEST_F(TransformTest, InvalidOrNonCanonicalBase64FallsBackToTextOrStays) {
+  const std::string in = R"([{"type":"tool_call_response","content":"Zh=="},)"
+                         R"({"type":"tool_call_response","content":"Zg"},)"
+                         R"({"type":"tool_call_response","content":"not base64!"}])";
+  const std::string c = round_trip(in);
+  EXPECT_NE(c.find(ref("Zh==", "text")), std::string::npos);
+  EXPECT_NE(c.find(ref("Zg", "text")), std::string::npos);
+  EXPECT_NE(c.find(ref("not base64!", "text")), std::string::npos);
+}
+
+TEST_F(TransformTest, SameContentDeduplicatesAcrossEncodings) {
+  const std::string in = R"([{"type":"tool_call_response","content":"aGVsbG8gd29ybGQ="},)"
+                         R"({"type":"tool_call_request","arguments":{"x":"hello world"}}])";
+  round_trip(in);
+  EXPECT_EQ(blob_count(), 1u);
+}
+
+TEST_F(TransformTest, InlineContentObjectsBecomeRfdReferences) {
+  const std::string in = R"([{"type":"chat_request","resources":[{"content":{"text":"fn main() {}"}},)"
+                         R"({"content":{"blob":"AAEC"}}]}])";
+  const std::string c = do_clean(in).out;
+  EXPECT_EQ(c, R"([{"type":"chat_request","resources":[{"content":)" + ref("fn main() {}", nullptr) +
+                   R"(},{"content":)" + ref(std::string("\0\1\2", 3), nullptr) + "}]}]");
+  EXPECT_EQ(do_clean(c).out, c);
+  // Smudge leaves RFD 066 references alone: JP reads them itself.
+  EXPECT_EQ(do_smudge(c).out, c);
+}
+
+TEST_F(TransformTest, MinSizeKeepsSmallPayloadsInline) {
+  const std::string in = R"([{"type":"tool_call_response","content":"aGk="},)"
+                         R"({"type":"tool_call_response","content":"aGVsbG8gd29ybGQ="}])";
+  CleanOptions opts;
+  opts.min_size = 5;
+  const std::string c = do_clean(in, opts).out;
+  EXPECT_NE(c.find("\"aGk=\""), std::string::npos);
+  EXPECT_NE(c.find(ref("hello world", "base64")), std::string::npos);
+}
+
+TEST_F(TransformTest, ValuesThatOnlyLookLikeReferencesAreData) {
+  const std::string in = R"([{"type":"chat_response","data":{"$blob":"../../etc/passwd","size":1,"encoding":"text"}},)"
+                         R"({"type":"x","data":{"$blob":")" + std::string(64, 'A') + R"(","size":1,"encoding":"text"}}])";
+  EXPECT_EQ(do_smudge(in).out, in);
+  EXPECT_EQ(do_clean(in).out, in);
+  EXPECT_EQ(blob_count(), 0u);
+}
+
+TEST_F(TransformTest, NotAConversationPassesThroughWithOneWarning) {
+  const std::vector<std::string> inputs = {
+      "",
+      "not json",
+      R"([{"type":"tool_call_response","content":"aGVsbG8=")",  // truncated
+      R"([{"type":"tool_call_response","content":"aGVsb)",     // truncated mid-string
+      R"({"type":"tool_call_response","content":"aGk="})",     // not an array
+      R"([{"type":"tool_call_response","content":"aGk="}, 5])",
+      "[{\"type\":\"tool_call_response\",\"content\":\"aGk=\"},{\"c\":\"\xff\xfe\"}]",  // bad UTF-8
+      "\xef\xbb\xbf[]",  // a byte order mark is not JSON
+  };
+  for (const auto& in : inputs) {
+    for (bool cleaning : {true, false}) {
+      Outcome r = cleaning ? do_clean(in) : do_smudge(in);
+      EXPECT_EQ(r.out, in);
+      EXPECT_TRUE(r.report.passthrough);
+      ASSERT_TRUE(r.report.warning);
+      EXPECT_NE(r.report.warning->find("passing it through unchanged"), std::string::npos);
+      EXPECT_EQ(r.report.warning->find('\n'), std::string::npos) << "one line";
+    }
+  }
+  EXPECT_EQ(blob_count(), 0u);  // nothing stored for input that was not understood
+}
+
+TEST_F(TransformTest, HundredThousandLevelsDeep) {
+  const std::size_t depth = 100000;
+  const std::string deep = std::string(depth, '[') + "\"aGk=\"" + std::string(depth, ']');
+  const std::string in = R"([{"type":"tool_call_request","arguments":{"x":)" + deep + "}}]";
+  const std::string c = round_trip(in);
+  EXPECT_NE(c.find(ref("hi", "base64")), std::string::npos);
+  // And an unterminated one passes through.
+  const std::string broken = in.substr(0, in.size() - 10);
+  EXPECT_EQ(do_clean(broken).out, broken);
+}
+
+TEST_F(TransformTest, TwoHundredMegabyteString) {
+  std::string payload;
+  payload.reserve(150u << 20);
+  while (payload.size() < (150u << 20)) payload += "a long tool output line that repeats\n";
+  const std::string b64 = base64_encode(payload, Base64Alphabet::Standard);  // ~200 MB
+  ASSERT_GE(b64.size(), 200u << 20);
+  const std::string in = R"([{"type":"tool_call_response","content":")" + b64 + "\"}]";
+  const std::string c = do_clean(in).out;
+  EXPECT_EQ(c, "[{\"type\":\"tool_call_response\",\"content\":" + ref(payload, "base64") + "}]");
+  EXPECT_EQ(do_smudge(c).out, in);
+  // The same string, unterminated: passed through whole.
+  const std::string broken = in.substr(0, in.size() - 3);
+  Outcome r = do_clean(broken);
+  EXPECT_TRUE(r.report.passthrough);
+  EXPECT_EQ(r.out.size(), broken.size());
+}
+
+TEST_F(TransformTest, SmudgeOfAMissingBlobNamesDigestAndConversation) {
+  const std::string c = "[{\"type\":\"tool_call_response\",\"content\":" + ref("gone", "text") + "}]";
+  Outcome r;
+  try {
+    r = do_smudge(c);
+    FAIL() << "smudge succeeded without the blob";
+  } catch (const Error& e) {
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find(Sha256::of("gone").hex()), std::string::npos) << msg;
+    EXPECT_NE(msg.find(".jp/conversations/1-x/events.json"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("missing"), std::string::npos) << msg;
+  }
+}
+
+TEST_F(TransformTest, SmudgeRefusesCorruptBlobsAndWrongSizes) {
+  const std::string c = do_clean(R"([{"type":"tool_call_response","content":"aGVsbG8="}])").out;
+  // A size that disagrees with the blob.
+  std::string wrong = c;
+  wrong.replace(wrong.find("\"size\":5"), 8, "\"size\":4");
+  EXPECT_THROW(do_smudge(wrong), Error);
+  // A blob whose bytes were flipped.
+  const fs::path file = store.path_of(Sha256::of("hello"));
+  std::string gz = test::read_text(file);
+  gz[gz.size() - 5] ^= 1;
+  test::write_text(file, gz);
+  try {
+    do_smudge(c);
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find(file.string()), std::string::npos) << e.what();
+  }
+  // A blob whose content does not match its name.
+  test::write_text(file, gzip_compress("HELLO"));
+  EXPECT_THROW(do_smudge(c), Error);
+}
+
+TEST_F(TransformTest, CleanOnAFullDiskWritesNoOutput) {
+  Syscalls s = syscalls();
+  s.write = [](int, const void*, size_t) -> ssize_t {
+    errno = ENOSPC;
+    return -1;
+  };
+  ScopedSyscalls fault(s);
+  bool called = false;
+  EXPECT_THROW(clean(R"([{"type":"tool_call_response","content":"aGk="}])", store, {},
+                     [&](std::string_view) { called = true; }),
+               Error);
+  EXPECT_FALSE(called);
+}
+
+TEST_F(TransformTest, EmptyConversationAndNoPayloads) {
+  for (const std::string in : {"[]", "[]\n", " [ ] ", R"([{"type":"turn_start"}])"}) {
+    Outcome r = do_clean(in);
+    EXPECT_EQ(r.out, in);
+    EXPECT_FALSE(r.report.passthrough);
+    EXPECT_FALSE(r.report.warning);
+  }
+}
+
+}  // namespace
+}  // namespace jpblob
