@@ -140,7 +140,8 @@ BlobStore::PutResult BlobStore::put(const Digest& digest, std::string_view bytes
     return {digest, false};
   }
   const std::string gz = gzip_compress(bytes, options_.compression_level);
-  AtomicFile file(leaf.get(), name, "blob " + path_of(digest).string());
+  AtomicFile file(leaf.get(), name, "blob " + path_of(digest).string(), 0666,
+                  options_.fsync ? AtomicFile::Durability::Full : AtomicFile::Durability::None);
   file.write(gz);
   return {digest, file.commit(AtomicFile::Replace::No)};
 }

@@ -29,6 +29,7 @@ namespace jpblob {
 struct StoreOptions {
   int compression_level = 6;                          // git config jpblob.compressionLevel
   std::uint64_t max_blob_size = std::uint64_t{1} << 30;  // cap when no size is declared
+  bool fsync = true;                                   // git config jpblob.fsync
 };
 
 // Inflates and verifies the bytes of one blob file: a single gzip member,

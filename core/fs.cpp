@@ -102,8 +102,9 @@ void fsync_dir(int dirfd, const std::string& what) {
     throw errno_error("cannot sync folder " + what, errno);
 }
 
-AtomicFile::AtomicFile(int dirfd, std::string name, std::string what, mode_t mode)
-    : dirfd_(dirfd), name_(std::move(name)), what_(std::move(what)) {
+AtomicFile::AtomicFile(int dirfd, std::string name, std::string what, mode_t mode,
+                       Durability durability)
+    : dirfd_(dirfd), name_(std::move(name)), what_(std::move(what)), durability_(durability) {
   temp_name_ = std::string(kTempPrefix) + unique_suffix();
   fd_ = Fd(syscalls().openat(dirfd_, temp_name_.c_str(),
                              O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode));
@@ -120,7 +121,8 @@ AtomicFile::~AtomicFile() {
 void AtomicFile::write(std::string_view data) { write_all(fd_.get(), data, what_); }
 
 bool AtomicFile::commit(Replace replace) {
-  if (syscalls().fsync(fd_.get()) != 0) throw errno_error("cannot sync " + what_, errno);
+  const bool sync = durability_ == Durability::Full;
+  if (sync && syscalls().fsync(fd_.get()) != 0) throw errno_error("cannot sync " + what_, errno);
   if (::close(fd_.release()) != 0) throw errno_error("cannot close " + what_, errno);
   bool published = true;
   if (replace == Replace::No) {
@@ -143,7 +145,7 @@ bool AtomicFile::commit(Replace replace) {
     throw errno_error("cannot move " + what_ + " into place", errno);
   }
   done_ = true;
-  fsync_dir(dirfd_, what_);
+  if (sync) fsync_dir(dirfd_, what_);
   return published;
 }
 

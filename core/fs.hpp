@@ -87,11 +87,15 @@ void fsync_dir(int dirfd, const std::string& what);
 class AtomicFile {
  public:
   enum class Replace { Yes, No };
+  // Durability::None skips both fsyncs: for throwaway stores (fuzzing,
+  // tests) and for users who set jpblob.fsync=false, as git's core.fsync.
+  enum class Durability { Full, None };
 
   // `dirfd` is borrowed and must outlive the object. `name` is a single path
   // component. The temporary file starts with kTempPrefix so gc can recognise
   // strays left by a killed process.
-  AtomicFile(int dirfd, std::string name, std::string what, mode_t mode = 0666);
+  AtomicFile(int dirfd, std::string name, std::string what, mode_t mode = 0666,
+             Durability durability = Durability::Full);
   ~AtomicFile();
   AtomicFile(const AtomicFile&) = delete;
   AtomicFile& operator=(const AtomicFile&) = delete;
@@ -111,6 +115,7 @@ class AtomicFile {
   std::string temp_name_;
   std::string what_;
   Fd fd_;
+  Durability durability_;
   bool done_ = false;
 };
 

@@ -229,6 +229,21 @@ std::optional<std::size_t> Scanner::run(std::size_t pos) {
 
 }  // namespace
 
+bool is_valid_utf8(std::string_view bytes) {
+  const auto* p = reinterpret_cast<const unsigned char*>(bytes.data());
+  const auto* end = p + bytes.size();
+  while (p < end) {
+    if (*p < 0x80) {
+      ++p;
+      continue;
+    }
+    const std::size_t len = utf8_sequence(p, end);
+    if (len == 0) return false;
+    p += len;
+  }
+  return true;
+}
+
 std::size_t skip_json_whitespace(std::string_view text, std::size_t pos) {
   while (pos < text.size() && is_ws(text[pos])) ++pos;
   return pos;

@@ -78,4 +78,8 @@ std::optional<JsonTree> parse_json(std::string_view text, JsonError& error);
 
 std::size_t skip_json_whitespace(std::string_view text, std::size_t pos);
 
+// True when `bytes` is valid UTF-8 by the same rules the scanner applies to
+// strings (no overlong forms, no surrogates, nothing past U+10FFFF).
+bool is_valid_utf8(std::string_view bytes);
+
 }  // namespace jpblob

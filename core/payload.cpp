@@ -89,10 +89,15 @@ void find_payload_sites(const JsonTree& event, std::vector<PayloadSite>& out) {
   std::vector<Item> stack;
   const std::size_t first_site = out.size();
   for (auto c = event.node(event.root()).first_child; c != kNoNode; c = event.node(c).next_sibling) {
-    if (type == "tool_call_response" && event.key_is(c, "content") &&
-        event.node(c).kind == JsonKind::String) {
-      out.push_back({SiteKind::String, c});
-      continue;
+    if (type == "tool_call_response" && event.key_is(c, "content")) {
+      if (event.node(c).kind == JsonKind::String) {
+        out.push_back({SiteKind::String, c});
+        continue;
+      }
+      if (parse_reference(event, c)) {
+        out.push_back({SiteKind::Reference, c});
+        continue;
+      }
     }
     const bool context = (type == "tool_call_request" && event.key_is(c, "arguments")) ||
                          (metadata_is_payload && event.key_is(c, "metadata"));
@@ -111,7 +116,10 @@ void find_payload_sites(const JsonTree& event, std::vector<PayloadSite>& out) {
       out.push_back({SiteKind::ContentObject, item.node});
       continue;
     }
-    if (parse_reference(event, item.node)) continue;
+    if (parse_reference(event, item.node)) {
+      if (item.payload_context) out.push_back({SiteKind::Reference, item.node});
+      continue;
+    }
     for (auto c = n.first_child; c != kNoNode; c = event.node(c).next_sibling)
       stack.push_back({c, item.payload_context});
   }

@@ -34,6 +34,7 @@ EventScan scan_events(std::string_view text,
 enum class SiteKind {
   String,         // a payload string (§4.2), replaced by an encoded reference
   ContentObject,  // an inline content object (§4.1), replaced by a plain reference
+  Reference,      // a reference where a payload string may stand: what smudge restores
 };
 
 struct PayloadSite {
@@ -48,7 +49,9 @@ struct PayloadSite {
 //   `metadata`, at any depth;
 // - anywhere: an object under a key `content` whose only key is `text` (a
 //   string) or `blob` (a string).
-// Values that already are references are never descended into.
+// A reference standing where a payload string may stand is reported as a
+// Reference site; references elsewhere are skipped. Clean and smudge share
+// this walk, so smudge restores exactly the positions clean externalizes.
 void find_payload_sites(const JsonTree& event, std::vector<PayloadSite>& out);
 
 struct FoundReference {
@@ -56,7 +59,8 @@ struct FoundReference {
   Reference ref;
 };
 
-// Appends every reference in a tree, at any depth, in document order.
+// Appends every reference in a tree, at any depth, in document order: the
+// blobs a conversation keeps alive, wherever its references stand.
 void find_references(const JsonTree& tree, std::vector<FoundReference>& out);
 
 // "line L, column C" for a byte offset, for error messages.

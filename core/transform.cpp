@@ -4,6 +4,7 @@
 
 #include "base64.hpp"
 #include "error.hpp"
+#include "json_scan.hpp"
 #include "json_string.hpp"
 #include "payload.hpp"
 
@@ -89,6 +90,7 @@ TransformReport clean(std::string_view input, const BlobStore& store, const Clea
     find_payload_sites(event, sites);
     for (const PayloadSite& site : sites) {
       const JsonNode& n = event.node(site.node);
+      if (site.kind == SiteKind::Reference) continue;
       if (site.kind == SiteKind::ContentObject) {
         if (content_object_bytes(event, site.node))
           splices.push_back({n.begin, n.end, site.kind, PayloadEncoding::None});
@@ -134,18 +136,21 @@ TransformReport clean(std::string_view input, const BlobStore& store, const Clea
 
 TransformReport smudge(std::string_view input, const BlobSource& source,
                        const SmudgeOptions& options, const OutputSink& out) {
-  std::vector<FoundReference> found;
+  std::vector<PayloadSite> sites;
   struct Restore {
     std::size_t begin, end;
     Reference ref;
   };
   std::vector<Restore> restores;
   const EventScan scan = scan_events(input, [&](const JsonTree& event) {
-    found.clear();
-    find_references(event, found);
-    for (const auto& f : found)
-      if (f.ref.encoding != PayloadEncoding::None)
-        restores.push_back({event.node(f.node).begin, event.node(f.node).end, f.ref});
+    sites.clear();
+    find_payload_sites(event, sites);
+    for (const auto& site : sites) {
+      if (site.kind != SiteKind::Reference) continue;
+      auto ref = parse_reference(event, site.node);
+      if (ref->encoding != PayloadEncoding::None)
+        restores.push_back({event.node(site.node).begin, event.node(site.node).end, *ref});
+    }
   });
   if (auto why = passthrough_warning(scan)) return pass_through(input, options.path, *why, out);
 
@@ -157,6 +162,7 @@ TransformReport smudge(std::string_view input, const BlobSource& source,
   std::string output;
   output.reserve(input.size() * 2);
   std::size_t copied = 0;
+  std::string token;
   for (const Restore& r : restores) {
     std::optional<std::string> bytes;
     try {
@@ -168,20 +174,24 @@ TransformReport smudge(std::string_view input, const BlobSource& source,
     if (!bytes)
       throw Error("blob " + r.ref.digest.hex() + " referenced by " + options.path +
                   " is missing (not in .jp/blobs, the index or HEAD)");
-    output.append(input.substr(copied, r.begin - copied));
-    switch (r.ref.encoding) {
-      case PayloadEncoding::Base64:
-        output.push_back('"');
-        append_base64(output, *bytes, Base64Alphabet::Standard);
-        output.push_back('"');
-        break;
-      case PayloadEncoding::Base64Url:
-        output.push_back('"');
-        append_base64(output, *bytes, Base64Alphabet::UrlSafe);
-        output.push_back('"');
-        break;
-      default: append_json_string(output, *bytes);
+    token.clear();
+    if (r.ref.encoding == PayloadEncoding::Text) {
+      // Only text clean could have read: valid UTF-8.
+      if (!is_valid_utf8(*bytes)) continue;
+      append_json_string(token, *bytes);
+    } else {
+      token.push_back('"');
+      append_base64(token, *bytes, r.ref.encoding == PayloadEncoding::Base64
+                                       ? Base64Alphabet::Standard
+                                       : Base64Alphabet::UrlSafe);
+      token.push_back('"');
     }
+    // Restore only what clean would turn back into this very reference; a
+    // hand-made one (say "text" for bytes that read as base64) stays as it
+    // is, so clean(smudge(x)) == x holds for every committed x.
+    if (restorable_encoding(token) != r.ref.encoding) continue;
+    output.append(input.substr(copied, r.begin - copied));
+    output.append(token);
     copied = r.end;
     ++report.replaced;
   }

@@ -78,6 +78,11 @@ Settings load_settings(const GitRepo* repo) {
   }
   if (auto v = get("jpblob.maxBlobSize")) s.store.max_blob_size = parse_size("jpblob.maxBlobSize", *v);
   if (auto v = get("jpblob.minSize")) s.min_size = parse_size("jpblob.minSize", *v);
+  if (auto v = get("jpblob.fsync")) {
+    if (*v == "true" || *v == "yes" || *v == "on" || *v == "1") s.store.fsync = true;
+    else if (*v == "false" || *v == "no" || *v == "off" || *v == "0") s.store.fsync = false;
+    else throw Error("bad value for git config jpblob.fsync: '" + *v + "' is not a boolean");
+  }
   if (auto v = get("jpblob.smudge")) {
     if (*v == "refs") s.smudge_refs_only = true;
     else if (*v != "restore")

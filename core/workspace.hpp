@@ -20,7 +20,7 @@
 namespace jpblob {
 
 struct Settings {
-  StoreOptions store;        // jpblob.compressionLevel, jpblob.maxBlobSize
+  StoreOptions store;  // jpblob.compressionLevel, jpblob.maxBlobSize, jpblob.fsync
   std::uint64_t min_size = 0;  // jpblob.minSize
   bool smudge_refs_only = false;  // jpblob.smudge=refs or JPBLOB_SKIP_SMUDGE=1
 };

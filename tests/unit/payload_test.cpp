@@ -13,7 +13,10 @@ std::vector<std::string> sites_of(const std::string& event) {
     std::vector<PayloadSite> sites;
     find_payload_sites(t, sites);
     for (auto& s : sites)
-      spans.push_back((s.kind == SiteKind::ContentObject ? "obj:" : "") + std::string(t.span(s.node)));
+      spans.push_back((s.kind == SiteKind::ContentObject ? "obj:"
+                       : s.kind == SiteKind::Reference   ? "ref:"
+                                                         : "") +
+                      std::string(t.span(s.node)));
   });
   EXPECT_EQ(scan.shape, DocumentShape::Conversation) << scan.problem;
   return spans;
@@ -61,11 +64,15 @@ TEST(Payload, InlineContentObjectsAnywhere) {
   EXPECT_EQ(sites_of(R"({"type":"x","body":{"text":"a"}})"), V{});
 }
 
-TEST(Payload, ExistingReferencesAreNotDescendedInto) {
+TEST(Payload, ReferencesAtPayloadPositionsAreReportedNotDescendedInto) {
   const std::string ref = R"({"$blob":")" + kHex + R"(","size":3,"encoding":"base64"})";
   EXPECT_EQ(sites_of(R"({"type":"tool_call_request","arguments":{"a":)" + ref + R"(,"b":"eA=="}})"),
-            V{"\"eA==\""});
-  EXPECT_EQ(sites_of(R"({"type":"tool_call_response","content":)" + ref + "}"), V{});
+            (V{"ref:" + ref, "\"eA==\""}));
+  EXPECT_EQ(sites_of(R"({"type":"tool_call_response","content":)" + ref + "}"), V{"ref:" + ref});
+  // Elsewhere a reference is not a site at all.
+  EXPECT_EQ(sites_of(R"({"type":"chat_response","data":)" + ref + "}"), V{});
+  EXPECT_EQ(sites_of(R"({"type":"config_delta","metadata":)" + ref + "}"), V{});
+  EXPECT_EQ(sites_of(R"({"type":"tool_call_response","other":)" + ref + "}"), V{});
 }
 
 TEST(Payload, FindsReferencesAnywhere) {

@@ -152,6 +152,34 @@ TEST_F(TransformTest, ValuesThatOnlyLookLikeReferencesAreData) {
   EXPECT_EQ(blob_count(), 0u);
 }
 
+// Found by fuzz_clean: smudge may restore only what clean would turn back
+// into the very same reference, or clean(smudge(c)) != c.
+TEST_F(TransformTest, SmudgeRestoresOnlyWhatCleanWouldRecreate) {
+  store.put("hello");
+  store.put("aGk=");
+  store.put("\xff\xfe");
+  const std::vector<std::string> committed = {
+      // An encoded reference where no payload stands.
+      R"([{"type":"tool_call_response","onten|":)" + ref("hello", "text") + "}]",
+      R"([{"type":"config_delta","metadata":{"k":)" + ref("hello", "text") + "}}]",
+      // "text" for bytes clean would read as base64.
+      R"([{"type":"tool_call_response","content":)" + ref("aGk=", "text") + "}]",
+      // "text" for bytes that are not UTF-8.
+      R"([{"type":"tool_call_response","content":)" + ref("\xff\xfe", "text") + "}]",
+  };
+  for (const auto& c : committed) {
+    EXPECT_EQ(do_smudge(c).out, c);
+    EXPECT_EQ(do_clean(do_smudge(c).out).out, c);
+  }
+  // The same blobs at payload positions with the encodings clean picks are
+  // restored.
+  const std::string good = R"([{"type":"tool_call_response","content":)" + ref("aGk=", "text") +
+                           R"(},{"type":"tool_call_request","arguments":{"a":)" + ref("hello", "text") + "}}]";
+  EXPECT_EQ(do_smudge(good).out,
+            R"([{"type":"tool_call_response","content":)" + ref("aGk=", "text") +
+                R"(},{"type":"tool_call_request","arguments":{"a":"hello"}}])");
+}
+
 TEST_F(TransformTest, NotAConversationPassesThroughWithOneWarning) {
   const std::vector<std::string> inputs = {
       "",

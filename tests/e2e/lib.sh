@@ -1,0 +1,98 @@
+# Shared set-up for the end-to-end tests: each test sources this, gets a
+# fresh temporary HOME and repository, and calls `pass` at the end.
+set -euo pipefail
+
+: "${JPBLOB_BIN:?JPBLOB_BIN must name the git-jpblob binary}"
+FIXTURES="${JPBLOB_FIXTURES:-}"
+
+TEST_ROOT=$(mktemp -d "${TMPDIR:-/tmp}/jpblob-e2e-XXXXXX")
+trap 'chmod -R u+w "$TEST_ROOT" 2>/dev/null; rm -rf "$TEST_ROOT"' EXIT
+export HOME="$TEST_ROOT/home"
+mkdir -p "$HOME"
+export GIT_CONFIG_NOSYSTEM=1
+unset GIT_DIR GIT_WORK_TREE GIT_INDEX_FILE JPBLOB_SKIP_SMUDGE GIT_CONFIG_PARAMETERS
+git config --global user.name "e2e"
+git config --global user.email "e2e@example.com"
+git config --global init.defaultBranch main
+git config --global advice.detachedHead false
+
+fail() {
+  echo "FAIL: $*" >&2
+  exit 1
+}
+
+# Configures the one-shot filter in the current repository, as `install`
+# will, with an absolute, quoted program path.
+use_oneshot_filter() {
+  local bin
+  bin=$(printf '%q' "$JPBLOB_BIN")
+  git config filter.jpblob.clean "$bin clean %f"
+  git config filter.jpblob.smudge "$bin smudge %f"
+  git config filter.jpblob.required true
+  cat >> .gitattributes <<'ATTR'
+.jp/conversations/**/events.json filter=jpblob
+.jp/blobs/** -text -diff
+ATTR
+}
+
+new_repo() {
+  local dir="$TEST_ROOT/${1:-repo}"
+  git init -q "$dir"
+  cd "$dir"
+  use_oneshot_filter
+}
+
+# A conversation with tool output in today's JP format.
+write_conversation() {
+  local dir=".jp/conversations/${1:-17758406187-demo}"
+  local text="${2:-cargo check finished without errors}"
+  mkdir -p "$dir"
+  local b64
+  b64=$(printf '%s' "$text" | base64 -w0)
+  cat > "$dir/events.json" <<JSON
+[
+  {
+    "timestamp": "2026-04-10 17:04:20.531236",
+    "type": "chat_request",
+    "content": "Does it build?"
+  },
+  {
+    "timestamp": "2026-04-10 17:04:24.859153",
+    "type": "tool_call_request",
+    "id": "toolu_1",
+    "name": "cargo_check",
+    "arguments": {
+      "package": "$(printf 'jp_cli' | base64 -w0)"
+    }
+  },
+  {
+    "timestamp": "2026-04-10 17:04:24.923537",
+    "type": "tool_call_response",
+    "id": "toolu_1",
+    "content": "$b64",
+    "is_error": false
+  }
+]
+JSON
+  echo '{"title":"demo"}' > "$dir/metadata.json"
+}
+
+# Every blob file's content must match its name.
+verify_blobs() {
+  local root="${1:-.jp/blobs}" f name
+  [ -d "$root" ] || return 0
+  while IFS= read -r -d '' f; do
+    name=$(basename "$f" .blob.gz)
+    [ "$(gzip -dc < "$f" | sha256sum | cut -c1-64)" = "$name" ] || fail "blob $f does not match its name"
+  done < <(find "$root" -name '*.blob.gz' -print0)
+}
+
+assert_clean_status() {
+  local s
+  s=$(git status --porcelain)
+  [ -z "$s" ] || fail "git status is not clean: $s"
+}
+
+pass() {
+  echo "PASS: $(basename "$0")"
+}
