@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Command two: run every test. Installs the dependencies, builds with
+# warnings as errors, runs each fuzz target briefly under ASan + UBSan, then
+# the unit, property and end-to-end tests through ctest.
+# FUZZ_SECONDS (default 20) sets each fuzz target's run.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+fuzz_seconds=${FUZZ_SECONDS:-20}
+
+"$root/install/deps.sh"
+
+echo "== build (warnings are errors)"
+"$root/install/build.sh" -DJPBLOB_WERROR=ON
+
+echo "== fuzz (clang, ASan + UBSan, ${fuzz_seconds}s a target)"
+CXX=clang++ cmake -S "$root" -B "$root/build-fuzz" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DJPBLOB_FUZZ=ON -DJPBLOB_WERROR=ON > /dev/null
+cmake --build "$root/build-fuzz" -j "$(nproc)"
+for target in reference clean gzip; do
+  corpus=$(mktemp -d)
+  cp "$root/tests/fuzz/corpus/$target/"* "$corpus/"
+  if ! (cd "$corpus" && "$root/build-fuzz/tests/fuzz/fuzz_$target" -max_total_time="$fuzz_seconds" \
+      -max_len=4096 -print_final_stats=0 "$corpus" > fuzz.log 2>&1); then
+    tail -40 "$corpus/fuzz.log"
+    echo "fuzz_$target failed; the crashing input is in $corpus"
+    exit 1
+  fi
+  echo "fuzz_$target: $(grep -E '^#[0-9]+' "$corpus/fuzz.log" | tail -1)"
+  rm -rf "$corpus"
+done
+
+echo "== unit, property and end-to-end tests"
+cd "$root/build"
+ctest --output-on-failure -j "$(nproc)"
