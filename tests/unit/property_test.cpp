@@ -98,12 +98,15 @@ class Generator {
   bool coin() { return rng_() & 1; }
 
   std::string nl(int depth) {
+    const auto d = static_cast<std::size_t>(depth);
+    std::string s;
     switch (style_) {
-      case 0: return "";
-      case 1: return "\n" + std::string(2 * static_cast<std::size_t>(depth), ' ');
-      case 2: return "\n" + std::string(static_cast<std::size_t>(depth), '\t');
-      default: return "\r\n" + std::string(4 * static_cast<std::size_t>(depth), ' ');
+      case 0: break;
+      case 1: s.append("\n").append(2 * d, ' '); break;
+      case 2: s.append("\n").append(d, '\t'); break;
+      default: s.append("\r\n").append(4 * d, ' ');
     }
+    return s;
   }
   std::string colon() { return style_ == 0 ? ":" : (style_ == 2 ? " : " : ": "); }
 
