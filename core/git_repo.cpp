@@ -102,6 +102,13 @@ std::vector<std::pair<std::string, std::string>> command_line_config() {
   return out;
 }
 
+std::optional<std::string> command_line_config_value(const std::string& key) {
+  std::optional<std::string> value;
+  for (const auto& [k, v] : command_line_config())
+    if (strcasecmp(k.c_str(), key.c_str()) == 0) value = v;
+  return value;
+}
+
 std::optional<GitRepo> GitRepo::open(const fs::path& cwd) {
   ensure_libgit2();
   git_repository* raw = nullptr;
@@ -204,10 +211,7 @@ std::optional<std::string> GitRepo::read_head(std::string_view path) const {
 
 std::optional<std::string> GitRepo::config(const std::string& key) const {
   // `git -c` wins over files; the last one given wins among them.
-  std::optional<std::string> from_command_line;
-  for (const auto& [k, v] : command_line_config())
-    if (strcasecmp(k.c_str(), key.c_str()) == 0) from_command_line = v;
-  if (from_command_line) return from_command_line;
+  if (auto from_command_line = command_line_config_value(key)) return from_command_line;
   git_config* cfg = nullptr;
   check_git(git_repository_config_snapshot(&cfg, repo_.get()), "cannot read git config");
   std::unique_ptr<git_config, ConfigDeleter> owned(cfg);

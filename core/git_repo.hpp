@@ -49,6 +49,10 @@ struct ConfigDeleter {
 // Keys are returned as written by git (section and name lower-cased).
 std::vector<std::pair<std::string, std::string>> command_line_config();
 
+// The last `git -c` value for `key` (compared case-insensitively, as git's
+// section and variable names are), or nullopt.
+std::optional<std::string> command_line_config_value(const std::string& key);
+
 class GitRepo {
  public:
   // The repository git would use for a command run in `cwd`, with the

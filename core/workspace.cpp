@@ -3,7 +3,6 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
-#include <strings.h>
 
 #include "error.hpp"
 
@@ -62,12 +61,8 @@ class GitFallbackSource : public BlobSource {
 
 Settings load_settings(const GitRepo* repo) {
   Settings s;
-  auto get = [&](const std::string& key) -> std::optional<std::string> {
-    if (repo) return repo->config(key);
-    std::optional<std::string> v;
-    for (const auto& [k, value] : command_line_config())
-      if (strcasecmp(k.c_str(), key.c_str()) == 0) v = value;
-    return v;
+  auto get = [&](const std::string& key) {
+    return repo ? repo->config(key) : command_line_config_value(key);
   };
   if (auto v = get("jpblob.compressionLevel")) {
     const auto level = parse_size("jpblob.compressionLevel", *v);
