@@ -8,6 +8,7 @@
 
 #include "core/error.hpp"
 #include "filter/oneshot.hpp"
+#include "filter/process.hpp"
 
 namespace {
 
@@ -38,6 +39,11 @@ int main(int argc, char** argv) {
                      clean_args, jpblob::run_clean);
   add_filter_command(app, "smudge", "filter a conversation from the repository to the work tree",
                      smudge_args, jpblob::run_smudge);
+
+  std::optional<std::filesystem::path> process_store;
+  auto* process = app.add_subcommand("filter-process", "serve git's long-running filter protocol");
+  process->add_option("--store", process_store, "a JP storage folder whose blobs/ to use");
+  process->callback([&] { jpblob::run_filter_process(0, 1, process_store); });
 
   try {
     app.parse(argc, argv);

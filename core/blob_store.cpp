@@ -75,7 +75,17 @@ void BlobStore::check_inside_boundary(const fs::path& existing) const {
 
 int BlobStore::root_fd(bool create) const {
   std::lock_guard lock(root_handle_->mutex);
-  if (root_handle_->fd.valid()) return root_handle_->fd.get();
+  if (root_handle_->fd.valid()) {
+    // A long-running filter outlives folders: git may remove an emptied
+    // .jp/blobs and create it again within one command. Writing through a
+    // descriptor of the removed folder would lose the blob, so reuse the
+    // descriptor only while the path still names the same folder.
+    struct stat by_fd {}, by_path {};
+    if (::fstat(root_handle_->fd.get(), &by_fd) == 0 && ::stat(root_.c_str(), &by_path) == 0 &&
+        by_fd.st_dev == by_path.st_dev && by_fd.st_ino == by_path.st_ino)
+      return root_handle_->fd.get();
+    root_handle_->fd = Fd();
+  }
   if (create) {
     std::error_code ec;
     fs::create_directories(root_, ec);

@@ -91,7 +91,7 @@ Settings load_settings(const GitRepo* repo) {
 
 Workspace Workspace::open(const fs::path& cwd, const std::optional<fs::path>& store_dir) {
   Workspace w;
-  w.repo_ = GitRepo::open(cwd);
+  if (auto repo = GitRepo::open(cwd)) w.repo_ = std::make_unique<GitRepo>(std::move(*repo));
   w.settings_ = load_settings(w.repo());
   std::optional<std::string> prefix;
   if (store_dir) {

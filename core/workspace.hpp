@@ -38,7 +38,7 @@ class Workspace {
                         const std::optional<std::filesystem::path>& store_dir = std::nullopt);
 
   const BlobStore& store() const { return *store_; }
-  const GitRepo* repo() const { return repo_ ? &*repo_ : nullptr; }
+  const GitRepo* repo() const { return repo_.get(); }
   const Settings& settings() const { return settings_; }
   // The folder paths in messages are relative to.
   const std::filesystem::path& top() const { return top_; }
@@ -50,7 +50,9 @@ class Workspace {
 
  private:
   Workspace() = default;
-  std::optional<GitRepo> repo_;
+  // Held by pointer, like the store: the blob source keeps their
+  // addresses, which must survive the Workspace being moved.
+  std::unique_ptr<GitRepo> repo_;
   std::unique_ptr<BlobStore> store_;
   std::unique_ptr<BlobSource> source_;
   Settings settings_;

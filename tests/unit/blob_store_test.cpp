@@ -282,3 +282,22 @@ TEST(BlobStore, ExplicitStoreFolderIsItsOwnBoundary) {
 
 }  // namespace
 }  // namespace jpblob
+
+namespace jpblob {
+namespace {
+
+TEST(BlobStore, SurvivesItsFolderBeingRemovedAndRecreated) {
+  // A long-running filter process keeps one store for a whole git command,
+  // during which git may delete and re-create .jp/blobs.
+  test::TempDir t;
+  BlobStore store = BlobStore::for_storage(t / ".jp", t.path());
+  store.put("before");
+  std::filesystem::remove_all(t / ".jp/blobs");
+  EXPECT_FALSE(store.contains(Sha256::of("before")));
+  const auto d = store.put("after").digest;
+  EXPECT_TRUE(std::filesystem::is_regular_file(t / (".jp/blobs/" + blob_relative_path(d))));
+  EXPECT_EQ(store.get(d), "after");
+}
+
+}  // namespace
+}  // namespace jpblob

@@ -1,0 +1,62 @@
+// pkt-line framing (gitprotocol-common(5)) for the long-running filter
+// protocol: a 4-hex-digit length that counts itself, then the payload; 0000
+// is a flush packet. A packet carries at most 65,516 payload bytes (65,520
+// with its header). The writer never sends an empty data packet (0004).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace jpblob {
+
+inline constexpr std::size_t kPktMaxPayload = 65516;
+
+// Reads packets from a file descriptor through a buffer. Errors (a
+// truncated packet, a bad length, a read failure) throw Error.
+class PktReader {
+ public:
+  explicit PktReader(int fd) : fd_(fd) {}
+
+  // The next packet's payload, or nullopt for a flush packet. Throws on EOF.
+  std::optional<std::string> read_packet();
+
+  // Text packets up to the next flush, each without its trailing LF.
+  // Returns nullopt when the stream ends cleanly before the first packet
+  // (git closed the pipe between requests).
+  std::optional<std::vector<std::string>> read_list_or_eof();
+  std::vector<std::string> read_list();
+
+  // Binary packets up to the next flush, concatenated.
+  std::string read_content();
+
+ private:
+  // Fills the buffer to at least `n` bytes; false on EOF before any byte
+  // when `eof_ok`, throws on EOF otherwise.
+  bool fill(std::size_t n, bool eof_ok);
+  std::optional<std::string> read_packet(bool eof_ok, bool& eof);
+
+  int fd_;
+  std::string buf_;
+  std::size_t pos_ = 0;
+};
+
+// Writes packets to a file descriptor through a buffer; flush() sends it.
+class PktWriter {
+ public:
+  explicit PktWriter(int fd) : fd_(fd) {}
+  ~PktWriter() = default;
+
+  void text(std::string_view line);      // one packet: line + "\n"
+  void content(std::string_view data);   // as many packets as needed; none when empty
+  void flush_packet();                   // "0000"
+  void send();                           // writes everything buffered
+
+ private:
+  void packet(std::string_view payload);
+  int fd_;
+  std::string buf_;
+};
+
+}  // namespace jpblob

@@ -1,0 +1,79 @@
+#include "process.hpp"
+
+#include <algorithm>
+#include <iostream>
+
+#include "core/error.hpp"
+#include "filter.hpp"
+#include "pktline.hpp"
+
+namespace jpblob {
+
+namespace {
+
+bool contains(const std::vector<std::string>& lines, const std::string& line) {
+  return std::find(lines.begin(), lines.end(), line) != lines.end();
+}
+
+void handshake(PktReader& in, PktWriter& out) {
+  const auto hello = in.read_list();
+  if (hello.empty() || hello[0] != "git-filter-client")
+    throw Error("filter-process: expected git-filter-client, got '" +
+                (hello.empty() ? std::string() : hello[0]) + "'");
+  if (!contains(hello, "version=2"))
+    throw Error("filter-process: git does not offer protocol version 2");
+  out.text("git-filter-server");
+  out.text("version=2");
+  out.flush_packet();
+  out.send();
+  const auto offered = in.read_list();
+  for (const char* cap : {"capability=clean", "capability=smudge"})
+    if (contains(offered, cap)) out.text(cap);
+  out.flush_packet();
+  out.send();
+}
+
+std::string value_of(const std::vector<std::string>& lines, const std::string& key) {
+  for (const auto& l : lines)
+    if (l.size() > key.size() && l.compare(0, key.size(), key) == 0 && l[key.size()] == '=')
+      return l.substr(key.size() + 1);
+  return {};
+}
+
+}  // namespace
+
+void run_filter_process(int in_fd, int out_fd,
+                        const std::optional<std::filesystem::path>& store_dir) {
+  PktReader in(in_fd);
+  PktWriter out(out_fd);
+  handshake(in, out);
+  const Filter filter(std::filesystem::current_path(), store_dir);
+  std::string result;
+  while (auto request = in.read_list_or_eof()) {
+    const std::string command = value_of(*request, "command");
+    const std::string path = value_of(*request, "pathname");
+    const std::string input = in.read_content();
+    result.clear();
+    try {
+      if (command != "clean" && command != "smudge")
+        throw Error("filter-process: unknown command '" + command + "' for " + path);
+      filter.run(command == "clean" ? FilterMode::Clean : FilterMode::Smudge, input, path,
+                 [&](std::string_view piece) { result.append(piece); });
+    } catch (const Error& e) {
+      // One file failed; git reports it and sends the next.
+      std::cerr << "git-jpblob: " << e.what() << std::endl;
+      out.text("status=error");
+      out.flush_packet();
+      out.send();
+      continue;
+    }
+    out.text("status=success");
+    out.flush_packet();
+    out.content(result);
+    out.flush_packet();
+    out.flush_packet();  // an empty list: the status stays "success"
+    out.send();
+  }
+}
+
+}  // namespace jpblob

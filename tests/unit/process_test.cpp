@@ -1,0 +1,180 @@
+// Drives `filter-process` through real pipes, as git does.
+#include "filter/process.hpp"
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include "core/base64.hpp"
+#include "core/digest.hpp"
+#include "core/error.hpp"
+#include "filter/pktline.hpp"
+#include "test_support.hpp"
+
+namespace jpblob {
+namespace {
+
+namespace fs = std::filesystem;
+
+// The server in a child process, in `dir`; the test is git.
+class Server {
+ public:
+  explicit Server(const fs::path& dir) {
+    int to[2], from[2];
+    if (::pipe(to) || ::pipe(from)) throw std::runtime_error("pipe");
+    pid_ = ::fork();
+    if (pid_ == 0) {
+      ::close(to[1]);
+      ::close(from[0]);
+      int status = 0;
+      try {
+        if (::chdir(dir.c_str()) != 0) ::_exit(3);
+        run_filter_process(to[0], from[1], std::nullopt);
+      } catch (const Error& e) {
+        status = 1;
+      }
+      ::_exit(status);
+    }
+    ::close(to[0]);
+    ::close(from[1]);
+    in_ = to[1];
+    out_ = from[0];
+    reader_ = std::make_unique<PktReader>(out_);
+    writer_ = std::make_unique<PktWriter>(in_);
+  }
+  ~Server() {
+    if (in_ >= 0) ::close(in_);
+    ::close(out_);
+    if (pid_ > 0) ::waitpid(pid_, nullptr, 0);
+  }
+
+  void handshake() {
+    writer_->text("git-filter-client");
+    writer_->text("version=2");
+    writer_->flush_packet();
+    writer_->send();
+    EXPECT_EQ(reader_->read_list(), (std::vector<std::string>{"git-filter-server", "version=2"}));
+    writer_->text("capability=clean");
+    writer_->text("capability=smudge");
+    writer_->text("capability=delay");
+    writer_->flush_packet();
+    writer_->send();
+    EXPECT_EQ(reader_->read_list(),
+              (std::vector<std::string>{"capability=clean", "capability=smudge"}));
+  }
+
+  struct Reply {
+    std::string status;
+    std::string content;
+  };
+  // Sends one request. Git writes the whole file before reading the reply;
+  // so does this, from a thread, so a large file fills the pipe both ways.
+  Reply request(const std::string& command, const std::string& path, const std::string& data) {
+    std::thread sender([&] {
+      PktWriter w(in_);
+      w.text("command=" + command);
+      w.text("pathname=" + path);
+      w.flush_packet();
+      w.content(data);
+      w.flush_packet();
+      w.send();
+    });
+    Reply r;
+    auto head = reader_->read_list();
+    r.status = head.empty() ? "" : head[0];
+    if (r.status == "status=success") {
+      r.content = reader_->read_content();
+      auto tail = reader_->read_list();
+      if (!tail.empty()) r.status = tail[0];
+    }
+    sender.join();
+    return r;
+  }
+
+  int close_and_wait() {
+    ::close(in_);
+    in_ = -1;
+    int status = 0;
+    ::waitpid(pid_, &status, 0);
+    pid_ = -1;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  }
+
+  int raw_in() const { return in_; }
+
+ private:
+  pid_t pid_ = -1;
+  int in_ = -1, out_ = -1;
+  std::unique_ptr<PktReader> reader_;
+  std::unique_ptr<PktWriter> writer_;
+};
+
+std::string conversation_of_size(std::size_t size) {
+  // A tool response plus a chat request padded to exactly `size` bytes.
+  const std::string head = R"([{"type":"tool_call_response","content":"aGVsbG8="},{"type":"chat_request","content":")";
+  const std::string tail = "\"}]";
+  return head + std::string(size - head.size() - tail.size(), 'p') + tail;
+}
+
+TEST(FilterProcess, CleansAndSmudgesManyFilesAtPacketBoundaries) {
+  test::GitSandbox g;
+  Server s(g.repo());
+  s.handshake();
+  for (std::size_t size : {std::size_t{200}, kPktMaxPayload, kPktMaxPayload + 1,
+                           2 * kPktMaxPayload - 1, 2 * kPktMaxPayload + 1}) {
+    const std::string x = conversation_of_size(size);
+    ASSERT_EQ(x.size(), size);
+    auto c = s.request("clean", ".jp/conversations/1/events.json", x);
+    ASSERT_EQ(c.status, "status=success");
+    EXPECT_NE(c.content.find("\"$blob\""), std::string::npos);
+    auto back = s.request("smudge", ".jp/conversations/1/events.json", c.content);
+    ASSERT_EQ(back.status, "status=success");
+    EXPECT_TRUE(back.content == x) << size;
+  }
+  EXPECT_EQ(s.close_and_wait(), 0);
+}
+
+TEST(FilterProcess, OneFailedFileDoesNotStopTheRest) {
+  test::GitSandbox g;
+  Server s(g.repo());
+  s.handshake();
+  const std::string missing = "[{\"type\":\"tool_call_response\",\"content\":{\"$blob\":\"" +
+                              Sha256::of("nowhere").hex() + "\",\"size\":7,\"encoding\":\"text\"}}]";
+  EXPECT_EQ(s.request("smudge", "a/events.json", missing).status, "status=error");
+  EXPECT_EQ(s.request("frobnicate", "b/events.json", "[]").status, "status=error");
+  auto ok = s.request("clean", "c/events.json", "not json");
+  EXPECT_EQ(ok.status, "status=success");
+  EXPECT_EQ(ok.content, "not json");
+  EXPECT_EQ(s.request("clean", "d/events.json", "").content, "");
+  EXPECT_EQ(s.close_and_wait(), 0);
+}
+
+TEST(FilterProcess, LargeFilesDoNotDeadlock) {
+  test::GitSandbox g;
+  Server s(g.repo());
+  s.handshake();
+  std::string payload;
+  while (payload.size() < (20u << 20)) payload += "twenty megabytes of tool output\n";
+  const std::string x = "[{\"type\":\"chat_request\",\"content\":\"" + std::string(1 << 20, 'q') +
+                        "\"},{\"type\":\"tool_call_response\",\"content\":\"" +
+                        base64_encode(payload, Base64Alphabet::Standard) + "\"}]";
+  auto c = s.request("clean", "big/events.json", x);
+  ASSERT_EQ(c.status, "status=success");
+  EXPECT_LT(c.content.size(), (1u << 20) + 1000);
+  auto back = s.request("smudge", "big/events.json", c.content);
+  EXPECT_TRUE(back.content == x);
+  EXPECT_EQ(s.close_and_wait(), 0);
+}
+
+TEST(FilterProcess, TruncatedStreamEndsWithAnError) {
+  test::GitSandbox g;
+  Server s(g.repo());
+  s.handshake();
+  const std::string cut = "0015command=clean\n0018pathname=x/events.json\n0000ffff[{\"type\"";
+  ASSERT_EQ(::write(s.raw_in(), cut.data(), cut.size()), static_cast<ssize_t>(cut.size()));
+  EXPECT_EQ(s.close_and_wait(), 1);
+}
+
+}  // namespace
+}  // namespace jpblob
