@@ -6,6 +6,7 @@
 #include <csignal>
 #include <iostream>
 
+#include "cli/commands.hpp"
 #include "core/error.hpp"
 #include "filter/oneshot.hpp"
 #include "filter/process.hpp"
@@ -14,13 +15,41 @@ namespace {
 
 constexpr const char* kVersion = "0.1.0";
 
-void add_filter_command(CLI::App& app, const char* name, const char* help,
-                        jpblob::FilterArgs& args, void (*run)(const jpblob::FilterArgs&)) {
+struct Args {
+  jpblob::FilterArgs filter;
+  std::optional<std::filesystem::path> store;
+  jpblob::InstallOptions install;
+  bool local = false, global = false, system = false;
+  std::filesystem::path file;
+};
+
+void add_filter_command(CLI::App& app, const char* name, const char* help, Args& args,
+                        void (*run)(const jpblob::FilterArgs&)) {
   auto* cmd = app.add_subcommand(name, help);
-  cmd->add_option("path", args.path, "the file's path in the repository (git's %f), for messages");
-  cmd->add_option("--store", args.store_dir,
+  cmd->add_option("path", args.filter.path, "the file's path in the repository (git's %f), for messages");
+  cmd->add_option("--store", args.filter.store_dir,
                   "a JP storage folder whose blobs/ to use instead of the work tree's .jp/blobs");
-  cmd->callback([&args, run] { run(args); });
+  cmd->callback([&args, run] { run(args.filter); });
+}
+
+void add_install_command(CLI::App& app, const char* name, const char* help, Args& args,
+                         void (*run)(const jpblob::InstallOptions&)) {
+  auto* cmd = app.add_subcommand(name, help);
+  auto* local = cmd->add_flag("--local", args.local, "this repository's config");
+  auto* global = cmd->add_flag("--global", args.global, "your user config (the default)");
+  auto* system = cmd->add_flag("--system", args.system, "the system config");
+  local->excludes(global)->excludes(system);
+  global->excludes(system);
+  if (std::string(name) == "install")
+    cmd->add_flag("--force", args.install.force,
+                  "keep a pre-commit hook git-jpblob did not write and chain it");
+  cmd->callback([&args, run] {
+    args.install.scope = args.local    ? jpblob::ConfigScope::Local
+                         : args.system ? jpblob::ConfigScope::System
+                                       : jpblob::ConfigScope::Global;
+    args.install.program = jpblob::program_path();
+    run(args.install);
+  });
 }
 
 }  // namespace
@@ -33,17 +62,22 @@ int main(int argc, char** argv) {
   CLI::App app{"git-jpblob: keeps JP conversations small and shareable in git", "git-jpblob"};
   app.set_version_flag("--version", kVersion);
   app.require_subcommand(1);
+  Args args;
 
-  jpblob::FilterArgs clean_args, smudge_args;
+  add_install_command(app, "install", "set up the filter, .gitattributes and the pre-commit hook",
+                      args, jpblob::run_install);
+  add_install_command(app, "uninstall", "remove exactly what install added", args,
+                      jpblob::run_uninstall);
   add_filter_command(app, "clean", "filter a conversation from the work tree to the repository",
-                     clean_args, jpblob::run_clean);
+                     args, jpblob::run_clean);
   add_filter_command(app, "smudge", "filter a conversation from the repository to the work tree",
-                     smudge_args, jpblob::run_smudge);
-
-  std::optional<std::filesystem::path> process_store;
+                     args, jpblob::run_smudge);
   auto* process = app.add_subcommand("filter-process", "serve git's long-running filter protocol");
-  process->add_option("--store", process_store, "a JP storage folder whose blobs/ to use");
-  process->callback([&] { jpblob::run_filter_process(0, 1, process_store); });
+  process->add_option("--store", args.store, "a JP storage folder whose blobs/ to use");
+  process->callback([&] { jpblob::run_filter_process(0, 1, args.store); });
+  auto* textconv = app.add_subcommand("textconv", "show a conversation or blob file as text (git diff)");
+  textconv->add_option("file", args.file, "the file git hands over")->required();
+  textconv->callback([&] { jpblob::run_textconv(args.file); });
 
   try {
     app.parse(argc, argv);

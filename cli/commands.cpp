@@ -1,0 +1,40 @@
+#include "commands.hpp"
+
+#include <unistd.h>
+
+#include <iostream>
+
+#include "core/error.hpp"
+#include "core/fs.hpp"
+#include "core/render.hpp"
+#include "core/workspace.hpp"
+
+namespace jpblob {
+
+namespace fs = std::filesystem;
+
+fs::path program_path() {
+  std::error_code ec;
+  fs::path self = fs::canonical("/proc/self/exe", ec);
+  if (ec) throw Error("cannot find this program's own path: " + ec.message());
+  return self;
+}
+
+void run_install(const InstallOptions& options) {
+  for (const auto& line : install(fs::current_path(), options)) std::cout << line << '\n';
+}
+
+void run_uninstall(const InstallOptions& options) {
+  for (const auto& line : uninstall(fs::current_path(), options)) std::cout << line << '\n';
+}
+
+void run_textconv(const fs::path& file) {
+  const Workspace ws = Workspace::open(fs::current_path());
+  const std::string bytes = read_file(file);
+  const std::string shown = bytes.starts_with("\x1f\x8b")
+                                ? render_blob_file(bytes, ws.settings().store.max_blob_size)
+                                : render_conversation(bytes, ws.blobs());
+  write_all(STDOUT_FILENO, shown, "standard output");
+}
+
+}  // namespace jpblob

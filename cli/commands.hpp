@@ -1,0 +1,19 @@
+// The commands behind the CLI that are not filters: thin adapters from
+// parsed arguments to core/, install/ and hooks/, printing what they report.
+#pragma once
+
+#include <filesystem>
+#include <string>
+
+#include "install/installer.hpp"
+
+namespace jpblob {
+
+// The absolute path of the running program, for the config install writes.
+std::filesystem::path program_path();
+
+void run_install(const InstallOptions& options);
+void run_uninstall(const InstallOptions& options);
+void run_textconv(const std::filesystem::path& file);
+
+}  // namespace jpblob

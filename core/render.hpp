@@ -1,0 +1,24 @@
+// Conversations and blobs rendered for people: what `git diff` shows
+// through textconv, and what `git jpblob print` prints.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "transform.hpp"
+
+namespace jpblob {
+
+// Replaces every reference in a conversation, wherever it stands, by its
+// content as a JSON string: the text when it is UTF-8, else a
+// "<binary: N bytes, blob:sha256:…>" note. A reference whose blob is missing
+// or corrupt stays as it is. Input that is not a conversation is returned
+// unchanged. Never throws for a blob; only for an unusable store.
+std::string render_conversation(std::string_view input, const BlobSource& source);
+
+// The content of a blob file (gzip) for people: the text when it is UTF-8,
+// else a one-line "<binary: N bytes>" note; a note too when the file is not
+// readable gzip.
+std::string render_blob_file(std::string_view gz, std::uint64_t max_size);
+
+}  // namespace jpblob

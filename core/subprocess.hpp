@@ -1,0 +1,24 @@
+// Running another program (git) and capturing what it prints.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace jpblob {
+
+struct CommandOutput {
+  int status;       // exit status, or 128 + signal
+  std::string out;  // standard output
+  std::string err;  // standard error
+};
+
+// Runs argv[0] (looked up on PATH) in `cwd` with no standard input. Throws
+// Error only when the program cannot be started.
+CommandOutput run_command(const std::vector<std::string>& argv, const std::filesystem::path& cwd);
+
+// Quotes a word for /bin/sh when it needs quoting; plain words stay as they
+// are so git config stays readable.
+std::string shell_quote(const std::string& word);
+
+}  // namespace jpblob

@@ -1,0 +1,249 @@
+#include "installer.hpp"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <fstream>
+#include <optional>
+#include <sstream>
+
+#include "core/error.hpp"
+#include "core/fs.hpp"
+#include "core/subprocess.hpp"
+
+namespace jpblob {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr std::string_view kHookMarker = "# git-jpblob pre-commit hook";
+constexpr const char* kChained = "pre-commit.jpblob-chained";
+
+std::string scope_flag(ConfigScope s) {
+  switch (s) {
+    case ConfigScope::Local: return "--local";
+    case ConfigScope::System: return "--system";
+    case ConfigScope::Global: break;
+  }
+  return "--global";
+}
+
+std::string scope_name(ConfigScope s) { return scope_flag(s).substr(2); }
+
+CommandOutput git(const fs::path& cwd, std::vector<std::string> args) {
+  args.insert(args.begin(), "git");
+  return run_command(args, cwd);
+}
+
+std::string trimmed(std::string s) {
+  while (!s.empty() && (s.back() == '\n' || s.back() == '\r')) s.pop_back();
+  return s;
+}
+
+struct Repo {
+  fs::path top;    // work tree top
+  fs::path hooks;  // where git runs hooks from
+};
+
+// The repository around cwd, if any, asked of git itself so that
+// core.hooksPath and linked worktrees resolve exactly as git resolves them.
+std::optional<Repo> find_repo(const fs::path& cwd) {
+  auto top = git(cwd, {"rev-parse", "--show-toplevel"});
+  if (top.status != 0) return std::nullopt;
+  Repo r;
+  r.top = trimmed(top.out);
+  auto hooks = git(r.top, {"rev-parse", "--git-path", "hooks"});
+  if (hooks.status != 0) throw Error("cannot find the hooks folder: " + trimmed(hooks.err));
+  r.hooks = fs::absolute(r.top / trimmed(hooks.out)).lexically_normal();
+  return r;
+}
+
+std::vector<std::pair<std::string, std::string>> config_entries(const fs::path& program) {
+  const std::string q = shell_quote(program.string());
+  return {{"filter.jpblob.process", q + " filter-process"},
+          {"filter.jpblob.clean", q + " clean %f"},
+          {"filter.jpblob.smudge", q + " smudge %f"},
+          {"filter.jpblob.required", "true"},
+          {"diff.jpblob.textconv", q + " textconv"}};
+}
+
+std::string hook_text(const fs::path& program) {
+  return "#!/bin/sh\n" + std::string(kHookMarker) +
+         ": stages the blobs each committed conversation\n"
+         "# references and verifies them. `git jpblob uninstall` removes it and puts\n"
+         "# back the hook it chained, if any.\n"
+         "chained=\"$(dirname \"$0\")/" + kChained + "\"\n"
+         "if [ -x \"$chained\" ]; then\n"
+         "  \"$chained\" \"$@\" || exit $?\n"
+         "fi\n"
+         "exec " + shell_quote(program.string()) + " pre-commit\n";
+}
+
+bool is_our_hook(const fs::path& hook) {
+  std::error_code ec;
+  if (!fs::is_regular_file(hook, ec)) return false;
+  std::ifstream f(hook);
+  std::string line;
+  for (int i = 0; i < 3 && std::getline(f, line); ++i)
+    if (line.starts_with(kHookMarker)) return true;
+  return false;
+}
+
+std::string read_or_empty(const fs::path& p) {
+  std::error_code ec;
+  return fs::exists(p, ec) ? read_file(p) : std::string();
+}
+
+std::vector<std::string> split_lines(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) lines.push_back(line);
+  return lines;
+}
+
+void make_executable(const fs::path& p) {
+  fs::permissions(p, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
+                         fs::perms::others_read | fs::perms::others_exec);
+}
+
+}  // namespace
+
+const std::vector<std::string>& attribute_lines() {
+  // Blobs get diff=jpblob rather than -diff so `git log -p` can show their
+  // content through textconv; without the driver, git still treats them
+  // as binary, since every blob's gzip header holds NUL bytes.
+  static const std::vector<std::string> lines = {
+      ".jp/conversations/**/events.json filter=jpblob diff=jpblob",
+      ".jp/blobs/** -text diff=jpblob",
+  };
+  return lines;
+}
+
+std::vector<std::string> install(const fs::path& cwd, const InstallOptions& options) {
+  const auto repo = find_repo(cwd);
+  if (options.scope == ConfigScope::Local && !repo)
+    throw Error("install --local must run inside a git repository", ErrorKind::Usage);
+
+  // Checks first: nothing changes when something is in the way.
+  fs::path hook;
+  bool chain = false;
+  if (repo) {
+    hook = repo->hooks / "pre-commit";
+    std::error_code ec;
+    const bool present = fs::exists(fs::symlink_status(hook, ec));
+    if (present && !is_our_hook(hook)) {
+      if (fs::exists(fs::symlink_status(repo->hooks / kChained, ec)))
+        throw Error("cannot chain " + hook.string() + ": " + (repo->hooks / kChained).string() +
+                    " already exists; merge the two hooks by hand, then run install again");
+      if (!options.force)
+        throw Error("refusing to replace " + hook.string() +
+                    ", which git-jpblob did not write. Run `git jpblob install --force` to keep it as " +
+                    kChained + " and run it before git-jpblob's check, or chain it by hand: add the line `" +
+                    shell_quote(options.program.string()) + " pre-commit || exit 1` to it");
+      chain = true;
+    }
+  }
+
+  std::vector<std::string> done;
+  // 1. git config.
+  const fs::path config_cwd = repo ? repo->top : cwd;
+  bool config_changed = false;
+  for (const auto& [key, value] : config_entries(options.program)) {
+    auto current = git(config_cwd, {"config", scope_flag(options.scope), "--get", key});
+    if (current.status == 0 && trimmed(current.out) == value) continue;
+    auto set = git(config_cwd, {"config", scope_flag(options.scope), "--replace-all", key, value});
+    if (set.status != 0) throw Error("cannot set git config " + key + ": " + trimmed(set.err));
+    config_changed = true;
+  }
+  if (config_changed) done.push_back("Set the jpblob filter and diff driver in the " +
+                                     scope_name(options.scope) + " git config.");
+  if (!repo) return done.empty() ? std::vector<std::string>{"Nothing to change."} : done;
+
+  // 2. .gitattributes.
+  const fs::path attributes = repo->top / ".gitattributes";
+  std::string text = read_or_empty(attributes);
+  const auto existing = split_lines(text);
+  std::size_t added = 0;
+  for (const auto& line : attribute_lines()) {
+    if (std::find(existing.begin(), existing.end(), line) != existing.end()) continue;
+    if (!text.empty() && text.back() != '\n') text.push_back('\n');
+    text += line + "\n";
+    ++added;
+  }
+  if (added) {
+    write_file_atomic(attributes, text);
+    done.push_back("Added " + std::to_string(added) + " line(s) to .gitattributes.");
+  }
+
+  // 3. The hook.
+  fs::create_directories(repo->hooks);
+  const std::string wanted = hook_text(options.program);
+  if (chain) {
+    fs::rename(hook, repo->hooks / kChained);
+    done.push_back("Kept the existing pre-commit hook as " + (repo->hooks / kChained).string() +
+                   "; it runs before git-jpblob's check.");
+  }
+  if (read_or_empty(hook) != wanted) {
+    write_file_atomic(hook, wanted);
+    make_executable(hook);
+    done.push_back("Installed the pre-commit hook in " + repo->hooks.string() + ".");
+  }
+  return done.empty() ? std::vector<std::string>{"Nothing to change."} : done;
+}
+
+std::vector<std::string> uninstall(const fs::path& cwd, const InstallOptions& options) {
+  const auto repo = find_repo(cwd);
+  if (options.scope == ConfigScope::Local && !repo)
+    throw Error("uninstall --local must run inside a git repository", ErrorKind::Usage);
+  std::vector<std::string> done;
+  const fs::path config_cwd = repo ? repo->top : cwd;
+  bool config_changed = false;
+  for (const auto& [key, value] : config_entries(options.program)) {
+    auto unset = git(config_cwd, {"config", scope_flag(options.scope), "--unset-all", key});
+    if (unset.status == 0) config_changed = true;
+    else if (unset.status != 5)  // 5: it was not set
+      throw Error("cannot unset git config " + key + ": " + trimmed(unset.err));
+  }
+  for (const char* section : {"filter.jpblob", "diff.jpblob"}) {
+    // Drop the section headers git leaves behind, but only when empty.
+    auto rest = git(config_cwd, {"config", scope_flag(options.scope), "--get-regexp",
+                                 "^" + std::string(section) + "\\."});
+    if (rest.status == 1) git(config_cwd, {"config", scope_flag(options.scope), "--remove-section", section});
+  }
+  if (config_changed) done.push_back("Removed the jpblob filter and diff driver from the " +
+                                     scope_name(options.scope) + " git config.");
+  if (!repo) return done.empty() ? std::vector<std::string>{"Nothing to change."} : done;
+
+  const fs::path attributes = repo->top / ".gitattributes";
+  const std::string text = read_or_empty(attributes);
+  std::string kept;
+  std::size_t removed = 0;
+  for (const auto& line : split_lines(text)) {
+    if (std::find(attribute_lines().begin(), attribute_lines().end(), line) != attribute_lines().end()) {
+      ++removed;
+      continue;
+    }
+    kept += line + "\n";
+  }
+  if (removed) {
+    if (kept.find_first_not_of(" \t\n") == std::string::npos) fs::remove(attributes);
+    else write_file_atomic(attributes, kept);
+    done.push_back("Removed " + std::to_string(removed) + " line(s) from .gitattributes.");
+  }
+
+  const fs::path hook = repo->hooks / "pre-commit";
+  if (is_our_hook(hook)) {
+    fs::remove(hook);
+    done.push_back("Removed the pre-commit hook from " + repo->hooks.string() + ".");
+    std::error_code ec;
+    if (fs::exists(fs::symlink_status(repo->hooks / kChained, ec))) {
+      fs::rename(repo->hooks / kChained, hook);
+      done.push_back("Put the chained pre-commit hook back in place.");
+    }
+  }
+  return done.empty() ? std::vector<std::string>{"Nothing to change."} : done;
+}
+
+}  // namespace jpblob

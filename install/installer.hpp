@@ -1,0 +1,40 @@
+// `git jpblob install` and `git jpblob uninstall` (SPEC §7).
+//
+// install writes, in order of least surprise:
+// 1. git config at the chosen scope: filter.jpblob.{process,clean,smudge}
+//    with the absolute, shell-quoted path of this program, required = true,
+//    and diff.jpblob.textconv;
+// 2. inside a repository, the .gitattributes lines that route conversations
+//    to the filter and keep line-ending conversion off the blobs;
+// 3. inside a repository, the pre-commit hook, in the folder git runs hooks
+//    from (core.hooksPath, or the main repository's hooks from a linked
+//    worktree). A hook git-jpblob did not write is refused unless --force,
+//    which keeps it beside ours as pre-commit.jpblob-chained and runs it
+//    first: nothing is ever overwritten.
+// Every check happens before any change, and a second run changes nothing.
+// uninstall removes exactly what install added and puts a chained hook back.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace jpblob {
+
+enum class ConfigScope { Local, Global, System };
+
+struct InstallOptions {
+  ConfigScope scope = ConfigScope::Global;
+  bool force = false;
+  std::filesystem::path program;  // the absolute path of git-jpblob
+};
+
+// Returns one line per change made ("nothing to change" when none). Throws
+// Error when something is in the way, before anything was changed.
+std::vector<std::string> install(const std::filesystem::path& cwd, const InstallOptions& options);
+std::vector<std::string> uninstall(const std::filesystem::path& cwd, const InstallOptions& options);
+
+// The lines install adds to .gitattributes.
+const std::vector<std::string>& attribute_lines();
+
+}  // namespace jpblob
