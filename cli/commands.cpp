@@ -8,6 +8,7 @@
 #include "core/fs.hpp"
 #include "core/render.hpp"
 #include "core/workspace.hpp"
+#include "hooks/pre_commit.hpp"
 
 namespace jpblob {
 
@@ -35,6 +36,22 @@ void run_textconv(const fs::path& file) {
                                 ? render_blob_file(bytes, ws.settings().store.max_blob_size)
                                 : render_conversation(bytes, ws.blobs());
   write_all(STDOUT_FILENO, shown, "standard output");
+}
+
+}  // namespace jpblob
+
+namespace jpblob {
+
+void run_pre_commit() {
+  const auto report = run_pre_commit_hook(std::filesystem::current_path());
+  if (report.problems.empty()) return;
+  // Every problem on its own line; the last one is the one-line error.
+  for (std::size_t i = 0; i + 1 < report.problems.size(); ++i)
+    std::cerr << "git-jpblob: " << report.problems[i] << '\n';
+  throw Error(report.problems.back() + (report.problems.size() > 1
+                                            ? " (and " + std::to_string(report.problems.size() - 1) +
+                                                  " more above); commit refused"
+                                            : "; commit refused"));
 }
 
 }  // namespace jpblob

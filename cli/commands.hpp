@@ -15,5 +15,7 @@ std::filesystem::path program_path();
 void run_install(const InstallOptions& options);
 void run_uninstall(const InstallOptions& options);
 void run_textconv(const std::filesystem::path& file);
+// Throws Error listing every problem when the commit must be refused.
+void run_pre_commit();
 
 }  // namespace jpblob

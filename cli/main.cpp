@@ -75,6 +75,8 @@ int main(int argc, char** argv) {
   auto* process = app.add_subcommand("filter-process", "serve git's long-running filter protocol");
   process->add_option("--store", args.store, "a JP storage folder whose blobs/ to use");
   process->callback([&] { jpblob::run_filter_process(0, 1, args.store); });
+  app.add_subcommand("pre-commit", "the pre-commit hook: stage and verify referenced blobs")
+      ->callback([] { jpblob::run_pre_commit(); });
   auto* textconv = app.add_subcommand("textconv", "show a conversation or blob file as text (git diff)");
   textconv->add_option("file", args.file, "the file git hands over")->required();
   textconv->callback([&] { jpblob::run_textconv(args.file); });
