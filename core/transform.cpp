@@ -90,7 +90,16 @@ TransformReport clean(std::string_view input, const BlobStore& store, const Clea
     find_payload_sites(event, sites);
     for (const PayloadSite& site : sites) {
       const JsonNode& n = event.node(site.node);
-      if (site.kind == SiteKind::Reference) continue;
+      if (site.kind == SiteKind::Reference) {
+        // Clean owns the spelling of the references it writes: one written
+        // another way (a JSON tool resolving a merge conflict adds spaces)
+        // is rewritten to the canonical form, or smudge would restore it
+        // and the next clean would change the file.
+        const auto ref = parse_reference(event, site.node);
+        if (ref->encoding != PayloadEncoding::None && event.span(site.node) != format_reference(*ref))
+          splices.push_back({n.begin, n.end, site.kind, ref->encoding});
+        continue;
+      }
       if (site.kind == SiteKind::ContentObject) {
         if (content_object_bytes(event, site.node))
           splices.push_back({n.begin, n.end, site.kind, PayloadEncoding::None});
@@ -112,6 +121,13 @@ TransformReport clean(std::string_view input, const BlobStore& store, const Clea
   std::vector<JsonNode> nodes;
   JsonError error;
   for (const Splice& s : splices) {
+    if (s.kind == SiteKind::Reference) {
+      output.append(input.substr(copied, s.begin - copied));
+      append_reference(output, *parse_reference_json(input.substr(s.begin, s.end - s.begin)));
+      copied = s.end;
+      ++report.replaced;
+      continue;
+    }
     std::string bytes;
     if (s.kind == SiteKind::ContentObject) {
       // Re-scan the small object to decode it; its validity is known.

@@ -19,7 +19,7 @@ git config filter.jpblob.clean "$q clean %f"
 git config filter.jpblob.smudge "$q smudge %f"
 git config filter.jpblob.required true
 cat > .gitattributes <<'ATTR'
-.jp/conversations/**/events.json filter=jpblob
+.jp/conversations/**/events.json filter=jpblob -text
 .jp/blobs/** -text -diff
 ATTR
 

@@ -111,11 +111,13 @@ void make_executable(const fs::path& p) {
 }  // namespace
 
 const std::vector<std::string>& attribute_lines() {
-  // Blobs get diff=jpblob rather than -diff so `git log -p` can show their
-  // content through textconv; without the driver, git still treats them
-  // as binary, since every blob's gzip header holds NUL bytes.
+  // -text on both: git-jpblob restores the exact bytes JP wrote, so
+  // core.autocrlf must not convert them. Blobs get diff=jpblob rather than
+  // -diff so `git log -p` can show their content through textconv; without
+  // the driver, git still treats them as binary, since every blob's gzip
+  // header holds NUL bytes.
   static const std::vector<std::string> lines = {
-      ".jp/conversations/**/events.json filter=jpblob diff=jpblob",
+      ".jp/conversations/**/events.json filter=jpblob diff=jpblob -text",
       ".jp/blobs/** -text diff=jpblob",
   };
   return lines;

@@ -30,7 +30,7 @@ use_oneshot_filter() {
   git config filter.jpblob.smudge "$bin smudge %f"
   git config filter.jpblob.required true
   cat >> .gitattributes <<'ATTR'
-.jp/conversations/**/events.json filter=jpblob
+.jp/conversations/**/events.json filter=jpblob -text
 .jp/blobs/** -text -diff
 ATTR
 }
@@ -95,4 +95,57 @@ assert_clean_status() {
 
 pass() {
   echo "PASS: $(basename "$0")"
+}
+
+# Puts git-jpblob on PATH and installs it (global config, and the
+# repository's attributes and hook when run inside one).
+export PATH="$(dirname "$JPBLOB_BIN"):$PATH"
+install_jpblob() {
+  git jpblob install "$@" > /dev/null
+}
+
+# A repository with git-jpblob installed, as a team member would have it.
+new_installed_repo() {
+  local dir="$TEST_ROOT/${1:-repo}"
+  git init -q "$dir"
+  cd "$dir"
+  install_jpblob
+  git add .gitattributes
+  git commit -qm "git-jpblob attributes"
+}
+
+# No tracked file differs from the index, nor the index from HEAD.
+assert_no_changes() {
+  local s
+  s=$(git status --porcelain --untracked-files=no)
+  [ -z "$s" ] || fail "git status shows changes: $s"
+}
+
+# Appends an event to a conversation, keeping JP's formatting.
+grow_conversation() {
+  local file="$1" text="$2"
+  python3 - "$file" "$text" <<'PY'
+import base64, json, sys
+path, text = sys.argv[1], sys.argv[2]
+events = json.load(open(path))
+events.append({"timestamp": "2026-05-01 10:00:00.000000", "type": "tool_call_response",
+               "id": "toolu_" + str(len(events)), "content": base64.b64encode(text.encode()).decode(),
+               "is_error": False})
+with open(path, "w") as f:
+    json.dump(events, f, indent=2)
+    f.write("\n")
+PY
+}
+
+# Fails when any blob the committed conversations reference is not in HEAD.
+assert_blobs_committed() {
+  local refs missing=0 d
+  refs=$(git ls-files -z -- '.jp/conversations/**/events.json' | xargs -0 -I{} git cat-file -p ":{}" |
+    python3 -c '
+import re, sys
+print("\n".join(sorted(set(re.findall(r"\"\$blob\"\s*:\s*\"([0-9a-f]{64})\"", sys.stdin.read())))))')
+  for d in $refs; do
+    git cat-file -e "HEAD:.jp/blobs/${d:0:2}/${d:2:2}/$d.blob.gz" 2>/dev/null || { echo "not committed: $d" >&2; missing=1; }
+  done
+  [ "$missing" -eq 0 ] || fail "referenced blobs are missing from HEAD"
 }

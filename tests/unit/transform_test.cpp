@@ -180,6 +180,21 @@ TEST_F(TransformTest, SmudgeRestoresOnlyWhatCleanWouldRecreate) {
                 R"(},{"type":"tool_call_request","arguments":{"a":"hello"}}])");
 }
 
+// A merge resolved by a JSON tool respells references; clean puts them back
+// in the one form it writes, so the file does not stay dirty.
+TEST_F(TransformTest, CleanRewritesRespelledReferencesToTheCanonicalForm) {
+  const std::string canonical = ref("hello", "base64");
+  const std::string spaced = "{\"$blob\": \"" + Sha256::of("hello").hex() +
+                             "\", \"size\": 5, \"encoding\": \"base64\"}";
+  const std::string in = R"([{"type":"tool_call_response","content":)" + spaced +
+                         R"(},{"type":"chat_response","data":)" + spaced + "}]";
+  const std::string c = do_clean(in).out;
+  // At a payload position it is respelled; elsewhere it is data.
+  EXPECT_EQ(c, R"([{"type":"tool_call_response","content":)" + canonical +
+                   R"(},{"type":"chat_response","data":)" + spaced + "}]");
+  EXPECT_EQ(do_clean(c).out, c);
+}
+
 TEST_F(TransformTest, NotAConversationPassesThroughWithOneWarning) {
   const std::vector<std::string> inputs = {
       "",

@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Installed git-jpblob (filter-process + hook): add, commit, rm, checkout,
+# clone from a bare remote, stash, amend; git status stays clean.
+. "$(dirname "$0")/lib.sh"
+
+new_installed_repo
+[ "$(git config --global filter.jpblob.process)" = "$JPBLOB_BIN filter-process" ] || fail "process not configured"
+write_conversation
+conv=.jp/conversations/17758406187-demo/events.json
+cp "$conv" "$TEST_ROOT/original.json"
+git add "$conv" .jp/conversations/17758406187-demo/metadata.json
+[ -z "$(git status --porcelain --untracked-files=no | grep -v '^A ')" ] || fail "add left changes: $(git status --porcelain)"
+git commit -qm conversation
+assert_no_changes
+assert_blobs_committed
+git cat-file -p "HEAD:$conv" | grep -q '"\$blob":"' || fail "HEAD does not hold references"
+
+rm "$conv"
+git checkout -- "$conv"
+cmp "$conv" "$TEST_ROOT/original.json" || fail "checkout changed the file"
+assert_no_changes
+# No perpetual re-clean: a second status after the index is refreshed is
+# still clean, and the index entry is not racy any more.
+sleep 1
+git status > /dev/null
+assert_no_changes
+
+# A bare remote and a fresh clone.
+git clone -q --bare . "$TEST_ROOT/remote.git"
+git clone -q "$TEST_ROOT/remote.git" "$TEST_ROOT/clone"
+cd "$TEST_ROOT/clone"
+install_jpblob  # hooks do not travel with a clone
+cmp "$conv" "$TEST_ROOT/original.json" || fail "clone did not restore the conversation"
+assert_no_changes
+[ -z "$(git status --porcelain)" ] || fail "clone has untracked files: $(git status --porcelain)"
+
+# stash and pop.
+grow_conversation "$conv" "stashed tool output"
+cp "$conv" "$TEST_ROOT/grown.json"
+git stash -q
+cmp "$conv" "$TEST_ROOT/original.json" || fail "stash did not restore the committed file"
+assert_no_changes
+git stash pop -q
+cmp "$conv" "$TEST_ROOT/grown.json" || fail "stash pop did not bring the change back"
+
+# amend.
+git add "$conv"
+git commit -qm grown
+grow_conversation "$conv" "amended tool output"
+git add "$conv"
+git commit -q --amend -m "grown, amended"
+assert_no_changes
+assert_blobs_committed
+git cat-file -p "HEAD:$conv" | grep -c '"encoding":"base64"' > /dev/null
+git push -q origin HEAD:main
+pass

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Linked worktrees, and a sparse checkout that leaves .jp/blobs out: smudge
+# reads the blobs from git's objects.
+. "$(dirname "$0")/lib.sh"
+
+new_installed_repo
+write_conversation
+conv=.jp/conversations/17758406187-demo/events.json
+cp "$conv" "$TEST_ROOT/original.json"
+git add .jp/conversations
+git commit -qm conversation
+
+# A linked worktree: checkout restores, and a commit there stages blobs
+# through the hook installed in the main repository.
+git worktree add -q "$TEST_ROOT/wt" -b side
+cd "$TEST_ROOT/wt"
+cmp "$conv" "$TEST_ROOT/original.json" || fail "worktree checkout"
+install_jpblob  # from a linked worktree: must go to the main repository
+[ ! -e "$(git rev-parse --git-dir)/hooks/pre-commit" ] || [ "$(git rev-parse --git-dir)" = "$(git rev-parse --git-common-dir)" ] ||
+  fail "hook installed into the worktree's private folder"
+grow_conversation "$conv" "worktree output"
+git commit -qam "from the worktree"
+assert_no_changes
+assert_blobs_committed
+
+# Sparse checkout without the blobs.
+git clone -q --no-checkout "$TEST_ROOT/repo" "$TEST_ROOT/sparse"
+cd "$TEST_ROOT/sparse"
+git sparse-checkout set --no-cone '/*' '!/.jp/blobs/'
+git checkout -q main
+[ ! -e .jp/blobs ] || fail ".jp/blobs was checked out"
+cmp "$conv" "$TEST_ROOT/original.json" || fail "sparse checkout did not restore from git's objects"
+assert_no_changes
+pass
