@@ -5,7 +5,6 @@
 
 #include <cstdlib>
 #include <cstring>
-#include <map>
 #include <memory>
 #include <set>
 
@@ -32,7 +31,7 @@ struct Deleter {
 using IndexPtr = std::unique_ptr<git_index, Deleter<git_index_free>>;
 using TreePtr = std::unique_ptr<git_tree, Deleter<git_tree_free>>;
 using BlobPtr = std::unique_ptr<git_blob, Deleter<git_blob_free>>;
-using EntryPtr = std::unique_ptr<git_tree_entry, Deleter<git_tree_entry_free>>;
+using DiffPtr = std::unique_ptr<git_diff, Deleter<git_diff_free>>;
 
 constexpr std::string_view kConversations = ".jp/conversations/";
 constexpr std::string_view kBlobs = ".jp/blobs/";
@@ -103,7 +102,12 @@ class Hook {
   }
 
   PreCommitReport run() {
-    for (const std::string& path : changed_conversations()) check_conversation(path);
+    const Changes changes = staged_changes();
+    for (const std::string& path : changes.modified_blobs)
+      problem(path + " is a tracked blob whose content is being changed; a blob never changes: "
+                     "git checkout HEAD -- " + path);
+    for (const std::string& path : changes.added_blobs) verify_added_blob(path);
+    for (const std::string& path : changes.conversations) check_conversation(path);
     if (report_.problems.empty() && dirty_) {
       for (git_index* index : {index_.get(), real_index_.get()})
         if (index) check_git(git_index_write(index), "cannot write the index");
@@ -112,31 +116,62 @@ class Hook {
   }
 
  private:
-  std::optional<git_oid> head_id(const std::string& path) {
-    if (!head_) return std::nullopt;
-    git_tree_entry* raw = nullptr;
-    const int rc = git_tree_entry_bypath(&raw, head_.get(), path.c_str());
-    if (rc == GIT_ENOTFOUND) return std::nullopt;
-    check_git(rc, "cannot look up " + path + " in HEAD");
-    EntryPtr entry(raw);
-    return *git_tree_entry_id(raw);
+  struct Changes {
+    std::vector<std::string> conversations;   // added or modified against HEAD
+    std::vector<std::string> added_blobs;     // blob files new against HEAD
+    std::vector<std::string> modified_blobs;  // blob files whose content changes
+  };
+
+  // What the commit changes under .jp/, against HEAD. The index is written
+  // as a tree (cheap: git has just refreshed its cache-tree) and diffed
+  // with HEAD's; a tree diff skips every identical subtree by its id, so
+  // the cost grows with what is staged, not with the repository.
+  Changes staged_changes() {
+    Changes changes;
+    std::size_t pos = 0;
+    if (git_index_find_prefix(&pos, index_.get(), ".jp/") != 0) return changes;  // no .jp at all
+    git_oid tree_id;
+    check_git(git_index_write_tree_to(&tree_id, index_.get(), repo_), "cannot write the index as a tree");
+    git_tree* raw = nullptr;
+    check_git(git_tree_lookup(&raw, repo_, &tree_id), "cannot read the index tree");
+    TreePtr staged(raw);
+    git_diff_options opts = GIT_DIFF_OPTIONS_INIT;
+    char prefix[] = ".jp/";
+    char* paths[] = {prefix};
+    opts.pathspec = {paths, 1};
+    git_diff* diff = nullptr;
+    check_git(git_diff_tree_to_tree(&diff, repo_, head_.get(), staged.get(), &opts),
+              "cannot compare the index with HEAD");
+    DiffPtr owned(diff);
+    for (std::size_t i = 0, n = git_diff_num_deltas(diff); i < n; ++i) {
+      const git_diff_delta* d = git_diff_get_delta(diff, i);
+      if (d->status == GIT_DELTA_DELETED) continue;
+      const std::string path = d->new_file.path;
+      if (is_conversation(path)) {
+        changes.conversations.push_back(path);
+      } else if (path.starts_with(kBlobs)) {
+        (d->status == GIT_DELTA_ADDED ? changes.added_blobs : changes.modified_blobs).push_back(path);
+      }
+    }
+    return changes;
   }
 
-  std::vector<std::string> changed_conversations() {
-    std::vector<std::string> out;
-    std::size_t pos = 0;
-    if (git_index_find_prefix(&pos, index_.get(), std::string(kConversations).c_str()) != 0)
-      return out;
-    for (std::size_t n = git_index_entrycount(index_.get()); pos < n; ++pos) {
-      const git_index_entry* e = git_index_get_byindex(index_.get(), pos);
-      const std::string_view path = e->path;
-      if (!path.starts_with(kConversations)) break;
-      if (!is_conversation(path) || git_index_entry_stage(e) != 0) continue;
-      auto in_head = head_id(std::string(path));
-      if (in_head && git_oid_equal(&*in_head, &e->id)) continue;
-      out.emplace_back(path);
+  // A blob file staged by hand (git add .jp/blobs) must still be what its
+  // name says.
+  void verify_added_blob(const std::string& path) {
+    const std::string name = fs::path(path).filename().string();
+    if (!name.ends_with(".blob.gz")) return;  // not a blob file: not ours to judge
+    auto digest = Digest::from_hex(name.substr(0, name.size() - 8));
+    if (!digest || path != std::string(kBlobs) + blob_relative_path(*digest)) return;
+    const git_index_entry* e = git_index_get_bypath(index_.get(), path.c_str(), 0);
+    auto raw = e ? blob_content(repo_, e->id, path + " in the index") : std::nullopt;
+    if (!raw) return;
+    try {
+      decode_blob(*raw, *digest, std::nullopt, ws_.store().options().max_blob_size, path + " (index)");
+      verified_.insert(path);
+    } catch (const Error& err) {
+      problem(std::string(err.what()) + "; unstage it: git rm --cached " + path);
     }
-    return out;
   }
 
   void stage(const git_index_entry& entry) {
@@ -204,14 +239,12 @@ class Hook {
           return;
         }
       }
-      auto in_head = head_id(path);
-      if (in_head && git_oid_equal(&*in_head, &e->id)) return;  // verified when committed
-      auto raw = blob_content(repo_, e->id, path + " in the index");
-      if (!raw) {
-        problem("blob " + hex + " referenced by " + conversation + " is staged but missing from git's objects" + fix);
-        return;
+      // Already staged: either committed before, or new and checked by
+      // verify_added_blob; only the size its reference declares is left.
+      if (verified_.count(path)) {
+        auto raw = blob_content(repo_, e->id, path + " in the index");
+        if (raw) verify(conversation, ref, *raw, path + " (index)", fix);
       }
-      verify(conversation, ref, *raw, path + " (index)", fix);
       return;
     }
     if (!on_disk) {
@@ -250,6 +283,7 @@ class Hook {
   IndexPtr real_index_;
   TreePtr head_;
   bool dirty_ = false;
+  std::set<std::string> verified_;  // blob files new in this commit, already checked
   PreCommitReport report_;
 };
 

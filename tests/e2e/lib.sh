@@ -137,10 +137,11 @@ with open(path, "w") as f:
 PY
 }
 
-# Fails when any blob the committed conversations reference is not in HEAD.
+# Fails when any blob the conversations in HEAD reference is not in HEAD.
 assert_blobs_committed() {
   local refs missing=0 d
-  refs=$(git ls-files -z -- '.jp/conversations/**/events.json' | xargs -0 -I{} git cat-file -p ":{}" |
+  refs=$(git ls-tree -r -z --name-only HEAD -- .jp/conversations | grep -z '/events.json$' |
+    xargs -0 -I{} git cat-file -p "HEAD:{}" |
     python3 -c '
 import re, sys
 print("\n".join(sorted(set(re.findall(r"\"\$blob\"\s*:\s*\"([0-9a-f]{64})\"", sys.stdin.read())))))')

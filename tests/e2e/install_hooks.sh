@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# install, reinstall and uninstall: beside an existing hook, and with
+# core.hooksPath. Nothing is ever overwritten, and uninstall puts back
+# exactly what was there.
+. "$(dirname "$0")/lib.sh"
+git init -q "$TEST_ROOT/repo"
+cd "$TEST_ROOT/repo"
+snapshot() { { git config --global --list 2>/dev/null; cat .gitattributes 2>/dev/null; ls -la "$1" 2>/dev/null | awk '{print $1, $NF}'; cat "$1"/* 2>/dev/null; } | sha256sum; }
+
+# A user's own hook, which fails commits whose message says "bad".
+mkdir -p .git/hooks
+cat > .git/hooks/pre-commit <<'HOOK'
+#!/bin/sh
+echo "user hook ran" >> "$(git rev-parse --git-dir)/user-hook.log"
+[ -z "$(git diff --cached --name-only | grep forbidden)" ]
+HOOK
+chmod +x .git/hooks/pre-commit
+cp .git/hooks/pre-commit "$TEST_ROOT/user-hook"
+before=$(snapshot .git/hooks)
+
+# Without --force: refused, with how to chain by hand, and nothing changed.
+set +e
+git jpblob install > "$TEST_ROOT/out" 2> "$TEST_ROOT/err"
+rc=$?
+set -e
+[ "$rc" -eq 1 ] || fail "install over a foreign hook exited $rc"
+grep -q "refusing to replace .*pre-commit" "$TEST_ROOT/err" || fail "message: $(cat "$TEST_ROOT/err")"
+grep -q "pre-commit || exit 1" "$TEST_ROOT/err" || fail "no hint how to chain by hand"
+[ "$(snapshot .git/hooks)" = "$before" ] || fail "a refused install changed something"
+
+# With --force: chained. Both hooks run; the user's can still fail a commit.
+git jpblob install --force > /dev/null
+cmp .git/hooks/pre-commit.jpblob-chained "$TEST_ROOT/user-hook" || fail "the user hook was not kept intact"
+after_install=$(snapshot .git/hooks)
+git jpblob install > "$TEST_ROOT/out"
+grep -qx "Nothing to change." "$TEST_ROOT/out" || fail "reinstall: $(cat "$TEST_ROOT/out")"
+[ "$(snapshot .git/hooks)" = "$after_install" ] || fail "reinstall changed something"
+git add .gitattributes && git commit -qm attributes
+write_conversation
+git add .jp/conversations
+git commit -qm conversation
+grep -q "user hook ran" .git/user-hook.log || fail "the chained user hook did not run"
+assert_blobs_committed
+touch forbidden && git add forbidden
+if git commit -qm "bad" 2>/dev/null; then fail "the chained user hook could not fail the commit"; fi
+git rm -q --cached forbidden && rm forbidden
+
+# uninstall: our hook gone, the user's back in place, byte for byte.
+git jpblob uninstall > /dev/null
+cmp .git/hooks/pre-commit "$TEST_ROOT/user-hook" || fail "uninstall did not restore the user hook"
+[ ! -e .git/hooks/pre-commit.jpblob-chained ] || fail "chained copy left behind"
+[ -z "$(git config --global --get-regexp '^(filter|diff)\.jpblob\.' || true)" ] || fail "config left behind"
+! grep -q jpblob .gitattributes 2>/dev/null || fail "attributes left behind"
+git jpblob uninstall | grep -qx "Nothing to change." || fail "second uninstall changed something"
+
+# core.hooksPath: the hook goes there, not into .git/hooks.
+git init -q "$TEST_ROOT/hookspath"
+cd "$TEST_ROOT/hookspath"
+git config core.hooksPath tools/hooks
+git jpblob install > /dev/null
+[ -x tools/hooks/pre-commit ] || fail "hook not installed in core.hooksPath"
+[ ! -e .git/hooks/pre-commit ] || fail "hook installed in .git/hooks despite core.hooksPath"
+git add .gitattributes && git commit -qm attributes
+write_conversation
+git add .jp/conversations
+git commit -qm conversation
+assert_blobs_committed
+git jpblob uninstall > /dev/null
+[ ! -e tools/hooks/pre-commit ] || fail "uninstall left the hook in core.hooksPath"
+
+# --local writes the repository's config only.
+git jpblob install --local > /dev/null
+[ -n "$(git config --local filter.jpblob.process)" ] || fail "--local did not write local config"
+[ -z "$(git config --global filter.jpblob.process || true)" ] || fail "--local wrote global config"
+git jpblob uninstall --local > /dev/null
+[ -z "$(git config --local filter.jpblob.process || true)" ] || fail "uninstall --local"
+pass
