@@ -13,15 +13,9 @@ git init -q
 git config user.name >/dev/null || git config user.name "jpblob demo"
 git config user.email >/dev/null || git config user.email "demo@example.com"
 
-# The filter, as `git jpblob install` will write it.
-q=$(printf '%q' "$bin")
-git config filter.jpblob.clean "$q clean %f"
-git config filter.jpblob.smudge "$q smudge %f"
-git config filter.jpblob.required true
-cat > .gitattributes <<'ATTR'
-.jp/conversations/**/events.json filter=jpblob -text
-.jp/blobs/** -text -diff
-ATTR
+# The filter, the diff driver, .gitattributes and the pre-commit hook; --local
+# keeps the demo out of your global git config.
+git jpblob install --local
 
 # A conversation in today's JP format: the assistant reads this project's
 # own sources, so tool outputs are real text, base64 in events.json.
@@ -53,9 +47,8 @@ PY
 echo '{"title":"Walk through the core library"}' > "$conv/metadata.json"
 cp "$conv/events.json" "$demo/.original-events.json"
 
-git add .gitattributes "$conv"
-git add .jp/blobs   # the pre-commit hook will stage these itself
-git commit -qm "A JP conversation, committed through git-jpblob"
+git add .gitattributes "$conv"   # clean moves the payloads to .jp/blobs
+git commit -qm "A JP conversation, committed through git-jpblob"   # the hook stages the blobs
 
 working=$(wc -c < "$conv/events.json")
 committed=$(git cat-file -s "HEAD:$conv/events.json")
