@@ -135,10 +135,12 @@ class Hook {
     git_tree* raw = nullptr;
     check_git(git_tree_lookup(&raw, repo_, &tree_id), "cannot read the index tree");
     TreePtr staged(raw);
-    git_diff_options opts = GIT_DIFF_OPTIONS_INIT;
+    git_diff_options opts;
+    check_git(git_diff_options_init(&opts, GIT_DIFF_OPTIONS_VERSION), "cannot set up a diff");
     char prefix[] = ".jp/";
     char* paths[] = {prefix};
-    opts.pathspec = {paths, 1};
+    opts.pathspec.strings = paths;
+    opts.pathspec.count = 1;
     git_diff* diff = nullptr;
     check_git(git_diff_tree_to_tree(&diff, repo_, head_.get(), staged.get(), &opts),
               "cannot compare the index with HEAD");
