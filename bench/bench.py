@@ -1,0 +1,436 @@
+#!/usr/bin/env python3
+"""git-jpblob benchmark: ratios against peers and floors, measured in one run.
+
+Every row times git-jpblob (A) and its peer or floor (B) in interleaved runs,
+A B A B ..., on this machine, now, and reports the median of the per-pair
+ratios A/B. Absolute times are shown for orientation only: these machines are
+shared and noisy, so only ratios are compared with targets.
+"""
+import argparse
+import base64
+import gzip
+import json
+import os
+import random
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROWS = []  # (name, peer, ratio or None, target text, met or None, note)
+
+
+def sh(cmd, cwd=None, env=None, stdin=None, check=True, capture=False):
+    """Runs a shell command; returns (seconds, stdout bytes)."""
+    start = time.perf_counter()
+    r = subprocess.run(cmd, shell=True, cwd=cwd, env=env, stdin=stdin,
+                       stdout=subprocess.PIPE if capture else subprocess.DEVNULL,
+                       stderr=subprocess.PIPE)
+    elapsed = time.perf_counter() - start
+    if check and r.returncode != 0:
+        raise RuntimeError(f"command failed ({r.returncode}): {cmd}\n{r.stderr.decode()[-2000:]}")
+    return elapsed, r.stdout
+
+
+def timed(cmd, cwd=None, env=None, stdin_path=None):
+    if stdin_path:
+        with open(stdin_path, "rb") as f:
+            return sh(cmd, cwd, env, stdin=f)[0]
+    return sh(cmd, cwd, env)[0]
+
+
+def peak_kib(cmd, cwd=None, env=None, stdin_path=None):
+    out = Path(tempfile.mktemp())
+    full = f"/usr/bin/time -f %M -o {out} sh -c '{cmd}'"
+    if stdin_path:
+        full += f" < {stdin_path}"
+    sh(full, cwd, env)
+    return int(out.read_text().split()[-1])
+
+
+def interleave(a, b, reps, setup_a=None, setup_b=None):
+    """Runs a and b alternately; returns (median ratio, median a, median b)."""
+    ta, tb = [], []
+    for _ in range(reps):
+        if setup_a:
+            setup_a()
+        ta.append(a())
+        if setup_b:
+            setup_b()
+        tb.append(b())
+    ratios = [x / y for x, y in zip(ta, tb)]
+    return statistics.median(ratios), statistics.median(ta), statistics.median(tb)
+
+
+def row(name, peer, ratio, target, limit, detail=""):
+    met = None if limit is None or ratio is None else ratio <= limit
+    ROWS.append((name, peer, ratio, target, met, detail))
+    status = "n/a" if ratio is None else f"{ratio:.2f}x"
+    print(f"  {name}: {status} vs {peer} (target {target}) {detail}", flush=True)
+
+
+def git_env(home):
+    env = dict(os.environ)
+    env.update(HOME=str(home), GIT_CONFIG_NOSYSTEM="1", GIT_AUTHOR_NAME="bench",
+               GIT_AUTHOR_EMAIL="bench@example.com", GIT_COMMITTER_NAME="bench",
+               GIT_COMMITTER_EMAIL="bench@example.com")
+    for k in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "JPBLOB_SKIP_SMUDGE"):
+        env.pop(k, None)
+    return env
+
+
+# --- data -----------------------------------------------------------------
+
+def real_conversations(fixtures):
+    root = fixtures / "jp-workspace/.jp/conversations"
+    return sorted(root.rglob("events.json"))
+
+
+def real_payloads(files):
+    out = []
+    for f in files:
+        for e in json.loads(f.read_text()):
+            if e.get("type") == "tool_call_response" and isinstance(e.get("content"), str):
+                try:
+                    out.append(base64.b64decode(e["content"], validate=True))
+                except Exception:
+                    out.append(e["content"].encode())
+    return out
+
+
+def perturb(payload, tag):
+    """A unique variant of a real payload with its size and shape."""
+    return payload + f"\n[{tag}]".encode()
+
+
+def conversation_from(template_events, payload_for, limit_events=None):
+    """A JP conversation with the template's events, payloads replaced."""
+    events = []
+    for e in template_events[:limit_events]:
+        e = dict(e)
+        if e.get("type") == "tool_call_response" and isinstance(e.get("content"), str):
+            e["content"] = base64.b64encode(payload_for()).decode()
+        events.append(e)
+    return json.dumps(events, indent=2) + "\n"
+
+
+def big_conversation(path, payloads, size, unique, seed):
+    rng = random.Random(seed)
+    parts, total, i = [], 0, 0
+    while total < size:
+        p = payloads[i % len(payloads)]
+        if unique:
+            p = perturb(p, f"{seed}-{i}-{rng.random()}")
+        b64 = base64.b64encode(p).decode()
+        parts.append('{"timestamp":"2026-01-01 00:00:00.%06d","type":"tool_call_response",'
+                     '"id":"t%d","content":"%s","is_error":false}' % (i % 1000000, i, b64))
+        total += len(b64) + 100
+        i += 1
+    path.write_text("[\n" + ",\n".join(parts) + "\n]\n")
+
+
+# --- rows -----------------------------------------------------------------
+
+class Bench:
+    def __init__(self, args):
+        self.bin = Path(args.bin).resolve()
+        self.fixtures = Path(args.fixtures).resolve()
+        self.quick = args.quick
+        self.reps = 3 if args.quick else 5
+        self.work = Path(tempfile.mkdtemp(prefix="jpblob-bench-"))
+        self.home = self.work / "home"
+        self.home.mkdir()
+        self.env = git_env(self.home)
+        self.files = real_conversations(self.fixtures)
+        self.payloads = real_payloads(self.files)
+        self.mb = 20 if args.quick else 100
+        self.n_conversations = 200 if args.quick else 1000
+
+    def git(self, args, cwd, check=True):
+        return sh(f"git {args}", cwd, self.env, check=check)
+
+    def install(self, repo):
+        sh(f"{self.bin} install --local", repo, self.env)
+
+    # clean, smudge and memory on one large conversation
+    def large_file(self):
+        print(f"== one {self.mb} MB conversation", flush=True)
+        d = self.work / "large"
+        d.mkdir()
+        cold = d / "cold.json"
+        big_conversation(cold, self.payloads, self.mb << 20, True, 1)
+        payload_bytes = d / "payloads.bin"
+        with open(payload_bytes, "wb") as f:
+            for e in json.loads(cold.read_text()):
+                f.write(base64.b64decode(e["content"]))
+        store = d / "store"
+
+        def reset_store():
+            shutil.rmtree(store, ignore_errors=True)
+            store.mkdir()
+
+        clean = f"{self.bin} clean --store {store} > {d}/cleaned.json"
+        ratio, a, b = interleave(lambda: timed(clean, d, self.env, cold),
+                                 lambda: timed(f"gzip -6 -c {payload_bytes} > /dev/null", d, self.env),
+                                 self.reps, setup_a=reset_store)
+        row(f"clean, cold, {self.mb} MB", "gzip -6 of the payload bytes", ratio, "<= 1.25x", 1.25,
+            f"({a:.2f}s vs {b:.2f}s)")
+
+        input_kib = cold.stat().st_size // 1024
+        reset_store()
+        kib = peak_kib(f"{self.bin} clean --store {store} > /dev/null", d, self.env, cold)
+        limit_kib = 2 * input_kib + 64 * 1024
+        row(f"peak memory, clean of {self.mb} MB", "2x input + 64 MB", kib / limit_kib, "<= 1.0 of the limit",
+            1.0, f"({kib // 1024} MiB, limit {limit_kib // 1024} MiB)")
+
+        # smudge against gzip -dc of the same blobs
+        blobs = d / "blobs.gz"
+        with open(blobs, "wb") as out:
+            for p in sorted(store.rglob("*.blob.gz")):
+                out.write(p.read_bytes())
+        smudge = f"{self.bin} smudge --store {store} > /dev/null"
+        ratio, a, b = interleave(lambda: timed(smudge, d, self.env, d / "cleaned.json"),
+                                 lambda: timed(f"gzip -dc {blobs} > /dev/null", d, self.env), self.reps)
+        row(f"smudge, {self.mb} MB", "gzip -dc of the same blobs", ratio, "<= 1.5x", 1.5, f"({a:.2f}s vs {b:.2f}s)")
+
+        # warm clean against git lfs clean, on the large file and the largest real one
+        lfs = d / "lfsrepo"
+        self.git(f"init -q {lfs}", d)
+        sh("git lfs install --local > /dev/null", lfs, self.env)
+        largest = max(self.files, key=lambda p: p.stat().st_size)
+        for label, src in ((f"{self.mb} MB", cold), ("largest real", largest)):
+            sh(f"{self.bin} clean --store {store} > /dev/null", d, self.env, stdin=open(src, "rb"))
+            sh(f"git lfs clean x.json > /dev/null", lfs, self.env, stdin=open(src, "rb"))
+            ratio, a, b = interleave(
+                lambda: timed(f"{self.bin} clean --store {store} > /dev/null", d, self.env, src),
+                lambda: timed("git lfs clean x.json > /dev/null", lfs, self.env, src), self.reps)
+            row(f"clean, warm, {label}", "git lfs clean", ratio, "<= 1.0x", 1.0, f"({a:.3f}s vs {b:.3f}s)")
+
+    # git add / clone / status of many conversations
+    def many_conversations(self):
+        n = self.n_conversations
+        print(f"== {n} conversations", flush=True)
+        d = self.work / "many"
+        d.mkdir()
+        templates = [json.loads(f.read_text()) for f in self.files]
+        counter = iter(range(10 ** 9))
+        src = d / "src"
+        dup = d / "dup"
+        rng = random.Random(2)
+        for i in range(n):
+            t = templates[i % len(templates)]
+            # The first 60 events keep real shapes and sizes at about 100 KB
+            # a conversation, so 1,000 fit the ten-minute budget.
+            text = conversation_from(t, lambda: perturb(rng.choice(self.payloads), next(counter)), 60)
+            for base in (src, dup):
+                p = base / f".jp/conversations/{17000000000 + i}-bench/events.json"
+                p.parent.mkdir(parents=True, exist_ok=True)
+                p.write_text(text)
+        total_mb = sum(p.stat().st_size for p in src.rglob("events.json")) / 2 ** 20
+
+        def fresh(path, kind, tree):
+            shutil.rmtree(path, ignore_errors=True)
+            path.mkdir()
+            shutil.copytree(tree / ".jp", path / ".jp")
+            self.git("init -q .", path)
+            if kind == "jpblob":
+                self.install(path)
+            elif kind == "lfs":
+                sh("git lfs install --local > /dev/null && git lfs track '.jp/conversations/**/events.json' > /dev/null",
+                   path, self.env)
+
+        ra, rb = d / "a", d / "b"
+        add = "git add .jp/conversations"
+        ratio, a, b = interleave(lambda: timed(add, ra, self.env), lambda: timed(add, rb, self.env), self.reps,
+                                 setup_a=lambda: fresh(ra, "jpblob", src), setup_b=lambda: fresh(rb, "plain", src))
+        row(f"git add {n} conversations, cold", f"plain git add ({total_mb:.0f} MB)", ratio, "<= 1.5x", 1.5,
+            f"({a:.2f}s vs {b:.2f}s)")
+
+        # Warm: the same conversations again, every blob already in the store.
+        fresh(ra, "jpblob", src)
+        timed(add, ra, self.env)
+        blobs = ra / ".jp/blobs"
+
+        def warm():
+            fresh(rb, "jpblob", dup)
+            shutil.copytree(blobs, rb / ".jp/blobs")
+
+        rc = d / "c"
+        ratio, a, b = interleave(lambda: timed(add, rb, self.env), lambda: timed(add, rc, self.env), self.reps,
+                                 setup_a=warm, setup_b=lambda: fresh(rc, "plain", dup))
+        row(f"git add {n} conversations, warm", "plain git add", ratio, "<= 1.2x", 1.2, f"({a:.2f}s vs {b:.2f}s)")
+
+        ratio, a, b = interleave(lambda: timed(add, ra, self.env), lambda: timed(add, rb, self.env), self.reps,
+                                 setup_a=lambda: fresh(ra, "jpblob", src), setup_b=lambda: fresh(rb, "lfs", src))
+        row(f"git add {n} conversations", "git-lfs tracking them", ratio, "report", None, f"({a:.2f}s vs {b:.2f}s)")
+
+        # clone + checkout, and status right after
+        origins = {}
+        for kind in ("jpblob", "plain", "lfs"):
+            o = d / f"origin-{kind}"
+            fresh(o, kind, src)
+            self.git("add -A .", o)
+            self.git("commit -qm conversations", o)
+            origins[kind] = o
+        # the clone side needs the filter config: global, as a user has it
+        sh(f"{self.bin} install --global > /dev/null", d, self.env)
+
+        def clone(kind):
+            dest = d / f"clone-{kind}"
+            shutil.rmtree(dest, ignore_errors=True)
+            env = dict(self.env)
+            if kind == "plain":
+                env["GIT_CONFIG_PARAMETERS"] = "'filter.jpblob.process'='' 'filter.jpblob.required'='false'"
+            return timed(f"git clone -q {origins[kind]} {dest}", d, env)
+
+        ratio, a, b = interleave(lambda: clone("jpblob"), lambda: clone("plain"), self.reps)
+        row(f"git clone + checkout, {n} conversations", "plain git clone", ratio, "<= 1.5x", 1.5,
+            f"({a:.2f}s vs {b:.2f}s)")
+        try:
+            ratio_lfs, a2, b2 = interleave(lambda: clone("jpblob"), lambda: clone("lfs"), self.reps)
+            row(f"git clone + checkout, {n} conversations", "git-lfs clone", ratio_lfs, "report", None,
+                f"({a2:.2f}s vs {b2:.2f}s)")
+        except RuntimeError as e:
+            row(f"git clone + checkout, {n} conversations", "git-lfs clone", None, "report", None,
+                f"(git-lfs clone failed: {str(e).splitlines()[0][:60]})")
+        clone("jpblob")
+        clone("plain")
+        plain_env = dict(self.env)
+        plain_env["GIT_CONFIG_PARAMETERS"] = "'filter.jpblob.process'='' 'filter.jpblob.required'='false'"
+        time.sleep(1.1)  # past the racy-git window for both clones
+        timed("git status", d / "clone-jpblob", self.env)
+        timed("git status", d / "clone-plain", plain_env)
+        ratio, a, b = interleave(lambda: timed("git status", d / "clone-jpblob", self.env),
+                                 lambda: timed("git status", d / "clone-plain", plain_env), self.reps * 2)
+        row("git status after checkout, nothing changed", "plain git status", ratio, "<= 1.1x", 1.1,
+            f"({a * 1000:.0f}ms vs {b * 1000:.0f}ms)")
+        sh(f"{self.bin} uninstall --global > /dev/null", d, self.env)
+
+    # the hook in a large repository
+    def big_repository(self):
+        n_conv = 500 if self.quick else 5000
+        per = 20
+        print(f"== pre-commit in a repository of {n_conv} conversations, {n_conv * per} blobs", flush=True)
+        repo = self.work / "bigrepo"
+        repo.mkdir()
+        self.git("init -q .", repo)
+        self.install(repo)
+        self.git("config jpblob.fsync false", repo)  # set-up only; the timed commit syncs as usual
+        rng = random.Random(3)
+        conv_root = repo / ".jp/conversations"
+        for i in range(n_conv):
+            events = []
+            for k in range(per):
+                data = f"tool output {i}/{k} {rng.random()}\n".encode() * rng.randint(1, 8)
+                events.append({"timestamp": "2026-01-01 00:00:00.000000", "type": "tool_call_response",
+                               "id": f"t{k}", "content": base64.b64encode(data).decode(), "is_error": False})
+            p = conv_root / f"{17000000000 + i}-c/events.json"
+            p.parent.mkdir(parents=True)
+            p.write_text(json.dumps(events, indent=2) + "\n")
+        self.git("add -A .", repo)
+        self.git("commit -q --no-verify -m base", repo)
+        self.git("config --unset jpblob.fsync", repo)
+        head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=repo, env=self.env, capture_output=True,
+                              text=True).stdout.strip()
+        hooks = repo / ".git/hooks"
+        ours = (hooks / "pre-commit").read_text()
+        standin = "#!/bin/sh\ngit diff --cached --name-only > /dev/null\n"
+        target = conv_root / f"{17000000000 + n_conv // 2}-c/events.json"
+        counter = iter(range(10 ** 9))
+
+        def prepare(hook_text):
+            self.git(f"reset -q --hard {head}", repo)
+            (hooks / "pre-commit").write_text(hook_text)
+            events = json.loads(target.read_text())
+            events.append({"timestamp": "2026-01-02 00:00:00.000000", "type": "tool_call_response",
+                           "id": "new", "content": base64.b64encode(f"new output {next(counter)}".encode()).decode(),
+                           "is_error": False})
+            target.write_text(json.dumps(events, indent=2) + "\n")
+            self.git(f"add {target}", repo)
+
+        commit = "git commit -q -m one"
+        ratio, a, b = interleave(lambda: timed(commit, repo, self.env), lambda: timed(commit, repo, self.env),
+                                 self.reps, setup_a=lambda: prepare(ours), setup_b=lambda: prepare(standin))
+        row(f"pre-commit, one conversation in {n_conv}", "stand-in hook: git diff --cached --name-only", ratio,
+            "<= 1.5x", 1.5, f"(commit {a * 1000:.0f}ms vs {b * 1000:.0f}ms)")
+        row(f"gc, {n_conv} conversations / {n_conv * per} blobs", "list blobs + read every events.json", None,
+            "<= 3x", None, "(gc is not built yet: issue 5)")
+        row("verify, same store", "cat blobs | gzip -dc | sha256sum", None, "<= 1.0x", None,
+            "(verify is not built yet: issue 5)")
+
+    # repository size on the real history
+    def history(self):
+        print("== .git size on the real 28-commit history", flush=True)
+        bundle = self.fixtures / "jp-conversations-history.bundle"
+        d = self.work / "history"
+        d.mkdir()
+        src = d / "src"
+        self.git(f"clone -q {bundle} {src}", d)
+        commits = subprocess.run(["git", "rev-list", "--reverse", "HEAD"], cwd=src, env=self.env,
+                                 capture_output=True, text=True).stdout.split()
+        sizes = {}
+        for kind in ("jpblob", "plain", "lfs"):
+            r = d / kind
+            r.mkdir()
+            self.git("init -q .", r)
+            if kind == "jpblob":
+                self.install(r)
+            elif kind == "lfs":
+                sh("git lfs install --local > /dev/null && git lfs track '.jp/conversations/**/events.json' > /dev/null",
+                   r, self.env)
+            for c in commits:
+                self.git(f"checkout -q {c}", src)
+                shutil.rmtree(r / ".jp/conversations", ignore_errors=True)
+                shutil.copytree(src / ".jp/conversations", r / ".jp/conversations")
+                self.git("add -A .", r)
+                self.git("commit -q --allow-empty -m c", r)
+            self.git("gc -q --aggressive", r)
+            sizes[kind] = sum(p.stat().st_size for p in (r / ".git").rglob("*") if p.is_file())
+        detail = ", ".join(f"{k} {v / 2 ** 20:.2f} MiB" for k, v in sizes.items())
+        row(".git size after git gc --aggressive, real history", "plain git", sizes["jpblob"] / sizes["plain"],
+            "<= 0.85x", 0.85, f"({detail})")
+        row(".git size after git gc --aggressive, real history", "git-lfs", sizes["jpblob"] / sizes["lfs"],
+            "report", None, "")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--bin", required=True)
+    ap.add_argument("--fixtures", required=True)
+    ap.add_argument("--quick", action="store_true", help="smaller data, fewer runs (a smoke test)")
+    ap.add_argument("--only", nargs="*", default=[], help="large many big history")
+    ap.add_argument("--keep", action="store_true")
+    args = ap.parse_args()
+    if not (Path(args.fixtures) / "jp-workspace").is_dir():
+        print("bench: ../shared/fixtures is absent; nothing to measure")
+        return 0
+    b = Bench(args)
+    start = time.time()
+    try:
+        for name, fn in (("large", b.large_file), ("many", b.many_conversations),
+                         ("big", b.big_repository), ("history", b.history)):
+            if not args.only or name in args.only:
+                fn()
+    finally:
+        if not args.keep:
+            shutil.rmtree(b.work, ignore_errors=True)
+    print(f"\ngit-jpblob benchmark ({'quick' if args.quick else 'full'}; {time.time() - start:.0f}s; "
+          f"median of {b.reps} interleaved pairs; lower is better)\n")
+    print(f"| {'row':<52} | {'measured against':<46} | {'ratio':>6} | {'target':<20} | met |")
+    print(f"|{'-' * 54}|{'-' * 48}|{'-' * 8}|{'-' * 22}|-----|")
+    for name, peer, ratio, target, met, detail in ROWS:
+        r = "n/a" if ratio is None else f"{ratio:.2f}x"
+        m = "-" if met is None else ("yes" if met else "NO")
+        print(f"| {name:<52} | {peer:<46} | {r:>6} | {target:<20} | {m:<3} |")
+    print()
+    for name, peer, ratio, target, met, detail in ROWS:
+        if detail:
+            print(f"  {name} vs {peer}: {detail}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
