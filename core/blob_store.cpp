@@ -6,6 +6,9 @@
 
 #include "error.hpp"
 #include "gzip.hpp"
+#include "parallel.hpp"
+
+#include <unordered_map>
 
 namespace jpblob {
 
@@ -154,6 +157,55 @@ BlobStore::PutResult BlobStore::put(const Digest& digest, std::string_view bytes
                   options_.fsync ? AtomicFile::Durability::Full : AtomicFile::Durability::None);
   file.write(gz);
   return {digest, file.commit(AtomicFile::Replace::No)};
+}
+
+std::vector<BlobStore::PutResult> BlobStore::put_all(
+    const std::vector<std::string_view>& payloads) const {
+  std::vector<std::optional<Digest>> digests(payloads.size());
+  parallel_for(payloads.size(), [&](std::size_t i) { digests[i] = Sha256::of(payloads[i]); });
+  std::vector<std::size_t> unique;  // first index of each distinct digest
+  std::unordered_map<Digest, std::size_t, DigestHash> first;
+  for (std::size_t i = 0; i < payloads.size(); ++i)
+    if (first.emplace(*digests[i], i).second) unique.push_back(i);
+
+  std::vector<char> written(payloads.size(), 0);
+  // Chunks bound the descriptors held open between writing and publishing.
+  constexpr std::size_t kChunk = 128;
+  struct Pending {
+    Fd leaf;
+    std::unique_ptr<AtomicFile> file;
+  };
+  for (std::size_t start = 0; start < unique.size(); start += kChunk) {
+    const std::size_t count = std::min(kChunk, unique.size() - start);
+    std::vector<Pending> pending(count);
+    parallel_for(count, [&](std::size_t k) {
+      const std::size_t i = unique[start + k];
+      const Digest& d = *digests[i];
+      Fd leaf = open_leaf(d, true);
+      const std::string name = d.hex() + ".blob.gz";
+      struct stat st {};
+      if (::fstatat(leaf.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0) {
+        if (!S_ISREG(st.st_mode))
+          throw Error("refusing blob " + path_of(d).string() + ": it is not a regular file");
+        return;
+      }
+      auto file = std::make_unique<AtomicFile>(leaf.get(), name, "blob " + path_of(d).string(), 0666,
+                                               AtomicFile::Durability::None);
+      file->write(gzip_compress(payloads[i], options_.compression_level));
+      file->close_unsynced();
+      pending[k] = {std::move(leaf), std::move(file)};
+    });
+    const bool any = std::any_of(pending.begin(), pending.end(), [](auto& p) { return p.file != nullptr; });
+    if (!any) continue;
+    if (options_.fsync) sync_filesystem(root_fd(true), "blob store " + root_.string());
+    for (std::size_t k = 0; k < count; ++k)
+      if (pending[k].file) written[unique[start + k]] = pending[k].file->commit(AtomicFile::Replace::No);
+    if (options_.fsync) sync_filesystem(root_fd(true), "blob store " + root_.string());
+  }
+  std::vector<PutResult> results;
+  results.reserve(payloads.size());
+  for (std::size_t i = 0; i < payloads.size(); ++i) results.push_back({*digests[i], written[i] != 0});
+  return results;
 }
 
 std::optional<std::string> BlobStore::read_raw(const Digest& digest) const {

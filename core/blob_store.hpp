@@ -20,6 +20,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "digest.hpp"
 #include "fs.hpp"
@@ -74,6 +75,16 @@ class BlobStore {
   PutResult put(std::string_view bytes) const;
   // The same, when the caller already knows the digest of `bytes`.
   PutResult put(const Digest& digest, std::string_view bytes) const;
+
+  // Stores many payloads, with the effect of put() on each, faster: hashing,
+  // compression and writing run on every core, and a chunk of new files is
+  // made durable by one filesystem sync before any of them is published
+  // (published with link(), so a present blob is still never rewritten),
+  // then one more sync makes the new names durable. A crash leaves only
+  // temporary files, never a partial blob under its name. Results are in
+  // the order of `payloads`; `written` is true only for the first of equal
+  // payloads, and only when its file was new.
+  std::vector<PutResult> put_all(const std::vector<std::string_view>& payloads) const;
 
   // Reads and verifies a blob (see decode_blob). Returns nullopt when the
   // file is absent; throws Error when it is present but corrupt or unsafe.

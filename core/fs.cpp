@@ -18,7 +18,7 @@ int real_openat(int dirfd, const char* path, int flags, mode_t mode) {
 int real_renameat(int a, const char* b, int c, const char* d) { return ::renameat(a, b, c, d); }
 
 Syscalls& table() {
-  static Syscalls t{real_openat, ::write, ::fsync, ::mkdirat, real_renameat};
+  static Syscalls t{real_openat, ::write, ::fsync, ::mkdirat, real_renameat, ::syncfs};
   return t;
 }
 
@@ -120,10 +120,21 @@ AtomicFile::~AtomicFile() {
 
 void AtomicFile::write(std::string_view data) { write_all(fd_.get(), data, what_); }
 
+void AtomicFile::close_unsynced() {
+  if (::close(fd_.release()) != 0) throw errno_error("cannot close " + what_, errno);
+  durability_ = Durability::None;
+}
+
+void sync_filesystem(int fd, const std::string& what) {
+  if (syscalls().syncfs(fd) != 0) throw errno_error("cannot sync " + what, errno);
+}
+
 bool AtomicFile::commit(Replace replace) {
   const bool sync = durability_ == Durability::Full;
-  if (sync && syscalls().fsync(fd_.get()) != 0) throw errno_error("cannot sync " + what_, errno);
-  if (::close(fd_.release()) != 0) throw errno_error("cannot close " + what_, errno);
+  if (fd_.valid()) {
+    if (sync && syscalls().fsync(fd_.get()) != 0) throw errno_error("cannot sync " + what_, errno);
+    if (::close(fd_.release()) != 0) throw errno_error("cannot close " + what_, errno);
+  }
   bool published = true;
   if (replace == Replace::No) {
     // link() refuses to replace, so a present file is never rewritten, even

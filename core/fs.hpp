@@ -24,6 +24,7 @@ struct Syscalls {
   int (*fsync)(int fd);
   int (*mkdirat)(int dirfd, const char* path, mode_t mode);
   int (*renameat)(int olddirfd, const char* oldpath, int newdirfd, const char* newpath);
+  int (*syncfs)(int fd);
 };
 
 // The table in use. Not thread-safe to modify; tests swap it while no other
@@ -80,6 +81,10 @@ std::string read_file(const std::filesystem::path& path,
 // Makes a directory's entries durable.
 void fsync_dir(int dirfd, const std::string& what);
 
+// Makes everything written to the filesystem holding `fd` durable: one
+// call for a whole batch of files instead of one fsync each.
+void sync_filesystem(int fd, const std::string& what);
+
 // A file written under a temporary name in its final folder and renamed into
 // place by commit(): readers see the old file or the whole new one, never a
 // part. The data and the folder are fsynced before commit() returns. If
@@ -101,6 +106,11 @@ class AtomicFile {
   AtomicFile& operator=(const AtomicFile&) = delete;
 
   void write(std::string_view data);
+
+  // Closes the temporary file without syncing it, for callers that make
+  // many files durable at once (sync_filesystem) before committing them.
+  // commit() then only publishes.
+  void close_unsynced();
 
   // Publishes the file. With Replace::No an existing file of that name is
   // kept and the new one discarded (returns false); the store uses this so a

@@ -113,35 +113,48 @@ TransformReport clean(std::string_view input, const BlobStore& store, const Clea
   });
   if (auto why = passthrough_warning(scan)) return pass_through(input, options.path, *why, out);
 
-  // Pass 2: store the payloads and build the output.
+  // Pass 2: decode the payloads, store them all at once, build the output.
   TransformReport report;
-  std::string output;
-  output.reserve(input.size() / 4 + 1024);
-  std::size_t copied = 0;
+  std::vector<std::string> decoded(splices.size());
+  std::vector<bool> keep(splices.size(), true);
   std::vector<JsonNode> nodes;
   JsonError error;
-  for (const Splice& s : splices) {
-    if (s.kind == SiteKind::Reference) {
-      output.append(input.substr(copied, s.begin - copied));
-      append_reference(output, *parse_reference_json(input.substr(s.begin, s.end - s.begin)));
-      copied = s.end;
-      ++report.replaced;
-      continue;
-    }
-    std::string bytes;
+  for (std::size_t k = 0; k < splices.size(); ++k) {
+    const Splice& s = splices[k];
+    if (s.kind == SiteKind::Reference) continue;
     if (s.kind == SiteKind::ContentObject) {
       // Re-scan the small object to decode it; its validity is known.
       scan_json_value(input, s.begin, nodes, error);
-      bytes = *content_object_bytes(JsonTree(input, std::move(nodes)), 0);
+      decoded[k] = *content_object_bytes(JsonTree(input, std::move(nodes)), 0);
       nodes = {};
     } else {
-      bytes = payload_bytes(input.substr(s.begin, s.end - s.begin), s.encoding);
-      if (bytes.size() < options.min_size) continue;
+      decoded[k] = payload_bytes(input.substr(s.begin, s.end - s.begin), s.encoding);
+      keep[k] = decoded[k].size() >= options.min_size;
     }
-    const auto put = store.put(bytes);
-    report.blobs_written += put.written ? 1 : 0;
+  }
+  std::vector<std::string_view> to_store;
+  std::vector<std::size_t> stored_at(splices.size(), SIZE_MAX);
+  for (std::size_t k = 0; k < splices.size(); ++k)
+    if (splices[k].kind != SiteKind::Reference && keep[k]) {
+      stored_at[k] = to_store.size();
+      to_store.push_back(decoded[k]);
+    }
+  const auto puts = store.put_all(to_store);
+
+  std::string output;
+  output.reserve(input.size() / 4 + 1024);
+  std::size_t copied = 0;
+  for (std::size_t k = 0; k < splices.size(); ++k) {
+    const Splice& s = splices[k];
+    if (!keep[k]) continue;
     output.append(input.substr(copied, s.begin - copied));
-    append_reference(output, Reference{put.digest, bytes.size(), s.encoding});
+    if (s.kind == SiteKind::Reference) {
+      append_reference(output, *parse_reference_json(input.substr(s.begin, s.end - s.begin)));
+    } else {
+      const auto& put = puts[stored_at[k]];
+      report.blobs_written += put.written ? 1 : 0;
+      append_reference(output, Reference{put.digest, decoded[k].size(), s.encoding});
+    }
     copied = s.end;
     ++report.replaced;
   }
