@@ -28,14 +28,16 @@ std::string shell_quote(const std::string& word) {
   return out + "'";
 }
 
-CommandOutput run_command(const std::vector<std::string>& argv, const std::filesystem::path& cwd) {
-  int out[2], err[2];
-  if (::pipe2(out, O_CLOEXEC) != 0 || ::pipe2(err, O_CLOEXEC) != 0)
+CommandOutput run_command(const std::vector<std::string>& argv, const std::filesystem::path& cwd,
+                          const std::string& input) {
+  int in[2], out[2], err[2];
+  if (::pipe2(in, O_CLOEXEC) != 0 || ::pipe2(out, O_CLOEXEC) != 0 || ::pipe2(err, O_CLOEXEC) != 0)
     throw errno_error("cannot create a pipe", errno);
-  Fd out_r(out[0]), out_w(out[1]), err_r(err[0]), err_w(err[1]);
+  Fd in_r(in[0]), in_w(in[1]), out_r(out[0]), out_w(out[1]), err_r(err[0]), err_w(err[1]);
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+  if (input.empty()) posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+  else posix_spawn_file_actions_adddup2(&actions, in_r.get(), 0);
   posix_spawn_file_actions_adddup2(&actions, out_w.get(), 1);
   posix_spawn_file_actions_adddup2(&actions, err_w.get(), 2);
   posix_spawn_file_actions_addchdir_np(&actions, cwd.c_str());
@@ -46,18 +48,31 @@ CommandOutput run_command(const std::vector<std::string>& argv, const std::files
   const int rc = ::posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
   if (rc != 0) throw errno_error("cannot run " + argv[0], rc);
+  in_r = Fd();
   out_w = Fd();
   err_w = Fd();
+  if (input.empty()) in_w = Fd();
+  else ::fcntl(in_w.get(), F_SETFL, O_NONBLOCK);
 
   CommandOutput result{};
-  pollfd fds[2] = {{out_r.get(), POLLIN, 0}, {err_r.get(), POLLIN, 0}};
+  std::size_t fed = 0;
+  pollfd fds[3] = {{out_r.get(), POLLIN, 0}, {err_r.get(), POLLIN, 0},
+                   {in_w.valid() ? in_w.get() : -1, POLLOUT, 0}};
   std::string* sinks[2] = {&result.out, &result.err};
   int open = 2;
   char buf[65536];
-  while (open > 0) {
-    if (::poll(fds, 2, -1) < 0) {
+  while (open > 0 || fds[2].fd >= 0) {
+    if (::poll(fds, 3, -1) < 0) {
       if (errno == EINTR) continue;
       throw errno_error("cannot wait for " + argv[0], errno);
+    }
+    if (fds[2].fd >= 0 && fds[2].revents) {
+      const ssize_t n = ::write(fds[2].fd, input.data() + fed, input.size() - fed);
+      if (n > 0) fed += static_cast<std::size_t>(n);
+      if (fed == input.size() || (n < 0 && errno != EAGAIN && errno != EINTR)) {
+        in_w = Fd();  // done, or the program stopped reading
+        fds[2].fd = -1;
+      }
     }
     for (int i = 0; i < 2; ++i) {
       if (fds[i].fd < 0 || !fds[i].revents) continue;

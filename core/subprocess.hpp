@@ -13,9 +13,11 @@ struct CommandOutput {
   std::string err;  // standard error
 };
 
-// Runs argv[0] (looked up on PATH) in `cwd` with no standard input. Throws
-// Error only when the program cannot be started.
-CommandOutput run_command(const std::vector<std::string>& argv, const std::filesystem::path& cwd);
+// Runs argv[0] (looked up on PATH) in `cwd`, feeding `input` on standard
+// input (none when empty), with this process's environment. Throws Error
+// only when the program cannot be started.
+CommandOutput run_command(const std::vector<std::string>& argv, const std::filesystem::path& cwd,
+                          const std::string& input = {});
 
 // Quotes a word for /bin/sh when it needs quoting; plain words stay as they
 // are so git config stays readable.
