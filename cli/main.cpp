@@ -7,6 +7,7 @@
 #include <iostream>
 
 #include "cli/commands.hpp"
+#include "cli/maintenance_commands.hpp"
 #include "core/error.hpp"
 #include "filter/oneshot.hpp"
 #include "filter/process.hpp"
@@ -77,6 +78,32 @@ int main(int argc, char** argv) {
   process->callback([&] { jpblob::run_filter_process(0, 1, args.store); });
   app.add_subcommand("pre-commit", "the pre-commit hook: stage and verify referenced blobs")
       ->callback([] { jpblob::run_pre_commit(); });
+  jpblob::MaintenanceArgs m;
+  auto maintenance = [&](const char* name, const char* help, void (*run)(const jpblob::MaintenanceArgs&)) {
+    auto* cmd = app.add_subcommand(name, help);
+    cmd->callback([&m, run] { run(m); });
+    return cmd;
+  };
+  auto* gc = maintenance("gc", "delete blobs nothing references", jpblob::run_gc_command);
+  gc->add_flag("--dry-run", m.dry_run, "say what would be deleted");
+  gc->add_option("--prune", m.prune, "keep blobs younger than this (default 1.hour.ago; now; never)");
+  gc->add_option("--store", m.store, "a JP storage folder instead of the work tree's .jp");
+  gc->add_flag("--json", m.json, "machine output");
+  auto* verify = maintenance("verify", "check every blob and every reference", jpblob::run_verify_command);
+  verify->add_flag("--history", m.history, "also check every commit reachable from any ref");
+  verify->add_option("--store", m.store, "a JP storage folder instead of the work tree's .jp");
+  verify->add_flag("--json", m.json, "machine output");
+  maintenance("files", "list a conversation's files and referenced blobs", jpblob::run_files_command)
+      ->add_option("conversation", m.target, "folder, events.json, id or jp-c<id>")->required();
+  maintenance("print", "print a conversation with every reference resolved", jpblob::run_print_command)
+      ->add_option("conversation", m.target, "folder, events.json, id or jp-c<id>")->required();
+  maintenance("cat", "write a blob's bytes", jpblob::run_cat_command)
+      ->add_option("blob", m.target, "blob:sha256:<hex>, a digest, or a unique prefix of 8+")->required();
+  auto* migrate = maintenance("migrate", "rewrite every conversation to its cleaned form", jpblob::run_migrate_command);
+  migrate->add_flag("--dry-run", m.dry_run, "say what would be rewritten");
+  auto* stats = maintenance("stats", "conversations, blobs and savings", jpblob::run_stats_command);
+  stats->add_flag("--json", m.json, "machine output");
+  stats->add_option("--store", m.store, "a JP storage folder instead of the work tree's .jp");
   auto* textconv = app.add_subcommand("textconv", "show a conversation or blob file as text (git diff)");
   textconv->add_option("file", args.file, "the file git hands over")->required();
   textconv->callback([&] { jpblob::run_textconv(args.file); });

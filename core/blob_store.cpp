@@ -2,6 +2,8 @@
 
 #include <unistd.h>
 
+#include <ctime>
+
 #include <cerrno>
 
 #include "error.hpp"
@@ -139,6 +141,22 @@ bool BlobStore::contains(const Digest& digest) const {
   return ::fstatat(leaf.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode);
 }
 
+namespace {
+// A blob that a new clean uses again gets a fresh mtime, as git freshens
+// the objects it would have written: gc's grace period then protects it
+// until the conversation that references it is written. A read-only store
+// cannot be freshened, and needs no protection from a gc that cannot
+// delete either.
+// Only blobs older than ten minutes are touched, so tracked blob files do
+// not churn on every add.
+void freshen(int leaf, const std::string& name) {
+  struct stat st {};
+  if (::fstatat(leaf, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+      st.st_mtim.tv_sec + 600 < ::time(nullptr))
+    ::utimensat(leaf, name.c_str(), nullptr, 0);
+}
+}  // namespace
+
 BlobStore::PutResult BlobStore::put(std::string_view bytes) const {
   return put(Sha256::of(bytes), bytes);
 }
@@ -150,6 +168,7 @@ BlobStore::PutResult BlobStore::put(const Digest& digest, std::string_view bytes
   if (::fstatat(leaf.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0) {
     if (!S_ISREG(st.st_mode))
       throw Error("refusing blob " + path_of(digest).string() + ": it is not a regular file");
+    freshen(leaf.get(), name);
     return {digest, false};
   }
   const std::string gz = gzip_compress(bytes, options_.compression_level);
@@ -187,6 +206,7 @@ std::vector<BlobStore::PutResult> BlobStore::put_all(
       if (::fstatat(leaf.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0) {
         if (!S_ISREG(st.st_mode))
           throw Error("refusing blob " + path_of(d).string() + ": it is not a regular file");
+        freshen(leaf.get(), name);
         return;
       }
       auto file = std::make_unique<AtomicFile>(leaf.get(), name, "blob " + path_of(d).string(), 0666,

@@ -67,6 +67,7 @@ class BlobStore {
   // True when a regular file for the digest is present. Does not verify it.
   bool contains(const Digest& digest) const;
 
+  // A put() of a blob already present refreshes its mtime (see gc).
   struct PutResult {
     Digest digest;
     bool written;  // false when the blob was already present

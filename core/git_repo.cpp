@@ -183,6 +183,12 @@ std::optional<std::string> read_blob(git_repository* repo, const git_oid* oid,
 }
 }  // namespace
 
+std::optional<std::string> GitRepo::read_object(const std::string& hex) const {
+  git_oid id;
+  check_git(git_oid_fromstr(&id, hex.c_str()), "bad object id " + hex);
+  return read_blob(repo_.get(), &id, "object " + hex);
+}
+
 std::optional<std::string> GitRepo::read_staged(std::string_view path) const {
   auto idx = index();
   const std::string p(path);

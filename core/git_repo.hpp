@@ -76,6 +76,10 @@ class GitRepo {
   std::optional<std::string> read_staged(std::string_view path) const;
   std::optional<std::string> read_head(std::string_view path) const;
 
+  // The content of the blob object with this hex id, read from the object
+  // database alone (no index); nullopt when absent.
+  std::optional<std::string> read_object(const std::string& hex) const;
+
   // A config value from the repository's config files with `git -c`
   // settings applied on top; nullopt when unset.
   std::optional<std::string> config(const std::string& key) const;

@@ -163,6 +163,36 @@ TransformReport clean(std::string_view input, const BlobStore& store, const Clea
   return report;
 }
 
+bool referenced_digests(std::string_view input, std::uint64_t min_size, std::vector<Reference>& out,
+                        std::string& why) {
+  std::vector<PayloadSite> sites;
+  std::vector<FoundReference> found;
+  const EventScan scan = scan_events(input, [&](const JsonTree& event) {
+    found.clear();
+    find_references(event, found);
+    for (const auto& f : found) out.push_back(f.ref);
+    sites.clear();
+    find_payload_sites(event, sites);
+    for (const PayloadSite& site : sites) {
+      std::optional<std::string> bytes;
+      if (site.kind == SiteKind::ContentObject) {
+        bytes = content_object_bytes(event, site.node);
+      } else if (site.kind == SiteKind::String) {
+        if (auto encoding = restorable_encoding(event.span(site.node))) {
+          bytes = payload_bytes(event.span(site.node), *encoding);
+          if (bytes->size() < min_size) bytes.reset();
+        }
+      }
+      if (bytes) out.push_back(Reference{Sha256::of(*bytes), bytes->size(), PayloadEncoding::None});
+    }
+  });
+  if (auto w = passthrough_warning(scan)) {
+    why = *w;
+    return false;
+  }
+  return true;
+}
+
 TransformReport smudge(std::string_view input, const BlobSource& source,
                        const SmudgeOptions& options, const OutputSink& out) {
   std::vector<PayloadSite> sites;

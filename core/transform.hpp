@@ -45,6 +45,13 @@ struct CleanOptions {
 TransformReport clean(std::string_view input, const BlobStore& store, const CleanOptions& options,
                       const OutputSink& out);
 
+// The blobs a conversation needs: every reference it holds, anywhere, and
+// the digest of every payload clean would externalize from it (a work tree
+// conversation holds its payloads inline until it is added). Nothing is
+// stored. Returns false, with `why`, when the input is not a conversation.
+bool referenced_digests(std::string_view input, std::uint64_t min_size, std::vector<Reference>& out,
+                        std::string& why);
+
 // Where smudge gets blob bytes. fetch() returns the verified bytes of the
 // blob, nullopt when no copy exists, and throws Error when a copy exists but
 // is corrupt.

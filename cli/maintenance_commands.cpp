@@ -1,0 +1,179 @@
+#include "maintenance_commands.hpp"
+
+#include <unistd.h>
+
+#include <iostream>
+#include <set>
+#include <nlohmann/json.hpp>
+
+#include "cli/progress.hpp"
+#include "core/conversations.hpp"
+#include "core/error.hpp"
+#include "core/fs.hpp"
+#include "core/migrate.hpp"
+#include "core/payload.hpp"
+#include "core/render.hpp"
+#include "core/transform.hpp"
+#include "core/workspace.hpp"
+
+namespace jpblob {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+Workspace open_workspace(const MaintenanceArgs& args) {
+  return Workspace::open(fs::current_path(), args.store);
+}
+
+std::string human(std::uint64_t bytes) {
+  char buf[32];
+  if (bytes >= (1u << 20)) std::snprintf(buf, sizeof buf, "%.1f MiB", static_cast<double>(bytes) / (1 << 20));
+  else if (bytes >= 1024) std::snprintf(buf, sizeof buf, "%.1f KiB", static_cast<double>(bytes) / 1024);
+  else std::snprintf(buf, sizeof buf, "%llu bytes", static_cast<unsigned long long>(bytes));
+  return buf;
+}
+
+void print_json(const json& j) { std::cout << j.dump(2) << '\n'; }
+
+}  // namespace
+
+void run_gc_command(const MaintenanceArgs& args) {
+  const Workspace ws = open_workspace(args);
+  GcOptions options;
+  options.dry_run = args.dry_run;
+  options.grace_seconds = parse_age(args.prune);
+  GcReport r;
+  {
+    TerminalProgress progress;
+    r = run_gc(ws, options, progress.callback());
+  }
+  if (args.json) {
+    json removed = json::array();
+    for (const auto& x : r.removed) removed.push_back({{"path", x.path}, {"bytes", x.bytes}});
+    print_json({{"dry_run", r.dry_run}, {"removed", removed}, {"bytes_freed", r.bytes_freed},
+                {"kept_live", r.kept_live}, {"kept_young", r.kept_young}, {"conversations", r.conversations}});
+    return;
+  }
+  for (const auto& x : r.removed) std::cout << (r.dry_run ? "would remove " : "removed ") << x.path << '\n';
+  std::cout << (r.dry_run ? "Would remove " : "Removed ") << r.removed.size() << " file(s), "
+            << (r.dry_run ? "freeing " : "freed ") << human(r.bytes_freed) << "; kept " << r.kept_live
+            << " referenced and " << r.kept_young << " younger than " << args.prune << ".\n";
+}
+
+void run_verify_command(const MaintenanceArgs& args) {
+  const Workspace ws = open_workspace(args);
+  VerifyReport r;
+  {
+    TerminalProgress progress;
+    r = run_verify(ws, args.history, progress.callback());
+  }
+  if (args.json) {
+    print_json({{"ok", r.problems.empty()}, {"blobs", r.blobs}, {"references", r.references},
+                {"commits", r.commits}, {"problems", r.problems}, {"unreferenced", r.unreferenced}});
+  } else {
+    for (const auto& p : r.problems) std::cout << "problem: " << p << '\n';
+    for (const auto& u : r.unreferenced) std::cout << "unreferenced (gc candidate): " << u << '\n';
+    std::cout << "Checked " << r.blobs << " blob(s) and " << r.references << " reference(s)"
+              << (args.history ? " in " + std::to_string(r.commits) + " commit(s)" : std::string()) << ": "
+              << (r.problems.empty() ? "all good" : std::to_string(r.problems.size()) + " problem(s)") << ".\n";
+  }
+  if (!r.problems.empty())
+    throw Error("verify found " + std::to_string(r.problems.size()) + " problem(s)");
+}
+
+void run_files_command(const MaintenanceArgs& args) {
+  const Workspace ws = open_workspace(args);
+  const fs::path storage = ws.store().root().parent_path();
+  const fs::path folder = resolve_conversation(storage, fs::current_path(), args.target);
+  auto show = [&](const fs::path& p) { std::cout << fs::relative(p, fs::current_path()).string() << '\n'; };
+  for (const char* name : {"events.json", "metadata.json", "base_config.json"})
+    if (fs::exists(folder / name)) show(folder / name);
+  std::vector<Reference> needed;
+  std::string why;
+  if (!referenced_digests(read_file(folder / "events.json"), 0, needed, why))
+    throw Error((folder / "events.json").string() + " is " + why.substr(0, why.find("; passing")));
+  std::set<Digest> seen;
+  for (const auto& r : needed)
+    if (seen.insert(r.digest).second && ws.store().contains(r.digest)) show(ws.store().path_of(r.digest));
+}
+
+void run_print_command(const MaintenanceArgs& args) {
+  const Workspace ws = open_workspace(args);
+  const fs::path folder = resolve_conversation(ws.store().root().parent_path(), fs::current_path(), args.target);
+  write_all(STDOUT_FILENO, render_conversation(read_file(folder / "events.json"), ws.blobs()), "standard output");
+}
+
+void run_cat_command(const MaintenanceArgs& args) {
+  const Workspace ws = open_workspace(args);
+  std::string hex = args.target;
+  if (auto d = parse_blob_url(hex)) hex = d->hex();
+  if (hex.size() < 8 || hex.size() > 64 || hex.find_first_not_of("0123456789abcdef") != std::string::npos)
+    throw Error("'" + args.target + "' is not a blob name: give blob:sha256:<hex>, a digest, or 8+ hex characters of one",
+                ErrorKind::Usage);
+  if (hex.size() < 64) {
+    std::vector<std::string> matches;
+    std::error_code ec;
+    for (auto& e : fs::directory_iterator(ws.store().root() / hex.substr(0, 2) / hex.substr(2, 2), ec))
+      if (e.path().filename().string().starts_with(hex) && e.path().extension() == ".gz")
+        matches.push_back(e.path().filename().string().substr(0, 64));
+    if (matches.empty()) throw Error("no blob starts with " + hex);
+    if (matches.size() > 1) throw Error(hex + " is ambiguous: " + std::to_string(matches.size()) + " blobs start with it");
+    hex = matches[0];
+  }
+  const Digest d = *Digest::from_hex(hex);
+  std::optional<std::string> bytes = ws.store().get(d);
+  if (!bytes && ws.repo()) {
+    const std::string path = ".jp/blobs/" + blob_relative_path(d);
+    for (bool staged : {true, false})
+      if (auto raw = staged ? ws.repo()->read_staged(path) : ws.repo()->read_head(path)) {
+        bytes = decode_blob(*raw, d, std::nullopt, ws.settings().store.max_blob_size, path);
+        break;
+      }
+  }
+  if (!bytes) throw Error("blob " + hex + " is not in " + ws.store().root().string() + ", the index or HEAD");
+  write_all(STDOUT_FILENO, *bytes, "standard output");
+}
+
+void run_migrate_command(const MaintenanceArgs& args) {
+  const Workspace ws = open_workspace(args);
+  MigrateReport r;
+  {
+    TerminalProgress progress;
+    r = run_migrate(ws, args.dry_run, progress.callback());
+  }
+  for (const auto& f : r.rewritten) std::cout << (args.dry_run ? "would rewrite " : "rewrote ") << f << '\n';
+  for (const auto& f : r.skipped) std::cerr << "git-jpblob: warning: skipped " << f << '\n';
+  std::cout << (args.dry_run ? "Would rewrite " : "Rewrote ") << r.rewritten.size() << " conversation(s); "
+            << r.unchanged << " already migrated.\n";
+}
+
+void run_stats_command(const MaintenanceArgs& args) {
+  const Workspace ws = open_workspace(args);
+  StatsReport s;
+  {
+    TerminalProgress progress;
+    s = run_stats(ws, progress.callback());
+  }
+  const std::uint64_t dedup_saved = s.referenced_bytes > s.unique_bytes ? s.referenced_bytes - s.unique_bytes : 0;
+  const std::uint64_t compression_saved = s.unique_bytes > s.stored_bytes ? s.unique_bytes - s.stored_bytes : 0;
+  if (args.json) {
+    print_json({{"conversations", s.conversations}, {"references", s.references},
+                {"inline_payloads", s.inline_payloads}, {"inline_bytes", s.inline_bytes},
+                {"unique_blobs", s.unique_blobs}, {"stored_bytes", s.stored_bytes},
+                {"unique_bytes", s.unique_bytes}, {"referenced_bytes", s.referenced_bytes},
+                {"dedup_saved_bytes", dedup_saved}, {"compression_saved_bytes", compression_saved}});
+    return;
+  }
+  std::cout << "conversations:     " << s.conversations << '\n'
+            << "payloads:          " << s.references + s.inline_payloads << " (" << human(s.referenced_bytes)
+            << "): " << s.references << " referenced, " << s.inline_payloads << " inline ("
+            << human(s.inline_bytes) << ")\n"
+            << "unique blobs:      " << s.unique_blobs << " (" << human(s.unique_bytes) << " uncompressed, "
+            << human(s.stored_bytes) << " stored as gzip)\n"
+            << "saved by dedup:    " << human(dedup_saved) << '\n'
+            << "saved by gzip:     " << human(compression_saved) << '\n';
+}
+
+}  // namespace jpblob

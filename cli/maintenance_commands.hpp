@@ -1,0 +1,29 @@
+// The maintenance commands (SPEC §7): argument handling and output around
+// core/maintenance, core/migrate and core/render. --json output is
+// documented in docs/FORMAT.md.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+
+namespace jpblob {
+
+struct MaintenanceArgs {
+  bool dry_run = false;
+  bool json = false;
+  bool history = false;
+  std::string prune = "1.hour.ago";
+  std::optional<std::filesystem::path> store;
+  std::string target;  // a conversation or a blob name
+};
+
+void run_gc_command(const MaintenanceArgs& args);
+void run_verify_command(const MaintenanceArgs& args);  // throws when something is wrong
+void run_files_command(const MaintenanceArgs& args);
+void run_print_command(const MaintenanceArgs& args);
+void run_cat_command(const MaintenanceArgs& args);
+void run_migrate_command(const MaintenanceArgs& args);
+void run_stats_command(const MaintenanceArgs& args);
+
+}  // namespace jpblob

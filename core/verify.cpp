@@ -1,0 +1,208 @@
+// verify and stats; the live set and gc are in maintenance.cpp.
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <algorithm>
+#include <map>
+#include <mutex>
+#include <set>
+#include <unordered_set>
+
+#include "error.hpp"
+#include "fs.hpp"
+#include "maintenance.hpp"
+#include "parallel.hpp"
+#include "payload.hpp"
+#include "subprocess.hpp"
+#include "transform.hpp"
+
+namespace jpblob {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string rel(const fs::path& p, const fs::path& top) { return p.lexically_relative(top).string(); }
+
+// Paths and ids of the files under .jp in one commit: "mode type id\tpath".
+std::map<std::string, std::string> tree_files(const fs::path& top, const std::string& commit) {
+  auto r = run_command({"git", "ls-tree", "-r", "-z", "--full-tree", commit, "--", ".jp"}, top);
+  if (r.status != 0) throw Error("cannot list commit " + commit + ": " + r.err);
+  std::map<std::string, std::string> out;
+  std::size_t pos = 0;
+  while (pos < r.out.size()) {
+    const auto end = r.out.find('\0', pos);
+    const std::string line = r.out.substr(pos, end - pos);
+    pos = end == std::string::npos ? r.out.size() : end + 1;
+    const auto tab = line.find('\t');
+    if (tab == std::string::npos || line.size() < 53) continue;
+    out[line.substr(tab + 1)] = line.substr(tab - 40, 40);
+  }
+  return out;
+}
+
+void verify_history(const Workspace& ws, VerifyReport& report, const Progress& progress) {
+  const fs::path top = *ws.repo()->workdir();
+  auto revs = run_command({"git", "rev-list", "--all"}, top);
+  if (revs.status != 0) return;  // no commits yet
+  std::vector<std::string> commits;
+  for (std::size_t pos = 0; pos < revs.out.size();) {
+    const auto end = revs.out.find('\n', pos);
+    commits.push_back(revs.out.substr(pos, end - pos));
+    pos = end == std::string::npos ? revs.out.size() : end + 1;
+  }
+  std::map<std::string, std::vector<Reference>> refs_of;  // conversation id -> references
+  for (std::size_t i = 0; i < commits.size(); ++i) {
+    const auto files = tree_files(top, commits[i]);
+    for (const auto& [path, id] : files) {
+      if (!path.ends_with("/events.json") || !path.starts_with(".jp/conversations/")) continue;
+      auto cached = refs_of.find(id);
+      if (cached == refs_of.end()) {
+        std::vector<Reference> refs;
+        if (auto text = ws.repo()->read_object(id)) {
+          std::vector<FoundReference> found;
+          scan_events(*text, [&](const JsonTree& event) { find_references(event, found); });
+          for (const auto& f : found) refs.push_back(f.ref);
+        }
+        cached = refs_of.emplace(id, std::move(refs)).first;
+      }
+      for (const auto& ref : cached->second) {
+        ++report.references;
+        if (!files.count(".jp/blobs/" + blob_relative_path(ref.digest)))
+          report.problems.push_back("commit " + commits[i].substr(0, 12) + ": " + path + " references blob " +
+                                    ref.digest.hex() + ", which that commit does not contain");
+      }
+    }
+    ++report.commits;
+    if (progress) progress("Checking history", i + 1, commits.size());
+  }
+}
+
+}  // namespace
+
+VerifyReport run_verify(const Workspace& ws, bool history, const Progress& progress) {
+  VerifyReport report;
+  const fs::path top = ws.top();
+  const auto files = list_store(ws.store());
+  std::vector<const StoreFile*> blobs;
+  std::unordered_set<Digest, DigestHash> present;
+  for (const auto& f : files)
+    if (f.digest) {
+      blobs.push_back(&f);
+      present.insert(*f.digest);
+    }
+  report.blobs = blobs.size();
+
+  // 1. Every blob file: gzip, CRC and ISIZE, SHA-256 against its name.
+  std::mutex mutex;
+  std::map<Digest, std::uint64_t> sizes;
+  std::atomic<std::size_t> done{0};
+  parallel_for(blobs.size(), [&](std::size_t i) {
+    const StoreFile& f = *blobs[i];
+    std::string problem;
+    std::uint64_t size = 0;
+    try {
+      std::error_code ec;
+      if (!fs::exists(f.path, ec)) return;  // deleted since the listing: a gc ran
+      const std::string raw = read_file(f.path, ws.store().options().max_blob_size * 2 + 1024);
+      size = decode_blob(raw, *f.digest, std::nullopt, ws.store().options().max_blob_size, rel(f.path, top)).size();
+    } catch (const Error& e) {
+      problem = e.what();
+    }
+    std::lock_guard lock(mutex);
+    if (problem.empty()) sizes[*f.digest] = size;
+    else report.problems.push_back(problem);
+    if (progress) progress("Verifying blobs", ++done, blobs.size());
+  });
+
+  // 2. Every reference in the work tree and the index resolves.
+  std::set<std::string> staged_blobs;
+  if (ws.repo() && ws.repo()->workdir() && top == *ws.repo()->workdir()) {
+    auto r = run_command({"git", "ls-files", "-z", "--", ".jp/blobs"}, top);
+    for (std::size_t pos = 0; pos < r.out.size();) {
+      const auto end = r.out.find('\0', pos);
+      staged_blobs.insert(r.out.substr(pos, end - pos));
+      pos = end == std::string::npos ? r.out.size() : end + 1;
+    }
+  }
+  LiveSet live;
+  for_each_conversation(
+      ws,
+      [&](const std::string& what, const std::string& text) {
+        std::vector<Reference> needed;
+        std::string why;
+        std::vector<FoundReference> found;
+        if (!referenced_digests(text, 0, needed, why)) {
+          std::lock_guard lock(mutex);
+          report.problems.push_back(what + " is " + why.substr(0, why.find("; passing")));
+          return;
+        }
+        scan_events(text, [&](const JsonTree& event) { find_references(event, found); });
+        std::lock_guard lock(mutex);
+        for (const auto& r : needed) live.digests.insert(r.digest);
+        for (const auto& f : found) {
+          ++report.references;
+          const auto size = sizes.find(f.ref.digest);
+          const std::string path = ".jp/blobs/" + blob_relative_path(f.ref.digest);
+          if (size != sizes.end()) {
+            if (size->second != f.ref.size)
+              report.problems.push_back("blob " + f.ref.digest.hex() + " referenced by " + what + " holds " +
+                                        std::to_string(size->second) + " bytes, the reference declares " +
+                                        std::to_string(f.ref.size));
+          } else if (!staged_blobs.count(path) && !present.count(f.ref.digest)) {
+            report.problems.push_back("blob " + f.ref.digest.hex() + " referenced by " + what + " is missing");
+          }
+        }
+      },
+      progress);
+
+  // 3. Blobs nothing needs: gc candidates.
+  for (const StoreFile* f : blobs)
+    if (!live.digests.count(*f->digest)) report.unreferenced.push_back(rel(f->path, top));
+
+  if (history && ws.repo() && ws.repo()->workdir()) verify_history(ws, report, progress);
+  return report;
+}
+
+StatsReport run_stats(const Workspace& ws, const Progress& progress) {
+  StatsReport s;
+  std::mutex mutex;
+  std::set<std::string> seen;
+  for_each_conversation(
+      ws,
+      [&](const std::string& what, const std::string& text) {
+        if (what.ends_with("(staged)")) return;  // the work tree's view only
+        std::vector<Reference> needed;
+        std::vector<FoundReference> found;
+        std::string why;
+        if (!referenced_digests(text, 0, needed, why)) return;
+        scan_events(text, [&](const JsonTree& event) { find_references(event, found); });
+        std::lock_guard lock(mutex);
+        ++s.conversations;
+        s.references += found.size();
+        // `needed` holds the references and the inline payloads.
+        std::uint64_t all = 0, referenced = 0;
+        for (const auto& r : needed) all += r.size;
+        for (const auto& f : found) referenced += f.ref.size;
+        s.referenced_bytes += all;
+        s.inline_payloads += needed.size() - found.size();
+        s.inline_bytes += all - referenced;
+      },
+      progress);
+  for (const StoreFile& f : list_store(ws.store())) {
+    if (!f.digest) continue;
+    ++s.unique_blobs;
+    s.stored_bytes += f.size;
+    // ISIZE, the last four bytes of the gzip member: the uncompressed size
+    // modulo 4 GiB, read without inflating.
+    Fd fd(::open(f.path.c_str(), O_RDONLY | O_CLOEXEC));
+    unsigned char tail[4];
+    if (fd.valid() && f.size >= 4 && ::pread(fd.get(), tail, 4, static_cast<off_t>(f.size - 4)) == 4)
+      s.unique_bytes += std::uint64_t(tail[0]) | std::uint64_t(tail[1]) << 8 | std::uint64_t(tail[2]) << 16 |
+                        std::uint64_t(tail[3]) << 24;
+  }
+  return s;
+}
+
+}  // namespace jpblob

@@ -1,0 +1,86 @@
+#include "core/maintenance.hpp"
+
+#include <gtest/gtest.h>
+
+#include "core/conversations.hpp"
+#include "core/error.hpp"
+#include "core/gzip.hpp"
+#include "test_support.hpp"
+
+namespace jpblob {
+namespace {
+
+namespace fs = std::filesystem;
+
+TEST(ParseAge, GitAndShortForms) {
+  EXPECT_EQ(parse_age("now"), 0);
+  EXPECT_EQ(parse_age("never"), INT64_MAX);
+  EXPECT_EQ(parse_age("90"), 90);
+  EXPECT_EQ(parse_age("1.hour.ago"), 3600);
+  EXPECT_EQ(parse_age("2.weeks.ago"), 2 * 604800);
+  EXPECT_EQ(parse_age("30m"), 1800);
+  EXPECT_EQ(parse_age("3d"), 3 * 86400);
+  for (const char* bad : {"", "soon", "1.fortnight", "-5", "h"}) EXPECT_THROW(parse_age(bad), Error) << bad;
+}
+
+TEST(ListStore, FindsBlobsAndStrayTemporaryFilesOnly) {
+  test::TempDir t;
+  BlobStore store = BlobStore::for_storage(t / ".jp", t.path());
+  const Digest d = store.put("content").digest;
+  const fs::path leaf = store.path_of(d).parent_path();
+  test::write_text(leaf / ".jpblob-tmp-1-2-abc", "partial");
+  test::write_text(leaf / "notes.txt", "not ours");
+  test::write_text(leaf / (Sha256::of("x").hex() + ".blob.gz"), "in the wrong folder");
+  fs::create_directory_symlink(t.path(), t / ".jp/blobs/ff");
+  const auto files = list_store(store);
+  ASSERT_EQ(files.size(), 2u);
+  std::size_t blobs = 0, temps = 0;
+  for (const auto& f : files) {
+    blobs += f.digest.has_value();
+    temps += f.temporary;
+  }
+  EXPECT_EQ(blobs, 1u);
+  EXPECT_EQ(temps, 1u);
+}
+
+TEST(Conversations, ResolvesFoldersIdsAndHandles) {
+  test::TempDir t;
+  test::write_text(t / ".jp/conversations/17758406187-slug/events.json", "[]");
+  test::write_text(t / ".jp/conversations/.archive/17000000001-old/events.json", "[]");
+  const fs::path storage = t / ".jp";
+  EXPECT_EQ(list_conversations(storage).size(), 2u);
+  const fs::path want = t / ".jp/conversations/17758406187-slug";
+  EXPECT_EQ(resolve_conversation(storage, t.path(), "17758406187"), want);
+  EXPECT_EQ(resolve_conversation(storage, t.path(), "jp-c17758406187"), want);
+  EXPECT_EQ(resolve_conversation(storage, t.path(), ".jp/conversations/17758406187-slug"), want);
+  EXPECT_EQ(resolve_conversation(storage, t.path(), ".jp/conversations/17758406187-slug/events.json"), want);
+  EXPECT_EQ(resolve_conversation(storage, t.path(), "17000000001"), t / ".jp/conversations/.archive/17000000001-old");
+  EXPECT_THROW(resolve_conversation(storage, t.path(), "42"), Error);
+  EXPECT_THROW(resolve_conversation(storage, t.path(), "../../etc"), Error);
+}
+
+TEST(Gc, KeepsWhatAWorkTreeConversationWouldReferenceAndDeletesNothingOnError) {
+  test::TempDir t;
+  test::ScopedEnv ceiling("GIT_CEILING_DIRECTORIES", t.path().parent_path().c_str());
+  BlobStore store = BlobStore::for_storage(t / ".jp", t.path());
+  // "aGVsbG8=" is inline in the work tree: its blob must survive.
+  test::write_text(t / ".jp/conversations/1-a/events.json",
+                   R"([{"type":"tool_call_response","content":"aGVsbG8="}])");
+  const Digest needed = store.put("hello").digest;
+  const Digest orphan = store.put("orphan").digest;
+  auto ws = Workspace::open(t.path());
+  GcOptions now;
+  now.grace_seconds = 0;
+  auto report = run_gc(ws, now, {});
+  EXPECT_TRUE(store.contains(needed));
+  EXPECT_FALSE(store.contains(orphan));
+  EXPECT_EQ(report.removed.size(), 1u);
+
+  const Digest orphan2 = store.put("orphan 2").digest;
+  test::write_text(t / ".jp/conversations/2-bad/events.json", "[{\"type\": ");
+  EXPECT_THROW(run_gc(ws, now, {}), Error);
+  EXPECT_TRUE(store.contains(orphan2));
+}
+
+}  // namespace
+}  // namespace jpblob
