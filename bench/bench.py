@@ -9,6 +9,7 @@ shared and noisy, so only ratios are compared with targets.
 import argparse
 import base64
 import gzip
+import hashlib
 import json
 import os
 import random
@@ -310,16 +311,13 @@ class Bench:
         sh(f"{self.bin} uninstall --global > /dev/null", d, self.env)
 
     # the hook in a large repository
-    def big_repository(self):
-        n_conv = 500 if self.quick else 5000
-        per = 20
-        print(f"== pre-commit in a repository of {n_conv} conversations, {n_conv * per} blobs", flush=True)
-        repo = self.work / "bigrepo"
+    def build_repo(self, repo, n_conv, per):
+        """A committed repository of n_conv conversations of `per` tool outputs each."""
         repo.mkdir()
         self.git("init -q .", repo)
         self.install(repo)
-        self.git("config jpblob.fsync false", repo)  # set-up only; the timed commit syncs as usual
-        rng = random.Random(3)
+        self.git("config jpblob.fsync false", repo)  # set-up only; timed commands sync as usual
+        rng = random.Random(n_conv)
         conv_root = repo / ".jp/conversations"
         for i in range(n_conv):
             events = []
@@ -333,8 +331,34 @@ class Bench:
         self.git("add -A .", repo)
         self.git("commit -q --no-verify -m base", repo)
         self.git("config --unset jpblob.fsync", repo)
-        head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=repo, env=self.env, capture_output=True,
+        return subprocess.run(["git", "rev-parse", "HEAD"], cwd=repo, env=self.env, capture_output=True,
                               text=True).stdout.strip()
+
+    def make_orphans(self, repo, count):
+        old = time.time() - 7200
+        for k in range(count):
+            data = f"orphan {k}".encode()
+            h = hashlib.sha256(data).hexdigest()
+            p = repo / f".jp/blobs/{h[:2]}/{h[2:4]}/{h}.blob.gz"
+            p.parent.mkdir(parents=True, exist_ok=True)
+            p.write_bytes(gzip.compress(data, mtime=0))
+            os.utime(p, (old, old))
+
+    def gc_time(self, repo, orphans):
+        times = []
+        for _ in range(self.reps):
+            self.make_orphans(repo, orphans)
+            times.append(timed(f"{self.bin} gc", repo, self.env))
+        return statistics.median(times)
+
+    # the hook, gc and verify in a large repository
+    def big_repository(self):
+        n_conv = 500 if self.quick else 5000
+        per = 20
+        print(f"== a repository of {n_conv} conversations, {n_conv * per} blobs", flush=True)
+        repo = self.work / "bigrepo"
+        head = self.build_repo(repo, n_conv, per)
+        conv_root = repo / ".jp/conversations"
         hooks = repo / ".git/hooks"
         ours = (hooks / "pre-commit").read_text()
         standin = "#!/bin/sh\ngit diff --cached --name-only > /dev/null\n"
@@ -362,21 +386,19 @@ class Bench:
         # gc with 10% of the blobs unreferenced, against listing every blob
         # and reading every events.json once.
         orphans = n_conv * per // 10
-        def make_orphans():
-            old = time.time() - 7200
-            for k in range(orphans):
-                data = f"orphan {k}".encode()
-                h = __import__("hashlib").sha256(data).hexdigest()
-                p = repo / f".jp/blobs/{h[:2]}/{h[2:4]}/{h}.blob.gz"
-                p.parent.mkdir(parents=True, exist_ok=True)
-                p.write_bytes(gzip.compress(data, mtime=0))
-                os.utime(p, (old, old))
+        make_orphans = lambda: self.make_orphans(repo, orphans)
         floor = ("find .jp/blobs -type f > /dev/null; "
                  "find .jp/conversations -name events.json -print0 | xargs -0 cat > /dev/null")
         ratio, a, b = interleave(lambda: timed(f"{self.bin} gc", repo, self.env), lambda: timed(floor, repo, self.env),
                                  self.reps, setup_a=make_orphans)
         row(f"gc, {n_conv} conversations / {n_conv * per} blobs + 10%", "list blobs + read every events.json",
-            ratio, "<= 3x", 3.0, f"({a:.2f}s vs {b:.2f}s; the 2x-data scaling row is not measured yet)")
+            ratio, "<= 3x", 3.0, f"({a:.2f}s vs {b:.2f}s)")
+        half = self.work / "halfrepo"
+        self.build_repo(half, n_conv // 2, per)
+        t_half = self.gc_time(half, orphans // 2)
+        t_full = self.gc_time(repo, orphans)
+        row(f"gc scaling: {n_conv // 2} -> {n_conv} conversations", f"gc at {n_conv // 2} / {n_conv * per // 2} blobs",
+            t_full / t_half, "<= 2.2x for 2x data", 2.2, f"({t_full:.2f}s vs {t_half:.2f}s)")
 
         make_orphans()
         verify_floor = "find .jp/blobs -name '*.blob.gz' -print0 | xargs -0 cat | gzip -dc | sha256sum > /dev/null"

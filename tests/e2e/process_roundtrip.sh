@@ -14,6 +14,10 @@ git commit -qm conversation
 assert_no_changes
 assert_blobs_committed
 git cat-file -p "HEAD:$conv" | grep -q '"\$blob":"' || fail "HEAD does not hold references"
+# git log -p shows readable content through textconv, not digests or gzip.
+git log -p -1 > "$TEST_ROOT/log"
+grep -q '"content": "cargo check finished without errors"' "$TEST_ROOT/log" || fail "log -p does not show the tool output"
+grep -q '^+cargo check finished without errors$' "$TEST_ROOT/log" || fail "log -p does not show the blob's text"
 
 rm "$conv"
 git checkout -- "$conv"
