@@ -188,8 +188,10 @@ std::vector<BlobStore::PutResult> BlobStore::put_all(
     if (first.emplace(*digests[i], i).second) unique.push_back(i);
 
   std::vector<char> written(payloads.size(), 0);
-  // Chunks bound the descriptors held open between writing and publishing.
-  constexpr std::size_t kChunk = 128;
+  // Chunks bound the descriptors held open between writing and publishing
+  // (one leaf folder each: 512 stays well inside the usual limit of 1,024)
+  // while keeping the filesystem syncs few: each one flushes everything.
+  constexpr std::size_t kChunk = 512;
   struct Pending {
     Fd leaf;
     std::unique_ptr<AtomicFile> file;

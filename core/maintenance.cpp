@@ -71,11 +71,7 @@ std::vector<std::pair<std::string, std::string>> staged_conversations(const fs::
   auto r = run_command({"git", "ls-files", "--stage", "-z", "--", ".jp/conversations"}, top);
   if (r.status != 0) throw Error("cannot build the live set: cannot read the index in " + top.string() + ": " + r.err);
   std::vector<std::pair<std::string, std::string>> out;  // (id, path)
-  std::size_t pos = 0;
-  while (pos < r.out.size()) {
-    const auto end = r.out.find('\0', pos);
-    const std::string line = r.out.substr(pos, end - pos);
-    pos = end == std::string::npos ? r.out.size() : end + 1;
+  for (const std::string& line : split_records(r.out, '\0')) {
     const auto tab = line.find('\t');
     if (tab == std::string::npos || line.size() < 48) continue;
     const std::string path = line.substr(tab + 1);
@@ -88,11 +84,7 @@ std::vector<fs::path> other_worktrees(const fs::path& top) {
   auto r = run_command({"git", "worktree", "list", "--porcelain", "-z"}, top);
   std::vector<fs::path> out;
   if (r.status != 0) return out;
-  std::size_t pos = 0;
-  while (pos < r.out.size()) {
-    const auto end = r.out.find('\0', pos);
-    const std::string field = r.out.substr(pos, end - pos);
-    pos = end == std::string::npos ? r.out.size() : end + 1;
+  for (const std::string& field : split_records(r.out, '\0')) {
     if (field.starts_with("worktree ")) {
       const fs::path p = field.substr(9);
       std::error_code ec;
@@ -100,6 +92,25 @@ std::vector<fs::path> other_worktrees(const fs::path& top) {
     }
   }
   return out;
+}
+
+// Removes deleted blobs from the index, but only those it holds: touching
+// the index takes its lock, and a user's git add or commit running beside
+// gc must not fail for an untracked orphan. A held lock is waited for
+// briefly, as git itself would be.
+void unstage_deleted(const fs::path& top, const std::string& deleted) {
+  std::vector<std::string> ls = {"git", "ls-files", "-z", "--"};
+  for (auto& path : split_records(deleted, '\0')) ls.push_back(path);
+  const auto tracked = run_command(ls, top);
+  if (tracked.status != 0) throw Error("deleted the blobs but cannot read the index: " + tracked.err);
+  if (tracked.out.empty()) return;
+  for (int attempt = 0;; ++attempt) {
+    auto r = run_command({"git", "update-index", "--force-remove", "-z", "--stdin"}, top, tracked.out);
+    if (r.status == 0) return;
+    if (attempt == 40 || r.err.find("index.lock") == std::string::npos)
+      throw Error("deleted the blobs but cannot remove them from the index: " + r.err);
+    ::usleep(50000);
+  }
 }
 
 }  // namespace
@@ -255,10 +266,8 @@ GcReport run_gc(const Workspace& ws, const GcOptions& options, const Progress& p
     if (f.digest) unstage.append(rel).push_back('\0');
   }
   if (!options.dry_run && !unstage.empty() && ws.repo() && ws.repo()->workdir() &&
-      top == *ws.repo()->workdir()) {
-    auto r = run_command({"git", "update-index", "--force-remove", "-z", "--stdin"}, top, unstage);
-    if (r.status != 0) throw Error("deleted the blobs but cannot remove them from the index: " + r.err);
-  }
+      top == *ws.repo()->workdir())
+    unstage_deleted(top, unstage);
   return report;
 }
 

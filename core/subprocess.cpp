@@ -15,6 +15,17 @@ extern char** environ;
 
 namespace jpblob {
 
+std::vector<std::string> split_records(const std::string& out, char separator) {
+  std::vector<std::string> records;
+  std::size_t pos = 0;
+  while (pos < out.size()) {
+    const auto end = out.find(separator, pos);
+    records.push_back(out.substr(pos, end == std::string::npos ? std::string::npos : end - pos));
+    pos = end == std::string::npos ? out.size() : end + 1;
+  }
+  return records;
+}
+
 std::string shell_quote(const std::string& word) {
   const bool plain = !word.empty() && word.find_first_not_of(
                                           "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"

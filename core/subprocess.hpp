@@ -19,6 +19,10 @@ struct CommandOutput {
 CommandOutput run_command(const std::vector<std::string>& argv, const std::filesystem::path& cwd,
                           const std::string& input = {});
 
+// Splits a program's output into records ended by `separator` (git's -z
+// output uses NUL); a last record without its separator is kept.
+std::vector<std::string> split_records(const std::string& out, char separator);
+
 // Quotes a word for /bin/sh when it needs quoting; plain words stay as they
 // are so git config stays readable.
 std::string shell_quote(const std::string& word);

@@ -30,11 +30,7 @@ std::map<std::string, std::string> tree_files(const fs::path& top, const std::st
   auto r = run_command({"git", "ls-tree", "-r", "-z", "--full-tree", commit, "--", ".jp"}, top);
   if (r.status != 0) throw Error("cannot list commit " + commit + ": " + r.err);
   std::map<std::string, std::string> out;
-  std::size_t pos = 0;
-  while (pos < r.out.size()) {
-    const auto end = r.out.find('\0', pos);
-    const std::string line = r.out.substr(pos, end - pos);
-    pos = end == std::string::npos ? r.out.size() : end + 1;
+  for (const std::string& line : split_records(r.out, '\0')) {
     const auto tab = line.find('\t');
     if (tab == std::string::npos || line.size() < 53) continue;
     out[line.substr(tab + 1)] = line.substr(tab - 40, 40);
@@ -46,12 +42,7 @@ void verify_history(const Workspace& ws, VerifyReport& report, const Progress& p
   const fs::path top = *ws.repo()->workdir();
   auto revs = run_command({"git", "rev-list", "--all"}, top);
   if (revs.status != 0) return;  // no commits yet
-  std::vector<std::string> commits;
-  for (std::size_t pos = 0; pos < revs.out.size();) {
-    const auto end = revs.out.find('\n', pos);
-    commits.push_back(revs.out.substr(pos, end - pos));
-    pos = end == std::string::npos ? revs.out.size() : end + 1;
-  }
+  const std::vector<std::string> commits = split_records(revs.out, '\n');
   std::map<std::string, std::vector<Reference>> refs_of;  // conversation id -> references
   for (std::size_t i = 0; i < commits.size(); ++i) {
     const auto files = tree_files(top, commits[i]);
@@ -120,11 +111,7 @@ VerifyReport run_verify(const Workspace& ws, bool history, const Progress& progr
   std::set<std::string> staged_blobs;
   if (ws.repo() && ws.repo()->workdir() && top == *ws.repo()->workdir()) {
     auto r = run_command({"git", "ls-files", "-z", "--", ".jp/blobs"}, top);
-    for (std::size_t pos = 0; pos < r.out.size();) {
-      const auto end = r.out.find('\0', pos);
-      staged_blobs.insert(r.out.substr(pos, end - pos));
-      pos = end == std::string::npos ? r.out.size() : end + 1;
-    }
+    for (auto& path : split_records(r.out, '\0')) staged_blobs.insert(std::move(path));
   }
   LiveSet live;
   for_each_conversation(

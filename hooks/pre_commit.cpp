@@ -97,15 +97,10 @@ class Hook {
     if (r.status != 0) throw Error("cannot list what is staged: " + r.err);
     std::vector<StagedChange> out;
     // Records: ":<mode> <mode> <id> <id> <status>\0<path>\0"
-    std::size_t pos = 0;
-    while (pos < r.out.size()) {
-      const auto meta_end = r.out.find('\0', pos);
-      const auto path_end = r.out.find('\0', meta_end + 1);
-      if (meta_end == std::string::npos || path_end == std::string::npos) break;
-      const std::string meta = r.out.substr(pos, meta_end - pos);
-      const std::string path = r.out.substr(meta_end + 1, path_end - meta_end - 1);
-      pos = path_end + 1;
-      // ":100644 100644 <40> <40> M"
+    const auto fields = split_records(r.out, '\0');
+    for (std::size_t i = 0; i + 1 < fields.size(); i += 2) {
+      const std::string& meta = fields[i];
+      const std::string& path = fields[i + 1];
       if (meta.size() < 2 || meta[0] != ':') continue;
       const char status = meta.back();
       if (status == 'D') continue;
