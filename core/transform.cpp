@@ -6,6 +6,7 @@
 #include "error.hpp"
 #include "json_scan.hpp"
 #include "json_string.hpp"
+#include "parallel.hpp"
 #include "payload.hpp"
 
 namespace jpblob {
@@ -116,22 +117,21 @@ TransformReport clean(std::string_view input, const BlobStore& store, const Clea
   // Pass 2: decode the payloads, store them all at once, build the output.
   TransformReport report;
   std::vector<std::string> decoded(splices.size());
-  std::vector<bool> keep(splices.size(), true);
-  std::vector<JsonNode> nodes;
-  JsonError error;
-  for (std::size_t k = 0; k < splices.size(); ++k) {
+  std::vector<char> keep(splices.size(), 1);
+  parallel_for(splices.size(), [&](std::size_t k) {
     const Splice& s = splices[k];
-    if (s.kind == SiteKind::Reference) continue;
+    if (s.kind == SiteKind::Reference) return;
     if (s.kind == SiteKind::ContentObject) {
       // Re-scan the small object to decode it; its validity is known.
+      std::vector<JsonNode> nodes;
+      JsonError error;
       scan_json_value(input, s.begin, nodes, error);
       decoded[k] = *content_object_bytes(JsonTree(input, std::move(nodes)), 0);
-      nodes = {};
     } else {
       decoded[k] = payload_bytes(input.substr(s.begin, s.end - s.begin), s.encoding);
       keep[k] = decoded[k].size() >= options.min_size;
     }
-  }
+  });
   std::vector<std::string_view> to_store;
   std::vector<std::size_t> stored_at(splices.size(), SIZE_MAX);
   for (std::size_t k = 0; k < splices.size(); ++k)
@@ -218,21 +218,27 @@ TransformReport smudge(std::string_view input, const BlobSource& source,
     out(input);
     return report;
   }
+  // Fetch (read, inflate, verify) on every core; splice in order after.
+  std::vector<std::optional<std::string>> fetched(restores.size());
+  parallel_for(restores.size(), [&](std::size_t k) {
+    const Reference& ref = restores[k].ref;
+    try {
+      fetched[k] = source.fetch(ref);
+    } catch (const Error& e) {
+      throw Error("cannot restore blob " + ref.digest.hex() + " referenced by " + options.path + ": " +
+                  e.what());
+    }
+    if (!fetched[k])
+      throw Error("blob " + ref.digest.hex() + " referenced by " + options.path +
+                  " is missing (not in .jp/blobs, the index or HEAD)");
+  });
   std::string output;
   output.reserve(input.size() * 2);
   std::size_t copied = 0;
   std::string token;
-  for (const Restore& r : restores) {
-    std::optional<std::string> bytes;
-    try {
-      bytes = source.fetch(r.ref);
-    } catch (const Error& e) {
-      throw Error("cannot restore blob " + r.ref.digest.hex() + " referenced by " + options.path +
-                  ": " + e.what());
-    }
-    if (!bytes)
-      throw Error("blob " + r.ref.digest.hex() + " referenced by " + options.path +
-                  " is missing (not in .jp/blobs, the index or HEAD)");
+  for (std::size_t k = 0; k < restores.size(); ++k) {
+    const Restore& r = restores[k];
+    std::optional<std::string>& bytes = fetched[k];
     token.clear();
     if (r.ref.encoding == PayloadEncoding::Text) {
       // Only text clean could have read: valid UTF-8.

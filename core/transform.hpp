@@ -54,7 +54,7 @@ bool referenced_digests(std::string_view input, std::uint64_t min_size, std::vec
 
 // Where smudge gets blob bytes. fetch() returns the verified bytes of the
 // blob, nullopt when no copy exists, and throws Error when a copy exists but
-// is corrupt.
+// is corrupt. It is called from several threads at once.
 class BlobSource {
  public:
   virtual ~BlobSource() = default;

@@ -3,6 +3,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
 
 #include "error.hpp"
 
@@ -41,6 +42,9 @@ class GitFallbackSource : public BlobSource {
   std::optional<std::string> fetch(const Reference& ref) const override {
     if (auto bytes = store_.get(ref.digest, ref.size)) return bytes;
     if (!repo_ || !prefix_) return std::nullopt;
+    // libgit2 objects are not to be shared between threads: the fallback,
+    // which is rare, runs one at a time.
+    std::lock_guard lock(git_mutex_);
     const std::string path = *prefix_ + blob_relative_path(ref.digest);
     for (bool staged : {true, false}) {
       auto raw = staged ? repo_->read_staged(path) : repo_->read_head(path);
@@ -55,6 +59,7 @@ class GitFallbackSource : public BlobSource {
   const BlobStore& store_;
   const GitRepo* repo_;
   std::optional<std::string> prefix_;  // the store's path in the work tree, '/' terminated
+  mutable std::mutex git_mutex_;
 };
 
 }  // namespace
