@@ -123,15 +123,7 @@ void run_cat_command(const MaintenanceArgs& args) {
     hex = matches[0];
   }
   const Digest d = *Digest::from_hex(hex);
-  std::optional<std::string> bytes = ws.store().get(d);
-  if (!bytes && ws.repo()) {
-    const std::string path = ".jp/blobs/" + blob_relative_path(d);
-    for (bool staged : {true, false})
-      if (auto raw = staged ? ws.repo()->read_staged(path) : ws.repo()->read_head(path)) {
-        bytes = decode_blob(*raw, d, std::nullopt, ws.settings().store.max_blob_size, path);
-        break;
-      }
-  }
+  const std::optional<std::string> bytes = ws.find_blob(d);
   if (!bytes) throw Error("blob " + hex + " is not in " + ws.store().root().string() + ", the index or HEAD");
   write_all(STDOUT_FILENO, *bytes, "standard output");
 }

@@ -59,20 +59,22 @@ std::string base64_encode(std::string_view bytes, Base64Alphabet alphabet) {
   return out;
 }
 
-std::optional<std::string> base64_decode(std::string_view text, Base64Alphabet alphabet) {
+namespace {
+
+// Decodes into `o` (which holds n / 4 * 3 - padding bytes), or only
+// validates when `o` is null. False when `text` is not canonical.
+bool decode_into(std::string_view text, Base64Alphabet alphabet, char* o) {
   const Table& t = alphabet == Base64Alphabet::Standard ? kStandardTable : kUrlSafeTable;
   const std::size_t n = text.size();
-  if (n % 4 != 0) return std::nullopt;
+  if (n % 4 != 0) return false;
   std::size_t pad = 0;
   if (n >= 1 && text[n - 1] == '=') pad = (n >= 2 && text[n - 2] == '=') ? 2 : 1;
-  std::string out;
-  out.resize(n / 4 * 3 - pad);
   const auto* p = reinterpret_cast<const unsigned char*>(text.data());
-  char* o = out.data();
   const std::size_t full = pad ? n - 4 : n;
   for (std::size_t i = 0; i < full; i += 4) {
     const int a = t[p[i]], b = t[p[i + 1]], c = t[p[i + 2]], d = t[p[i + 3]];
-    if ((a | b | c | d) < 0) return std::nullopt;
+    if ((a | b | c | d) < 0) return false;
+    if (!o) continue;
     const unsigned v = unsigned(a) << 18 | unsigned(b) << 12 | unsigned(c) << 6 | unsigned(d);
     *o++ = static_cast<char>(v >> 16);
     *o++ = static_cast<char>(v >> 8 & 0xff);
@@ -81,17 +83,39 @@ std::optional<std::string> base64_decode(std::string_view text, Base64Alphabet a
   if (pad) {
     const std::size_t i = n - 4;
     const int a = t[p[i]], b = t[p[i + 1]];
-    if ((a | b) < 0) return std::nullopt;
+    if ((a | b) < 0) return false;
     if (pad == 2) {
-      if (b & 0x0f) return std::nullopt;  // non-zero unused bits: not canonical
-      *o++ = static_cast<char>(a << 2 | b >> 4);
+      if (b & 0x0f) return false;  // non-zero unused bits: not canonical
+      if (o) *o++ = static_cast<char>(a << 2 | b >> 4);
     } else {
       const int c = t[p[i + 2]];
-      if (c < 0 || (c & 0x03)) return std::nullopt;
-      *o++ = static_cast<char>(a << 2 | b >> 4);
-      *o++ = static_cast<char>((b & 0x0f) << 4 | c >> 2);
+      if (c < 0 || (c & 0x03)) return false;
+      if (o) {
+        *o++ = static_cast<char>(a << 2 | b >> 4);
+        *o++ = static_cast<char>((b & 0x0f) << 4 | c >> 2);
+      }
     }
   }
+  return true;
+}
+
+std::size_t decoded_size(std::string_view text) {
+  const std::size_t n = text.size();
+  std::size_t pad = 0;
+  if (n >= 1 && text[n - 1] == '=') pad = (n >= 2 && text[n - 2] == '=') ? 2 : 1;
+  return n / 4 * 3 - pad;
+}
+
+}  // namespace
+
+bool base64_is_canonical(std::string_view text, Base64Alphabet alphabet) {
+  return decode_into(text, alphabet, nullptr);
+}
+
+std::optional<std::string> base64_decode(std::string_view text, Base64Alphabet alphabet) {
+  if (text.size() % 4 != 0) return std::nullopt;
+  std::string out(decoded_size(text), '\0');
+  if (!decode_into(text, alphabet, out.data())) return std::nullopt;
   return out;
 }
 

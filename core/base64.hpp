@@ -21,4 +21,7 @@ void append_base64(std::string& out, std::string_view bytes, Base64Alphabet alph
 // alphabet.
 std::optional<std::string> base64_decode(std::string_view text, Base64Alphabet alphabet);
 
+// Whether base64_decode would succeed, without allocating the output.
+bool base64_is_canonical(std::string_view text, Base64Alphabet alphabet);
+
 }  // namespace jpblob

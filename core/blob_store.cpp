@@ -157,6 +157,15 @@ void freshen(int leaf, const std::string& name) {
 }
 }  // namespace
 
+bool BlobStore::present(int leaf, const std::string& name, const Digest& digest) const {
+  struct stat st {};
+  if (::fstatat(leaf, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) return false;
+  if (!S_ISREG(st.st_mode))
+    throw Error("refusing blob " + path_of(digest).string() + ": it is not a regular file");
+  freshen(leaf, name);
+  return true;
+}
+
 BlobStore::PutResult BlobStore::put(std::string_view bytes) const {
   return put(Sha256::of(bytes), bytes);
 }
@@ -164,13 +173,7 @@ BlobStore::PutResult BlobStore::put(std::string_view bytes) const {
 BlobStore::PutResult BlobStore::put(const Digest& digest, std::string_view bytes) const {
   Fd leaf = open_leaf(digest, true);
   const std::string name = digest.hex() + ".blob.gz";
-  struct stat st {};
-  if (::fstatat(leaf.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0) {
-    if (!S_ISREG(st.st_mode))
-      throw Error("refusing blob " + path_of(digest).string() + ": it is not a regular file");
-    freshen(leaf.get(), name);
-    return {digest, false};
-  }
+  if (present(leaf.get(), name, digest)) return {digest, false};
   const std::string gz = gzip_compress(bytes, options_.compression_level);
   AtomicFile file(leaf.get(), name, "blob " + path_of(digest).string(), 0666,
                   options_.fsync ? AtomicFile::Durability::Full : AtomicFile::Durability::None);
@@ -204,13 +207,7 @@ std::vector<BlobStore::PutResult> BlobStore::put_all(
       const Digest& d = *digests[i];
       Fd leaf = open_leaf(d, true);
       const std::string name = d.hex() + ".blob.gz";
-      struct stat st {};
-      if (::fstatat(leaf.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0) {
-        if (!S_ISREG(st.st_mode))
-          throw Error("refusing blob " + path_of(d).string() + ": it is not a regular file");
-        freshen(leaf.get(), name);
-        return;
-      }
+      if (present(leaf.get(), name, d)) return;
       auto file = std::make_unique<AtomicFile>(leaf.get(), name, "blob " + path_of(d).string(), 0666,
                                                AtomicFile::Durability::None);
       file->write(gzip_compress(payloads[i], options_.compression_level));

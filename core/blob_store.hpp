@@ -102,6 +102,9 @@ class BlobStore {
   // invalid Fd when it does not exist and `create` is false.
   Fd open_leaf(const Digest& digest, bool create) const;
   int root_fd(bool create) const;
+  // True when the leaf holds the blob (freshened); throws when the name is
+  // taken by something that is not a regular file.
+  bool present(int leaf, const std::string& name, const Digest& digest) const;
   void check_inside_boundary(const std::filesystem::path& existing) const;
 
   std::filesystem::path root_;

@@ -20,16 +20,11 @@ struct Splice {
   PayloadEncoding encoding;
 };
 
-bool base64_canonical(std::string_view s, Base64Alphabet a) {
-  // base64_decode is strict; decoding is as cheap as validating here.
-  return base64_decode(s, a).has_value();
-}
-
 // The first encoding whose re-encoding reproduces the token exactly (§4.2).
 std::optional<PayloadEncoding> restorable_encoding(std::string_view token) {
   const std::string_view inner = token.substr(1, token.size() - 2);
-  if (base64_canonical(inner, Base64Alphabet::Standard)) return PayloadEncoding::Base64;
-  if (base64_canonical(inner, Base64Alphabet::UrlSafe)) return PayloadEncoding::Base64Url;
+  if (base64_is_canonical(inner, Base64Alphabet::Standard)) return PayloadEncoding::Base64;
+  if (base64_is_canonical(inner, Base64Alphabet::UrlSafe)) return PayloadEncoding::Base64Url;
   // Without a backslash the token is its own text, and the canonical
   // encoder escapes nothing the scanner would have let through raw.
   if (inner.find('\\') == std::string_view::npos) return PayloadEncoding::Text;

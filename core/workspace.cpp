@@ -40,16 +40,20 @@ class GitFallbackSource : public BlobSource {
       : store_(store), repo_(repo), prefix_(std::move(prefix)) {}
 
   std::optional<std::string> fetch(const Reference& ref) const override {
-    if (auto bytes = store_.get(ref.digest, ref.size)) return bytes;
+    return find(ref.digest, ref.size);
+  }
+
+  std::optional<std::string> find(const Digest& digest, std::optional<std::uint64_t> size) const {
+    if (auto bytes = store_.get(digest, size)) return bytes;
     if (!repo_ || !prefix_) return std::nullopt;
     // libgit2 objects are not to be shared between threads: the fallback,
     // which is rare, runs one at a time.
     std::lock_guard lock(git_mutex_);
-    const std::string path = *prefix_ + blob_relative_path(ref.digest);
+    const std::string path = *prefix_ + blob_relative_path(digest);
     for (bool staged : {true, false}) {
       auto raw = staged ? repo_->read_staged(path) : repo_->read_head(path);
       if (raw)
-        return decode_blob(*raw, ref.digest, ref.size, store_.options().max_blob_size,
+        return decode_blob(*raw, digest, size, store_.options().max_blob_size,
                            path + (staged ? " (index)" : " (HEAD)"));
     }
     return std::nullopt;
@@ -92,6 +96,11 @@ Settings load_settings(const GitRepo* repo) {
   if (const char* skip = std::getenv("JPBLOB_SKIP_SMUDGE"); skip && std::strcmp(skip, "1") == 0)
     s.smudge_refs_only = true;
   return s;
+}
+
+std::optional<std::string> Workspace::find_blob(const Digest& digest,
+                                               std::optional<std::uint64_t> size) const {
+  return static_cast<const GitFallbackSource&>(*source_).find(digest, size);
 }
 
 Workspace Workspace::open(const fs::path& cwd, const std::optional<fs::path>& store_dir) {

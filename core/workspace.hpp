@@ -48,6 +48,11 @@ class Workspace {
   // committed in HEAD. Each copy is verified before use.
   const BlobSource& blobs() const { return *source_; }
 
+  // The same lookup by digest alone, for callers with no reference (and so
+  // no declared size): `git jpblob cat`.
+  std::optional<std::string> find_blob(const Digest& digest,
+                                       std::optional<std::uint64_t> size = std::nullopt) const;
+
  private:
   Workspace() = default;
   // Held by pointer, like the store: the blob source keeps their

@@ -29,22 +29,6 @@ bool is_conversation(std::string_view path) {
   return path.starts_with(kConversations) && path.ends_with("/events.json");
 }
 
-// The content of a git object by id, read from the object database alone:
-// no index is involved, so the cost does not grow with the repository.
-std::optional<std::string> object_content(git_repository* repo, const std::string& hex,
-                                          const std::string& what) {
-  git_oid id;
-  check_git(git_oid_fromstr(&id, hex.c_str()), "bad object id for " + what);
-  git_blob* blob = nullptr;
-  const int rc = git_blob_lookup(&blob, repo, &id);
-  if (rc == GIT_ENOTFOUND) return std::nullopt;
-  check_git(rc, "cannot read " + what);
-  std::string out(static_cast<const char*>(git_blob_rawcontent(blob)),
-                  static_cast<std::size_t>(git_blob_rawsize(blob)));
-  git_blob_free(blob);
-  return out;
-}
-
 struct StagedChange {
   char status;         // A, M, T…
   std::string id;      // the staged blob's id
@@ -130,7 +114,7 @@ class Hook {
     if (!name.ends_with(".blob.gz")) return;  // not a blob file: not ours to judge
     auto digest = Digest::from_hex(name.substr(0, name.size() - 8));
     if (!digest || c.path != std::string(kBlobs) + blob_relative_path(*digest)) return;
-    auto raw = object_content(repo_, c.id, c.path + " in the index");
+    auto raw = ws_.repo()->read_object(c.id);
     if (!raw) return;
     try {
       decode_blob(*raw, *digest, std::nullopt, ws_.store().options().max_blob_size, c.path + " (index)");
@@ -142,7 +126,7 @@ class Hook {
 
   void check_conversation(const StagedChange& c) {
     ++report_.conversations;
-    auto staged = object_content(repo_, c.id, c.path + " in the index");
+    auto staged = ws_.repo()->read_object(c.id);
     if (!staged) {
       problem("the staged " + c.path + " is missing from git's objects");
       return;
@@ -252,7 +236,7 @@ class Hook {
       // "<mode> <id> <stage>\t<path>": verify what is staged.
       const auto line_start = r.out.rfind('\0', at) == std::string::npos ? 0 : r.out.rfind('\0', at) + 1;
       const std::string id = r.out.substr(line_start + 7, 40);
-      auto raw = object_content(repo_, id, m.path + " in the index");
+      auto raw = ws_.repo()->read_object(id);
       if (!raw) {
         problem("blob " + m.ref.digest.hex() + " referenced by " + m.conversation +
                 " is staged but missing from git's objects");

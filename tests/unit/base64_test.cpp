@@ -20,6 +20,7 @@ TEST(Base64, RoundTripsEveryLengthAndByte) {
     for (auto a : {Base64Alphabet::Standard, Base64Alphabet::UrlSafe}) {
       auto dec = base64_decode(base64_encode(s, a), a);
       ASSERT_TRUE(dec) << n;
+      EXPECT_TRUE(base64_is_canonical(base64_encode(s, a), a)) << n;
       EXPECT_EQ(*dec, s);
     }
     s.push_back(static_cast<char>(n * 37 % 256));
@@ -32,7 +33,10 @@ TEST(Base64, RefusesWhatEncodeWouldNotProduce) {
                           "Zm9=",                       // non-zero unused bits
                           "Zm 9v", "Zm9v\n", "Z=g=", "=Zg=", "Zm9vYmFy=", "-_8=", "Zg==Zg==",
                           "\xc3\xa9\xc3\xa9"})
+  {
     EXPECT_FALSE(base64_decode(bad, S)) << bad;
+    EXPECT_FALSE(base64_is_canonical(bad, S)) << bad;
+  }
   EXPECT_FALSE(base64_decode("+/8=", Base64Alphabet::UrlSafe));
   EXPECT_TRUE(base64_decode("-_8=", Base64Alphabet::UrlSafe));
 }
