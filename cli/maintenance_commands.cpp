@@ -8,6 +8,7 @@
 
 #include "cli/progress.hpp"
 #include "core/conversations.hpp"
+#include "core/document.hpp"
 #include "core/error.hpp"
 #include "core/fs.hpp"
 #include "core/migrate.hpp"
@@ -90,13 +91,14 @@ void run_files_command(const MaintenanceArgs& args) {
   auto show = [&](const fs::path& p) { std::cout << fs::relative(p, fs::current_path()).string() << '\n'; };
   for (const char* name : {"events.json", "metadata.json", "base_config.json"})
     if (fs::exists(folder / name)) show(folder / name);
-  std::vector<Reference> needed;
+  DocumentNeeds needs;
   std::string why;
-  if (!referenced_digests(read_file(folder / "events.json"), 0, needed, why))
+  if (!document_needs(DocumentKind::Conversation, read_file(folder / "events.json"), 0, needs, why))
     throw Error((folder / "events.json").string() + " is " + why.substr(0, why.find("; passing")));
   std::set<Digest> seen;
-  for (const auto& r : needed)
-    if (seen.insert(r.digest).second && ws.store().contains(r.digest)) show(ws.store().path_of(r.digest));
+  for (const auto* list : {&needs.references, &needs.inline_payloads})
+    for (const auto& r : *list)
+      if (seen.insert(r.digest).second && ws.store().contains(r.digest)) show(ws.store().path_of(r.digest));
 }
 
 void run_print_command(const MaintenanceArgs& args) {

@@ -12,7 +12,7 @@
 #include <atomic>
 #include <mutex>
 
-#include "conversations.hpp"
+#include "document.hpp"
 #include "error.hpp"
 #include "fs.hpp"
 #include "parallel.hpp"
@@ -50,32 +50,35 @@ std::vector<std::string> folder_entries(int dirfd, const std::string& what) {
   return names;
 }
 
-// Digests needed by one conversation text; `what` names it for errors.
-// Every payload counts whatever jpblob.minSize says: gc keeps anything it
-// cannot prove unreferenced.
-void add_needs(const std::string& text, const std::string& what, LiveSet& live, std::mutex& mutex) {
-  std::vector<Reference> refs;
+// Digests needed by one document; `what` names it for errors. Every
+// payload counts whatever jpblob.minSize says: gc keeps anything it cannot
+// prove unreferenced.
+void add_needs(DocumentKind kind, const std::string& text, const std::string& what, LiveSet& live,
+               std::mutex& mutex) {
+  DocumentNeeds needs;
   std::string why;
-  if (!referenced_digests(text, 0, refs, why))
+  if (!document_needs(kind, text, 0, needs, why))
     throw Error("cannot build the live set: " + what + " is " + why.substr(0, why.find("; passing")));
-  std::vector<FoundReference> explicit_refs;
-  scan_events(text, [&](const JsonTree& event) { find_references(event, explicit_refs); });
   std::lock_guard lock(mutex);
-  for (const auto& r : refs) live.digests.insert(r.digest);
-  for (const auto& f : explicit_refs) live.referenced.insert(f.ref.digest);
+  for (const auto& r : needs.references) {
+    live.digests.insert(r.digest);
+    live.referenced.insert(r.digest);
+  }
+  for (const auto& p : needs.inline_payloads) live.digests.insert(p.digest);
   ++live.conversations;
 }
 
-// Staged versions of conversations in the index git would use in `top`.
-std::vector<std::pair<std::string, std::string>> staged_conversations(const fs::path& top) {
-  auto r = run_command({"git", "ls-files", "--stage", "-z", "--", ".jp/conversations"}, top);
+// Staged versions of documents in the index git would use in `top`.
+std::vector<std::pair<std::string, std::string>> staged_documents(const fs::path& top) {
+  std::vector<std::string> args = {"git", "ls-files", "--stage", "-z", "--"};
+  args.insert(args.end(), document_pathspecs().begin(), document_pathspecs().end());
+  auto r = run_command(args, top);
   if (r.status != 0) throw Error("cannot build the live set: cannot read the index in " + top.string() + ": " + r.err);
   std::vector<std::pair<std::string, std::string>> out;  // (id, path)
   for (const std::string& line : split_records(r.out, '\0')) {
     const auto tab = line.find('\t');
-    if (tab == std::string::npos || line.size() < 48) continue;
-    const std::string path = line.substr(tab + 1);
-    if (path.ends_with("/events.json")) out.emplace_back(line.substr(7, 40), path);
+    if (tab == std::string::npos || line.size() < 48 || !line.starts_with("100")) continue;
+    out.emplace_back(line.substr(7, 40), line.substr(tab + 1));
   }
   return out;
 }
@@ -152,25 +155,28 @@ std::vector<StoreFile> list_store(const BlobStore& store) {
   return out;
 }
 
-void for_each_conversation(const Workspace& ws,
-                           const std::function<void(const std::string&, const std::string&)>& fn,
-                           const Progress& progress) {
+void for_each_document(const Workspace& ws, const DocumentFn& fn, const Progress& progress) {
   const fs::path storage = ws.store().root().parent_path();
   struct Source {
-    fs::path file;        // a work tree conversation, or
+    fs::path file;        // a work tree document, or
     const GitRepo* repo;  // a staged version by id
     std::string id, what;
+    DocumentKind kind;
   };
   std::vector<Source> sources;
-  for (const auto& f : list_conversations(storage)) sources.push_back({f, nullptr, {}, f.string()});
+  auto add_files = [&](const fs::path& folder) {
+    for (const auto& f : list_documents(folder))
+      sources.push_back({f, nullptr, {}, f.string(), document_kind(f.string())});
+  };
+  add_files(storage);
   if (ws.repo() && ws.repo()->workdir() && storage == *ws.repo()->workdir() / ".jp") {
     const fs::path top = *ws.repo()->workdir();
-    for (const auto& [id, path] : staged_conversations(top))
-      sources.push_back({{}, ws.repo(), id, path + " (staged)"});
+    for (const auto& [id, path] : staged_documents(top))
+      sources.push_back({{}, ws.repo(), id, path + " (staged)", document_kind(path)});
     for (const auto& wt : other_worktrees(top)) {
-      for (const auto& f : list_conversations(wt / ".jp")) sources.push_back({f, nullptr, {}, f.string()});
-      for (const auto& [id, path] : staged_conversations(wt))
-        sources.push_back({{}, ws.repo(), id, (wt / path).string() + " (staged)"});
+      add_files(wt / ".jp");
+      for (const auto& [id, path] : staged_documents(wt))
+        sources.push_back({{}, ws.repo(), id, (wt / path).string() + " (staged)", document_kind(path)});
     }
   }
   std::atomic<std::size_t> done{0};
@@ -184,7 +190,7 @@ void for_each_conversation(const Workspace& ws,
     } else {
       text = read_file(s.file);
     }
-    fn(s.what, text);
+    fn(s.what, s.kind, text);
     if (progress) progress("Reading conversations", ++done, sources.size());
   });
 }
@@ -193,8 +199,11 @@ LiveSet build_live_set(const Workspace& ws, const Progress& progress) {
   LiveSet live;
   std::mutex mutex;
   try {
-    for_each_conversation(
-        ws, [&](const std::string& what, const std::string& text) { add_needs(text, what, live, mutex); },
+    for_each_document(
+        ws,
+        [&](const std::string& what, DocumentKind kind, const std::string& text) {
+          add_needs(kind, text, what, live, mutex);
+        },
         progress);
   } catch (const Error& e) {
     const std::string why = e.what();

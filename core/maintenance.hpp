@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "digest.hpp"
+#include "document.hpp"
 #include "workspace.hpp"
 
 namespace jpblob {
@@ -40,19 +41,19 @@ std::vector<StoreFile> list_store(const BlobStore& store);
 struct LiveSet {
   std::unordered_set<Digest, DigestHash> digests;  // every blob something needs
   std::unordered_set<Digest, DigestHash> referenced;  // those named by an explicit reference
-  std::size_t conversations = 0;  // conversation files and staged versions read
+  std::size_t conversations = 0;  // documents (conversations, sessions) and staged versions read
 };
 
-// Calls fn(what, text) for every conversation the live set is built from
-// (see below), on several threads at once: fn must be thread-safe. `what`
-// names the file or staged version for messages. Throws Error on a file or
-// object that cannot be read.
-void for_each_conversation(const Workspace& ws,
-                           const std::function<void(const std::string& what, const std::string& text)>& fn,
-                           const Progress& progress);
+// Calls fn(what, kind, text) for every document (conversation or session)
+// the live set is built from (see below), on several threads at once: fn
+// must be thread-safe. `what` names the file or staged version for
+// messages. Throws Error on a file or object that cannot be read.
+using DocumentFn = std::function<void(const std::string& what, DocumentKind kind, const std::string& text)>;
+void for_each_document(const Workspace& ws, const DocumentFn& fn, const Progress& progress);
 
-// Gathers the live set: every conversation in the work tree (.archive
-// included), every staged version in the index, and in a repository with
+// Gathers the live set: every conversation and session in the work tree
+// (.archive included), every staged version in the index (any file
+// .gitattributes routes to the filter included), and in a repository with
 // linked worktrees every other worktree's conversations and index. A work
 // tree conversation counts with the blobs clean would write for its inline
 // payloads. Throws Error naming the file on anything unreadable or

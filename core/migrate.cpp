@@ -57,18 +57,15 @@ MigrateReport run_migrate(const Workspace& ws, bool dry_run, const Progress& pro
     options.path = name;
     TransformReport r;
     if (dry_run) {
-      std::vector<Reference> needed;
+      std::vector<Reference> references, payloads;
       std::string why;
-      if (!referenced_digests(input, options.min_size, needed, why)) {
+      if (!referenced_digests(input, options.min_size, references, payloads, why))
         report.skipped.push_back(name + ": " + why);
-      } else {
-        std::vector<FoundReference> found;
-        scan_events(input, [&](const JsonTree& event) { find_references(event, found); });
-        (needed.size() > found.size() ? report.rewritten.push_back(name) : void(++report.unchanged));
-      }
+      else
+        (!payloads.empty() ? report.rewritten.push_back(name) : void(++report.unchanged));
     } else {
       r = clean(input, ws.store(), options, [&](std::string_view s) { cleaned.append(s); });
-      if (r.passthrough) report.skipped.push_back(name + ": " + r.warning.value_or(""));
+      if (r.passthrough) report.skipped.push_back(name + ": " + (r.warnings.empty() ? std::string() : r.warnings.front()));
       else if (cleaned == input) ++report.unchanged;
       else {
         write_file_atomic(file, cleaned);  // after clean stored every blob

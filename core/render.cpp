@@ -58,7 +58,7 @@ std::string render_conversation(std::string_view input, const BlobSource& source
     std::string where;
     if (s.ref) {
       try {
-        bytes = source.fetch(*s.ref);
+        bytes = source.fetch(s.ref->digest, s.ref->size);
       } catch (const Error&) {
         continue;  // corrupt: leave the reference for `verify` to report
       }

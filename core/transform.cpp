@@ -69,7 +69,7 @@ TransformReport pass_through(std::string_view input, const std::string& path,
   out(input);
   TransformReport report;
   report.passthrough = true;
-  report.warning = path + " is " + why + "; passing it through unchanged";
+  report.warnings.push_back(path + " is " + why + "; passing it through unchanged");
   return report;
 }
 
@@ -158,14 +158,14 @@ TransformReport clean(std::string_view input, const BlobStore& store, const Clea
   return report;
 }
 
-bool referenced_digests(std::string_view input, std::uint64_t min_size, std::vector<Reference>& out,
-                        std::string& why) {
+bool referenced_digests(std::string_view input, std::uint64_t min_size, std::vector<Reference>& references,
+                        std::vector<Reference>& payloads, std::string& why) {
   std::vector<PayloadSite> sites;
   std::vector<FoundReference> found;
   const EventScan scan = scan_events(input, [&](const JsonTree& event) {
     found.clear();
     find_references(event, found);
-    for (const auto& f : found) out.push_back(f.ref);
+    for (const auto& f : found) references.push_back(f.ref);
     sites.clear();
     find_payload_sites(event, sites);
     for (const PayloadSite& site : sites) {
@@ -178,7 +178,7 @@ bool referenced_digests(std::string_view input, std::uint64_t min_size, std::vec
           if (bytes->size() < min_size) bytes.reset();
         }
       }
-      if (bytes) out.push_back(Reference{Sha256::of(*bytes), bytes->size(), PayloadEncoding::None});
+      if (bytes) payloads.push_back(Reference{Sha256::of(*bytes), bytes->size(), PayloadEncoding::None});
     }
   });
   if (auto w = passthrough_warning(scan)) {
@@ -218,7 +218,7 @@ TransformReport smudge(std::string_view input, const BlobSource& source,
   parallel_for(restores.size(), [&](std::size_t k) {
     const Reference& ref = restores[k].ref;
     try {
-      fetched[k] = source.fetch(ref);
+      fetched[k] = source.fetch(ref.digest, ref.size);
     } catch (const Error& e) {
       throw Error("cannot restore blob " + ref.digest.hex() + " referenced by " + options.path + ": " +
                   e.what());

@@ -17,6 +17,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "blob_store.hpp"
 #include "reference.hpp"
@@ -27,7 +28,7 @@ using OutputSink = std::function<void(std::string_view)>;
 
 struct TransformReport {
   bool passthrough = false;        // the input was copied unchanged
-  std::optional<std::string> warning;  // set when passthrough was forced
+  std::vector<std::string> warnings;  // one line each: why passthrough was forced, blobs left as references
   std::size_t replaced = 0;        // values replaced
   std::size_t blobs_written = 0;   // new blob files (clean only)
 };
@@ -45,28 +46,32 @@ struct CleanOptions {
 TransformReport clean(std::string_view input, const BlobStore& store, const CleanOptions& options,
                       const OutputSink& out);
 
-// The blobs a conversation needs: every reference it holds, anywhere, and
-// the digest of every payload clean would externalize from it (a work tree
-// conversation holds its payloads inline until it is added). Nothing is
-// stored. Returns false, with `why`, when the input is not a conversation.
-bool referenced_digests(std::string_view input, std::uint64_t min_size, std::vector<Reference>& out,
-                        std::string& why);
+// The blobs a conversation needs: every reference it holds, anywhere
+// (`references`), and the digest of every payload clean would externalize
+// from it (`payloads`: a work tree conversation holds its payloads inline
+// until it is added). Nothing is stored. Returns false, with `why`, when the
+// input is not a conversation.
+bool referenced_digests(std::string_view input, std::uint64_t min_size, std::vector<Reference>& references,
+                        std::vector<Reference>& payloads, std::string& why);
 
 // Where smudge gets blob bytes. fetch() returns the verified bytes of the
-// blob, nullopt when no copy exists, and throws Error when a copy exists but
-// is corrupt. It is called from several threads at once.
+// blob (of `size` bytes when a size is declared), nullopt when no copy
+// exists, and throws Error when a copy exists but is corrupt. It is called
+// from several threads at once.
 class BlobSource {
  public:
   virtual ~BlobSource() = default;
-  virtual std::optional<std::string> fetch(const Reference& ref) const = 0;
+  virtual std::optional<std::string> fetch(const Digest& digest,
+                                           std::optional<std::uint64_t> size) const = 0;
 };
 
 // A BlobSource reading a BlobStore.
 class StoreBlobSource : public BlobSource {
  public:
   explicit StoreBlobSource(const BlobStore& store) : store_(store) {}
-  std::optional<std::string> fetch(const Reference& ref) const override {
-    return store_.get(ref.digest, ref.size);
+  std::optional<std::string> fetch(const Digest& digest,
+                                   std::optional<std::uint64_t> size) const override {
+    return store_.get(digest, size);
   }
 
  private:

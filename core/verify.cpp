@@ -43,20 +43,20 @@ void verify_history(const Workspace& ws, VerifyReport& report, const Progress& p
   auto revs = run_command({"git", "rev-list", "--all"}, top);
   if (revs.status != 0) return;  // no commits yet
   const std::vector<std::string> commits = split_records(revs.out, '\n');
-  std::map<std::string, std::vector<Reference>> refs_of;  // conversation id -> references
+  std::map<std::string, std::vector<BlobUse>> refs_of;  // document id -> references
   for (std::size_t i = 0; i < commits.size(); ++i) {
     const auto files = tree_files(top, commits[i]);
     for (const auto& [path, id] : files) {
-      if (!path.ends_with("/events.json") || !path.starts_with(".jp/conversations/")) continue;
+      const bool conversation = path.starts_with(".jp/conversations/") && path.ends_with("/events.json");
+      const bool session = path.starts_with(".jp/sessions/") && path.ends_with(".jsonl");
+      if (!conversation && !session) continue;
       auto cached = refs_of.find(id);
       if (cached == refs_of.end()) {
-        std::vector<Reference> refs;
-        if (auto text = ws.repo()->read_object(id)) {
-          std::vector<FoundReference> found;
-          scan_events(*text, [&](const JsonTree& event) { find_references(event, found); });
-          for (const auto& f : found) refs.push_back(f.ref);
-        }
-        cached = refs_of.emplace(id, std::move(refs)).first;
+        DocumentNeeds needs;
+        std::string why;
+        if (auto text = ws.repo()->read_object(id))
+          document_needs(document_kind(path), *text, 0, needs, why);
+        cached = refs_of.emplace(id, std::move(needs.references)).first;
       }
       for (const auto& ref : cached->second) {
         ++report.references;
@@ -114,31 +114,30 @@ VerifyReport run_verify(const Workspace& ws, bool history, const Progress& progr
     for (auto& path : split_records(r.out, '\0')) staged_blobs.insert(std::move(path));
   }
   LiveSet live;
-  for_each_conversation(
+  for_each_document(
       ws,
-      [&](const std::string& what, const std::string& text) {
-        std::vector<Reference> needed;
+      [&](const std::string& what, DocumentKind kind, const std::string& text) {
+        DocumentNeeds needs;
         std::string why;
-        std::vector<FoundReference> found;
-        if (!referenced_digests(text, 0, needed, why)) {
+        if (!document_needs(kind, text, 0, needs, why)) {
           std::lock_guard lock(mutex);
           report.problems.push_back(what + " is " + why.substr(0, why.find("; passing")));
           return;
         }
-        scan_events(text, [&](const JsonTree& event) { find_references(event, found); });
         std::lock_guard lock(mutex);
-        for (const auto& r : needed) live.digests.insert(r.digest);
-        for (const auto& f : found) {
+        for (const auto& p : needs.inline_payloads) live.digests.insert(p.digest);
+        for (const auto& r : needs.references) {
+          live.digests.insert(r.digest);
           ++report.references;
-          const auto size = sizes.find(f.ref.digest);
-          const std::string path = ".jp/blobs/" + blob_relative_path(f.ref.digest);
+          const auto size = sizes.find(r.digest);
+          const std::string path = ".jp/blobs/" + blob_relative_path(r.digest);
           if (size != sizes.end()) {
-            if (size->second != f.ref.size)
-              report.problems.push_back("blob " + f.ref.digest.hex() + " referenced by " + what + " holds " +
+            if (r.size && size->second != *r.size)
+              report.problems.push_back("blob " + r.digest.hex() + " referenced by " + what + " holds " +
                                         std::to_string(size->second) + " bytes, the reference declares " +
-                                        std::to_string(f.ref.size));
-          } else if (!staged_blobs.count(path) && !present.count(f.ref.digest)) {
-            report.problems.push_back("blob " + f.ref.digest.hex() + " referenced by " + what + " is missing");
+                                        std::to_string(*r.size));
+          } else if (!staged_blobs.count(path) && !present.count(r.digest)) {
+            report.problems.push_back("blob " + r.digest.hex() + " referenced by " + what + " is missing");
           }
         }
       },
@@ -156,25 +155,24 @@ StatsReport run_stats(const Workspace& ws, const Progress& progress) {
   StatsReport s;
   std::mutex mutex;
   std::set<std::string> seen;
-  for_each_conversation(
+  for_each_document(
       ws,
-      [&](const std::string& what, const std::string& text) {
+      [&](const std::string& what, DocumentKind kind, const std::string& text) {
         if (what.ends_with("(staged)")) return;  // the work tree's view only
-        std::vector<Reference> needed;
-        std::vector<FoundReference> found;
+        DocumentNeeds needs;
         std::string why;
-        if (!referenced_digests(text, 0, needed, why)) return;
-        scan_events(text, [&](const JsonTree& event) { find_references(event, found); });
+        if (!document_needs(kind, text, 0, needs, why)) return;
         std::lock_guard lock(mutex);
         ++s.conversations;
-        s.references += found.size();
-        // `needed` holds the references and the inline payloads.
-        std::uint64_t all = 0, referenced = 0;
-        for (const auto& r : needed) all += r.size;
-        for (const auto& f : found) referenced += f.ref.size;
-        s.referenced_bytes += all;
-        s.inline_payloads += needed.size() - found.size();
-        s.inline_bytes += all - referenced;
+        s.references += needs.references.size();
+        s.inline_payloads += needs.inline_payloads.size();
+        // A session's blob: URLs declare no size; sessions count only what
+        // they hold inline.
+        for (const auto& r : needs.references) s.referenced_bytes += r.size.value_or(0);
+        for (const auto& p : needs.inline_payloads) {
+          s.referenced_bytes += p.size.value_or(0);
+          s.inline_bytes += p.size.value_or(0);
+        }
       },
       progress);
   for (const StoreFile& f : list_store(ws.store())) {

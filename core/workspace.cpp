@@ -39,8 +39,9 @@ class GitFallbackSource : public BlobSource {
   GitFallbackSource(const BlobStore& store, const GitRepo* repo, std::optional<std::string> prefix)
       : store_(store), repo_(repo), prefix_(std::move(prefix)) {}
 
-  std::optional<std::string> fetch(const Reference& ref) const override {
-    return find(ref.digest, ref.size);
+  std::optional<std::string> fetch(const Digest& digest,
+                                   std::optional<std::uint64_t> size) const override {
+    return find(digest, size);
   }
 
   std::optional<std::string> find(const Digest& digest, std::optional<std::uint64_t> size) const {

@@ -2,6 +2,8 @@
 
 #include <iostream>
 
+#include "core/document.hpp"
+
 namespace jpblob {
 
 Filter::Filter(const std::filesystem::path& cwd,
@@ -11,20 +13,23 @@ Filter::Filter(const std::filesystem::path& cwd,
 void Filter::run(FilterMode mode, std::string_view input, const std::string& path,
                  const OutputSink& out) const {
   const std::string name = path.empty() ? std::string("<stdin>") : path;
+  // git names the file (%f, or the pathname key of filter-process); a
+  // one-shot run without a name is a conversation.
+  const DocumentKind kind = document_kind(name);
   TransformReport report;
   if (mode == FilterMode::Clean) {
     CleanOptions options;
     options.min_size = workspace_.settings().min_size;
     options.path = name;
-    report = clean(input, workspace_.store(), options, out);
+    report = clean_document(kind, input, workspace_.store(), options, out);
   } else if (workspace_.settings().smudge_refs_only) {
     out(input);  // JPBLOB_SKIP_SMUDGE=1 or jpblob.smudge=refs: the committed form
   } else {
     SmudgeOptions options;
     options.path = name;
-    report = smudge(input, workspace_.blobs(), options, out);
+    report = smudge_document(kind, input, workspace_.blobs(), options, out);
   }
-  if (report.warning) std::cerr << "git-jpblob: warning: " << *report.warning << std::endl;
+  for (const auto& w : report.warnings) std::cerr << "git-jpblob: warning: " << w << std::endl;
 }
 
 }  // namespace jpblob

@@ -9,6 +9,7 @@
 #include <set>
 
 #include "core/blob_store.hpp"
+#include "core/document.hpp"
 #include "core/error.hpp"
 #include "core/fs.hpp"
 #include "core/payload.hpp"
@@ -22,17 +23,13 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr std::string_view kConversations = ".jp/conversations/";
 constexpr std::string_view kBlobs = ".jp/blobs/";
-
-bool is_conversation(std::string_view path) {
-  return path.starts_with(kConversations) && path.ends_with("/events.json");
-}
 
 struct StagedChange {
   char status;         // A, M, T…
   std::string id;      // the staged blob's id
   std::string path;
+  std::string mode;    // the staged mode: 100644, 120000 (a symlink)…
 };
 
 class Hook {
@@ -53,16 +50,16 @@ class Hook {
 
   PreCommitReport run() {
     for (const StagedChange& c : staged_changes()) {
-      if (is_conversation(c.path)) {
-        conversations_.push_back(c);
-      } else if (c.path.starts_with(kBlobs)) {
+      if (c.path.starts_with(kBlobs)) {
         if (c.status == 'A') verify_added_blob(c);
         else
           problem(c.path + " is a tracked blob whose content is being changed; a blob never changes: "
                            "git checkout HEAD -- " + c.path);
+      } else if (c.mode == "100644" || c.mode == "100755") {
+        documents_.push_back(c);  // a conversation or a session (document_pathspecs)
       }
     }
-    for (const StagedChange& c : conversations_) check_conversation(c);
+    for (const StagedChange& c : documents_) check_document(c);
     check_missing();
     if (report_.problems.empty()) stage_blobs();
     return report_;
@@ -76,8 +73,12 @@ class Hook {
   // with what is staged. (libgit2 1.5 needs a quarter of a second just to
   // read an index of 100,000 entries.)
   std::vector<StagedChange> staged_changes() {
-    auto r = git({"diff", "--cached", "--raw", "-z", "--no-renames", "--no-ext-diff", "--abbrev=40",
-                  "--", ".jp/"});
+    // Blobs, and every document: those under .jp, and any file
+    // .gitattributes routes to the filter (sessions kept elsewhere).
+    std::vector<std::string> args = {"diff", "--cached", "--raw", "-z", "--no-renames", "--no-ext-diff",
+                                     "--abbrev=40", "--", std::string(kBlobs)};
+    args.insert(args.end(), document_pathspecs().begin(), document_pathspecs().end());
+    auto r = git(args);
     if (r.status != 0) throw Error("cannot list what is staged: " + r.err);
     std::vector<StagedChange> out;
     // Records: ":<mode> <mode> <id> <id> <status>\0<path>\0"
@@ -90,7 +91,9 @@ class Hook {
       if (status == 'D') continue;
       const auto last_space = meta.rfind(' ');
       const auto id_start = meta.rfind(' ', last_space - 1) + 1;
-      out.push_back({status, meta.substr(id_start, last_space - id_start), path});
+      const auto mode_start = meta.find(' ') + 1;  // the staged side's mode
+      out.push_back({status, meta.substr(id_start, last_space - id_start), path,
+                     meta.substr(mode_start, meta.find(' ', mode_start) - mode_start)});
     }
     return out;
   }
@@ -124,7 +127,7 @@ class Hook {
     }
   }
 
-  void check_conversation(const StagedChange& c) {
+  void check_document(const StagedChange& c) {
     ++report_.conversations;
     auto staged = ws_.repo()->read_object(c.id);
     if (!staged) {
@@ -132,18 +135,20 @@ class Hook {
       return;
     }
     // 1. Inline payloads left by a missing filter: clean the staged version.
+    const DocumentKind kind = document_kind(c.path);
     std::string cleaned;
     CleanOptions options;
     options.min_size = ws_.settings().min_size;
     options.path = c.path;
-    const auto result = clean(*staged, ws_.store(), options,
-                              [&](std::string_view s) { cleaned.append(s); });
+    const auto result = clean_document(kind, *staged, ws_.store(), options,
+                                       [&](std::string_view s) { cleaned.append(s); });
     if (result.replaced > 0) restage(c.path, cleaned);
     // 2. Every reference, wherever it stands, needs its blob in the commit.
-    std::vector<FoundReference> found;
-    scan_events(cleaned, [&](const JsonTree& event) { find_references(event, found); });
-    for (const auto& f : found)
-      if (referenced_.emplace(f.ref.digest).second) check_blob(c.path, f.ref);
+    DocumentNeeds needs;
+    std::string why;
+    document_needs(kind, cleaned, 0, needs, why);  // not a conversation: it holds no references
+    for (const auto& ref : needs.references)
+      if (referenced_.emplace(ref.digest).second) check_blob(c.path, ref);
   }
 
   // The cleaned conversation replaces the staged one, keeping the entry's
@@ -174,7 +179,7 @@ class Hook {
     return ws_.repo()->gitdir() / "index";
   }
 
-  void check_blob(const std::string& conversation, const Reference& ref) {
+  void check_blob(const std::string& conversation, const BlobUse& ref) {
     const std::string hex = ref.digest.hex();
     const std::string path = std::string(kBlobs) + blob_relative_path(ref.digest);
     const std::string fix = "; restore the blob file (git checkout <commit> -- " + path +
@@ -206,7 +211,7 @@ class Hook {
     if (verify(conversation, ref, raw, path, fix)) to_stage_.push_back(path);
   }
 
-  bool verify(const std::string& conversation, const Reference& ref, std::string_view raw,
+  bool verify(const std::string& conversation, const BlobUse& ref, std::string_view raw,
               const std::string& what, const std::string& fix) {
     try {
       decode_blob(raw, ref.digest, ref.size, ws_.store().options().max_blob_size, what);
@@ -263,14 +268,14 @@ class Hook {
 
   struct Missing {
     std::string conversation;
-    Reference ref;
+    BlobUse ref;
     std::string path;
   };
 
   Workspace ws_;
   fs::path top_;
   std::optional<fs::path> extra_index_;
-  std::vector<StagedChange> conversations_;
+  std::vector<StagedChange> documents_;
   std::map<std::string, std::string> staged_blobs_;  // verified blob files staged by hand
   std::set<Digest> referenced_;
   std::vector<std::string> to_stage_;

@@ -115,9 +115,11 @@ const std::vector<std::string>& attribute_lines() {
   // core.autocrlf must not convert them. Blobs get diff=jpblob rather than
   // -diff so `git log -p` can show their content through textconv; without
   // the driver, git still treats them as binary, since every blob's gzip
-  // header holds NUL bytes.
+  // header holds NUL bytes. Agent sessions (JSON Lines) go through the same
+  // filter, which tells them apart by the .jsonl name.
   static const std::vector<std::string> lines = {
       ".jp/conversations/**/events.json filter=jpblob diff=jpblob -text",
+      ".jp/sessions/**/*.jsonl filter=jpblob -text",
       ".jp/blobs/** -text diff=jpblob",
   };
   return lines;

@@ -211,9 +211,9 @@ TEST_F(TransformTest, NotAConversationPassesThroughWithOneWarning) {
       Outcome r = cleaning ? do_clean(in) : do_smudge(in);
       EXPECT_EQ(r.out, in);
       EXPECT_TRUE(r.report.passthrough);
-      ASSERT_TRUE(r.report.warning);
-      EXPECT_NE(r.report.warning->find("passing it through unchanged"), std::string::npos);
-      EXPECT_EQ(r.report.warning->find('\n'), std::string::npos) << "one line";
+      ASSERT_EQ(r.report.warnings.size(), 1u);
+      EXPECT_NE(r.report.warnings[0].find("passing it through unchanged"), std::string::npos);
+      EXPECT_EQ(r.report.warnings[0].find('\n'), std::string::npos) << "one line";
     }
   }
   EXPECT_EQ(blob_count(), 0u);  // nothing stored for input that was not understood
@@ -302,7 +302,7 @@ TEST_F(TransformTest, EmptyConversationAndNoPayloads) {
     Outcome r = do_clean(in);
     EXPECT_EQ(r.out, in);
     EXPECT_FALSE(r.report.passthrough);
-    EXPECT_FALSE(r.report.warning);
+    EXPECT_TRUE(r.report.warnings.empty());
   }
 }
 
