@@ -97,8 +97,19 @@ int main(int argc, char** argv) {
       ->add_option("conversation", m.target, "folder, events.json, id or jp-c<id>")->required();
   maintenance("print", "print a conversation with every reference resolved", jpblob::run_print_command)
       ->add_option("conversation", m.target, "folder, events.json, id or jp-c<id>")->required();
-  maintenance("cat", "write a blob's bytes", jpblob::run_cat_command)
-      ->add_option("blob", m.target, "blob:sha256:<hex>, a digest, or a unique prefix of 8+")->required();
+  auto* cat = maintenance("cat", "write what an internal URL or a blob name resolves to", jpblob::run_cat_command);
+  cat->add_option("url", m.target,
+                  "artifact://<n>, agent://<id>[/path|?q=query], blob:sha256:<hex>, a digest, or a unique prefix of 8+")
+      ->required();
+  cat->add_option("--session", m.session, "the session .jsonl whose artifacts artifact:// and agent:// read");
+  cat->add_option("--offset", m.offset, "first line to show, from 1");
+  cat->add_option("--limit", m.limit, "most lines to show");
+  int run_status = 0;
+  auto* run = app.add_subcommand("run", "run a command, keeping its whole output as a session artifact when long");
+  run->add_option("--session", m.session, "the session .jsonl whose artifacts folder to use")->required();
+  run->add_option("--tool", m.tool, "the tool name in the artifact's file name")->required();
+  run->add_option("command", m.command, "the command and its arguments, after --")->required()->expected(-1);
+  run->callback([&] { run_status = jpblob::run_run_command(m); });
   auto* migrate = maintenance("migrate", "rewrite every conversation to its cleaned form", jpblob::run_migrate_command);
   migrate->add_flag("--dry-run", m.dry_run, "say what would be rewritten");
   auto* stats = maintenance("stats", "conversations, blobs and savings", jpblob::run_stats_command);
@@ -124,5 +135,5 @@ int main(int argc, char** argv) {
     std::cerr << "git-jpblob: " << e.what() << "\n";
     return 1;
   }
-  return 0;
+  return run_status;
 }

@@ -7,13 +7,17 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/progress.hpp"
+#include "core/artifacts.hpp"
 #include "core/conversations.hpp"
 #include "core/document.hpp"
 #include "core/error.hpp"
 #include "core/fs.hpp"
+#include "core/internal_url.hpp"
 #include "core/migrate.hpp"
+#include "core/output_spill.hpp"
 #include "core/payload.hpp"
 #include "core/render.hpp"
+#include "core/subprocess.hpp"
 #include "core/transform.hpp"
 #include "core/workspace.hpp"
 
@@ -107,12 +111,13 @@ void run_print_command(const MaintenanceArgs& args) {
   write_all(STDOUT_FILENO, render_conversation(read_file(folder / "events.json"), ws.blobs()), "standard output");
 }
 
-void run_cat_command(const MaintenanceArgs& args) {
-  const Workspace ws = open_workspace(args);
-  std::string hex = args.target;
-  if (auto d = parse_blob_url(hex)) hex = d->hex();
+// A digest, or a unique prefix of 8+ hex characters of one in the store,
+// as a blob: URL.
+std::string blob_url_for_name(const Workspace& ws, const std::string& name) {
+  std::string hex = name;
   if (hex.size() < 8 || hex.size() > 64 || hex.find_first_not_of("0123456789abcdef") != std::string::npos)
-    throw Error("'" + args.target + "' is not a blob name: give blob:sha256:<hex>, a digest, or 8+ hex characters of one",
+    throw Error("'" + name + "' is not a blob name or internal URL: give artifact://<n>, agent://<id>, "
+                "blob:sha256:<hex>, a digest, or 8+ hex characters of one",
                 ErrorKind::Usage);
   if (hex.size() < 64) {
     std::vector<std::string> matches;
@@ -124,10 +129,44 @@ void run_cat_command(const MaintenanceArgs& args) {
     if (matches.size() > 1) throw Error(hex + " is ambiguous: " + std::to_string(matches.size()) + " blobs start with it");
     hex = matches[0];
   }
-  const Digest d = *Digest::from_hex(hex);
-  const std::optional<std::string> bytes = ws.find_blob(d);
-  if (!bytes) throw Error("blob " + hex + " is not in " + ws.store().root().string() + ", the index or HEAD");
-  write_all(STDOUT_FILENO, *bytes, "standard output");
+  return "blob:sha256:" + hex;
+}
+
+void run_cat_command(const MaintenanceArgs& args) {
+  // The workspace is opened only when a blob is asked for: artifact:// and
+  // agent:// need no repository.
+  std::optional<Workspace> ws;
+  auto workspace = [&]() -> const Workspace& {
+    if (!ws) ws.emplace(open_workspace(args));
+    return *ws;
+  };
+  const std::string url = UrlResolver::is_url(args.target) ? args.target : blob_url_for_name(workspace(), args.target);
+  std::optional<fs::path> dir;
+  if (args.session) dir = artifacts_dir_for(*args.session);
+  const UrlResolver resolver(dir, [&](const Digest& d, std::optional<std::uint64_t> size) {
+    return workspace().find_blob(d, size);
+  });
+  const ResolvedUrl r = resolver.resolve(url, PageOptions{args.offset, args.limit});
+  write_all(STDOUT_FILENO, r.content, "standard output");
+  if (!r.notice.empty())
+    write_all(STDOUT_FILENO, (r.content.empty() || r.content.ends_with('\n') ? "" : "\n") + r.notice + "\n",
+              "standard output");
+}
+
+int run_run_command(const MaintenanceArgs& args) {
+  if (!args.session) throw Error("run needs --session <file.jsonl>", ErrorKind::Usage);
+  ArtifactAllocator artifacts(artifacts_dir_for(*args.session));
+  if (!is_valid_name(args.tool))
+    throw Error("bad tool name '" + args.tool + "': use 1-64 letters, digits, '_' or '-'", ErrorKind::Usage);
+  OutputSpill sink([&] { return artifacts.allocate(args.tool); });
+  const int status = stream_command(args.command, fs::current_path(), [&](std::string_view s) { sink.write(s); });
+  const SpillSummary summary = sink.finish();
+  write_all(STDOUT_FILENO, summary.tail, "standard output");
+  if (summary.truncated) {
+    const std::string line = describe_spill(summary);
+    write_all(STDOUT_FILENO, (summary.tail.ends_with('\n') ? "" : "\n") + line + "\n", "standard output");
+  }
+  return status;
 }
 
 void run_migrate_command(const MaintenanceArgs& args) {

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace jpblob {
 
@@ -16,6 +17,11 @@ struct MaintenanceArgs {
   std::string prune = "1.hour.ago";
   std::optional<std::filesystem::path> store;
   std::string target;  // a conversation or a blob name
+  // cat and run (SPEC §8)
+  std::optional<std::filesystem::path> session;  // a session .jsonl file
+  std::optional<std::uint64_t> offset, limit;
+  std::string tool;
+  std::vector<std::string> command;
 };
 
 void run_gc_command(const MaintenanceArgs& args);
@@ -25,5 +31,7 @@ void run_print_command(const MaintenanceArgs& args);
 void run_cat_command(const MaintenanceArgs& args);
 void run_migrate_command(const MaintenanceArgs& args);
 void run_stats_command(const MaintenanceArgs& args);
+// Returns the command's exit status.
+int run_run_command(const MaintenanceArgs& args);
 
 }  // namespace jpblob

@@ -103,4 +103,42 @@ CommandOutput run_command(const std::vector<std::string>& argv, const std::files
   return result;
 }
 
+int stream_command(const std::vector<std::string>& argv, const std::filesystem::path& cwd,
+                   const std::function<void(std::string_view)>& on_output) {
+  int out[2];
+  if (::pipe2(out, O_CLOEXEC) != 0) throw errno_error("cannot create a pipe", errno);
+  Fd out_r(out[0]), out_w(out[1]);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, out_w.get(), 1);
+  posix_spawn_file_actions_adddup2(&actions, out_w.get(), 2);
+  posix_spawn_file_actions_addchdir_np(&actions, cwd.c_str());
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  pid_t pid = 0;
+  const int rc = ::posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  if (rc != 0) throw errno_error("cannot run " + argv[0], rc);
+  out_w = Fd();
+  char buf[65536];
+  std::exception_ptr failure;
+  for (;;) {
+    const ssize_t n = ::read(out_r.get(), buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    if (failure) continue;  // keep draining so the program is not blocked
+    try {
+      on_output(std::string_view(buf, static_cast<std::size_t>(n)));
+    } catch (...) {
+      failure = std::current_exception();
+    }
+  }
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (failure) std::rethrow_exception(failure);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
 }  // namespace jpblob

@@ -2,6 +2,8 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
+#include <string_view>
 #include <string>
 #include <vector>
 
@@ -18,6 +20,14 @@ struct CommandOutput {
 // only when the program cannot be started.
 CommandOutput run_command(const std::vector<std::string>& argv, const std::filesystem::path& cwd,
                           const std::string& input = {});
+
+// Runs argv[0] (looked up on PATH) in `cwd` with this process's standard
+// input and environment, handing everything it writes to standard output
+// and standard error, interleaved as written, to `on_output` as it comes.
+// Returns the exit status, or 128 + signal. Throws Error when the program
+// cannot be started (the message says why: not found, not executable).
+int stream_command(const std::vector<std::string>& argv, const std::filesystem::path& cwd,
+                   const std::function<void(std::string_view)>& on_output);
 
 // Splits a program's output into records ended by `separator` (git's -z
 // output uses NUL); a last record without its separator is kept.
