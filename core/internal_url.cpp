@@ -120,6 +120,7 @@ std::optional<std::string> percent_decode(std::string_view text) {
     return -1;
   };
   for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '\0') return std::nullopt;
     if (text[i] != '%') {
       out.push_back(text[i]);
       continue;

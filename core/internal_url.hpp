@@ -68,7 +68,8 @@ class UrlResolver {
 // offset past the last line.
 ResolvedUrl page_lines(std::string text, const std::string& content_type, const PageOptions& page);
 
-// Decodes %XX escapes; nullopt on a malformed escape or a decoded NUL.
+// Decodes %XX escapes; nullopt on a malformed escape or a NUL, raw or
+// decoded.
 std::optional<std::string> percent_decode(std::string_view text);
 
 // Extracts from a JSON text: `segments` are object keys or array indexes

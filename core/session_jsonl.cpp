@@ -142,7 +142,9 @@ TransformReport load_session(std::string_view input, const BlobSource& source,
   };
   std::vector<Restore> restores;
   std::vector<std::uint32_t> data;
-  const BadLines bad = scan_lines(input, [&](const JsonTree& line) {
+  // Lines that are not JSON were reported when the file was added; git
+  // loads a file far more often, so loading stays quiet about them.
+  scan_lines(input, [&](const JsonTree& line) {
     data.clear();
     find_image_data(line, data);
     for (auto d : data)
@@ -150,7 +152,6 @@ TransformReport load_session(std::string_view input, const BlobSource& source,
         restores.push_back({{line.node(d).begin, line.node(d).end}, *digest});
   });
   TransformReport report;
-  add_bad_lines_warning(bad, options.path, report);
 
   // Each distinct blob is fetched once, on every core.
   std::map<Digest, std::size_t> index;

@@ -13,7 +13,8 @@
 // - Only canonical standard base64 of at least kImageExternalizeThreshold
 //   characters is externalized: exactly what loading writes back.
 // - A line that is not valid JSON (a session cut short by a killed agent)
-//   stays as it is, with one warning; the other lines are still processed.
+//   stays as it is, with one warning when externalizing; the other lines
+//   are still processed.
 // - Loading a reference whose blob is missing or corrupt leaves the
 //   reference in place with one warning for each such blob, and the rest of
 //   the session still loads.

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <csignal>
 
 #include "error.hpp"
 #include "fs.hpp"
@@ -14,6 +15,26 @@
 extern char** environ;
 
 namespace jpblob {
+
+namespace {
+
+// Spawn attributes giving the child the default SIGPIPE action: this
+// program ignores SIGPIPE (to see EPIPE as an error), and an ignored signal
+// survives exec, which would keep `yes | head` pipelines in a child running.
+struct DefaultSignals {
+  posix_spawnattr_t attr;
+  DefaultSignals() {
+    posix_spawnattr_init(&attr);
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGPIPE);
+    posix_spawnattr_setsigdefault(&attr, &set);
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF);
+  }
+  ~DefaultSignals() { posix_spawnattr_destroy(&attr); }
+};
+
+}  // namespace
 
 std::vector<std::string> split_records(const std::string& out, char separator) {
   std::vector<std::string> records;
@@ -56,7 +77,8 @@ CommandOutput run_command(const std::vector<std::string>& argv, const std::files
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
   pid_t pid = 0;
-  const int rc = ::posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
+  const DefaultSignals signals;
+  const int rc = ::posix_spawnp(&pid, args[0], &actions, &signals.attr, args.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
   if (rc != 0) throw errno_error("cannot run " + argv[0], rc);
   in_r = Fd();
@@ -117,7 +139,8 @@ int stream_command(const std::vector<std::string>& argv, const std::filesystem::
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
   pid_t pid = 0;
-  const int rc = ::posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
+  const DefaultSignals signals;
+  const int rc = ::posix_spawnp(&pid, args[0], &actions, &signals.attr, args.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
   if (rc != 0) throw errno_error("cannot run " + argv[0], rc);
   out_w = Fd();

@@ -16,7 +16,7 @@ echo "== fuzz (clang, ASan + UBSan, ${fuzz_seconds}s a target)"
 CXX=clang++ cmake -S "$root" -B "$root/build-fuzz" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DJPBLOB_FUZZ=ON -DJPBLOB_WERROR=ON > /dev/null
 cmake --build "$root/build-fuzz" -j "$(nproc)"
-for target in reference clean gzip pktline; do
+for target in reference clean gzip pktline session; do
   corpus=$(mktemp -d)
   cp "$root/tests/fuzz/corpus/$target/"* "$corpus/"
   if ! (cd "$corpus" && "$root/build-fuzz/tests/fuzz/fuzz_$target" -max_total_time="$fuzz_seconds" \

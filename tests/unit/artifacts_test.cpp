@@ -3,12 +3,14 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <csignal>
 #include <set>
 #include <thread>
 
 #include "core/error.hpp"
 #include "core/internal_url.hpp"
 #include "core/output_spill.hpp"
+#include "core/subprocess.hpp"
 #include "test_support.hpp"
 
 namespace jpblob {
@@ -339,6 +341,14 @@ TEST_F(ResolverTest, SensitiveFilesAreRefusedThroughEveryUrl) {
   }
 }
 
+TEST(PercentDecode, EscapesAndRefusals) {
+  EXPECT_EQ(percent_decode("a%2Fb%2fc"), "a/b/c");
+  EXPECT_EQ(percent_decode("plain"), "plain");
+  EXPECT_EQ(percent_decode("%E2%9C%93"), "\xE2\x9C\x93");
+  for (const std::string bad : {"%", "%2", "%G0", "a%0", "%00", std::string("a\0b", 3)})
+    EXPECT_FALSE(percent_decode(bad)) << bad;
+}
+
 // ------------------------------------------------------------ output spill
 
 TEST(OutputSpill, ShortOutputStaysInMemory) {
@@ -420,6 +430,29 @@ TEST(OutputSpill, AFullDiskMidwayIsReportedAsIncomplete) {
   EXPECT_EQ(test::read_text(t / "s/0.bash.log"), std::string(2000, 'a')) << "what was written stays";
   EXPECT_TRUE(s.tail.ends_with("cccccccccc"));
   EXPECT_NE(describe_spill(s).find("incomplete"), std::string::npos);
+}
+
+// ---------------------------------------------------------- stream_command
+
+TEST(StreamCommand, MergesOutputAndGivesTheChildDefaultSigpipe) {
+  // This program ignores SIGPIPE; a child must not inherit that, or a
+  // pipeline like `producer | head` in it never stops its producer.
+  struct IgnorePipe {
+    void (*saved)(int) = std::signal(SIGPIPE, SIG_IGN);
+    ~IgnorePipe() { std::signal(SIGPIPE, saved); }
+  } ignore;
+  std::string out;
+  const int status = stream_command(
+      {"sh", "-c", "echo out; echo err >&2; grep SigIgn /proc/self/status; exit 3"}, fs::current_path(),
+      [&](std::string_view s) { out.append(s); });
+  EXPECT_EQ(status, 3);
+  EXPECT_NE(out.find("out\n"), std::string::npos);
+  EXPECT_NE(out.find("err\n"), std::string::npos);
+  const auto at = out.find("SigIgn:");
+  ASSERT_NE(at, std::string::npos) << out;
+  const unsigned long long ignored = std::stoull(out.substr(at + 7), nullptr, 16);
+  EXPECT_EQ(ignored & (1ull << (SIGPIPE - 1)), 0u) << "SIGPIPE still ignored in the child: " << out;
+  EXPECT_THROW(stream_command({"/no/such/program"}, fs::current_path(), [](std::string_view) {}), Error);
 }
 
 }  // namespace

@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# git jpblob run / cat (SPEC §8): a command printing 1 MB keeps its last
+# 50 KB on screen and the whole output as artifact://<id>, read back in pages.
+source "$(dirname "$0")/lib.sh"
+
+mkdir -p "$TEST_ROOT/agent" && cd "$TEST_ROOT/agent"
+session="$TEST_ROOT/agent/2026-11-22T10-00-00_abc123.jsonl"
+echo '{"type":"session","id":"abc123"}' > "$session"
+artifacts="${session%.jsonl}"
+
+# 1 MB of numbered lines on stdout, a line on stderr, and a failing status.
+gen='for i in $(seq 1 70000); do printf "line %06d of the output\n" "$i"; done | head -c 1048576; echo "warning: on stderr" >&2; exit 7'
+sh -c "$gen" > expected.txt 2>&1 || true
+[ "$(wc -c < expected.txt)" -gt 1048576 ] || fail "the generator printed too little"
+
+set +e
+git jpblob run --session "$session" --tool bash -- sh -c "$gen" > shown.txt
+status=$?
+set -e
+[ "$status" -eq 7 ] || fail "run did not pass the command's exit status on (got $status)"
+[ -f "$artifacts/0.bash.log" ] || fail "no artifact file 0.bash.log"
+cmp -s "$artifacts/0.bash.log" expected.txt || fail "the artifact is not the whole output"
+last=$(tail -n 1 shown.txt)
+[ "$last" = "[Output truncated: showing the last 51200 of $(wc -c < expected.txt) bytes. Full output: artifact://0]" ] ||
+  fail "unexpected summary line: $last"
+head -n -1 shown.txt | cmp -s - <(tail -c 51200 expected.txt) || fail "the tail shown is not the last 50 KB"
+
+# Read it back in pages of 10,000 lines through cat, following the notices.
+offset=1
+: > pages.txt
+while :; do
+  git jpblob cat "artifact://0" --session "$session" --offset "$offset" --limit 10000 > page.txt
+  notice=$(tail -n 1 page.txt)
+  if [[ "$notice" == "[Showing lines "* ]]; then
+    head -n -1 page.txt >> pages.txt
+    offset=$(sed -n 's/.*Use --offset \([0-9]*\) to continue.*/\1/p' <<< "$notice")
+    [ -n "$offset" ] || fail "no offset in the notice: $notice"
+  else
+    cat page.txt >> pages.txt
+    break
+  fi
+done
+cmp -s pages.txt expected.txt || fail "the pages do not add up to the output"
+git jpblob cat "artifact://0" --session "$session" | cmp -s - expected.txt || fail "cat without paging differs"
+
+# A second run continues the numbering; a short one keeps no artifact.
+git jpblob run --session "$session" --tool python -- sh -c 'seq 1 20000' > /dev/null
+[ -f "$artifacts/1.python.log" ] || fail "the next artifact is not 1.python.log"
+out=$(git jpblob run --session "$session" --tool bash -- echo short)
+[ "$out" = "short" ] || fail "short output changed: $out"
+[ "$(ls "$artifacts" | wc -l)" -eq 2 ] || fail "a short output made an artifact"
+
+# Errors, each clear and each a failure.
+err=$(git jpblob cat "artifact://5" --session "$session" 2>&1 || true)
+[ "$err" = "git-jpblob: Artifact 5 not found. Available: 0, 1" ] || fail "unexpected: $err"
+for url in 'artifact://../../etc/passwd' 'agent://..%2F..%2Fetc' 'blob:sha256:../x'; do
+  if git jpblob cat "$url" --session "$session" > out.txt 2> err.txt; then fail "$url was served"; fi
+  [ ! -s out.txt ] || fail "$url printed something"
+done
+err=$(git jpblob cat "artifact://0" --session "$TEST_ROOT/agent/none.jsonl" 2>&1 || true)
+[ "$err" = "git-jpblob: No artifacts directory found" ] || fail "unexpected: $err"
+ln -s /etc/passwd "$artifacts/9.bash.log"
+err=$(git jpblob cat "artifact://9" --session "$session" 2>&1 || true)
+[[ "$err" == *"symbolic link leading outside the artifacts folder"* ]] || fail "unexpected: $err"
+
+# Subagent outputs through agent://, with extraction.
+printf '{"files":[{"path":"src/main.rs","lines":120}]}\n' > "$artifacts/0-Explore.md"
+[ "$(git jpblob cat 'agent://0-Explore/files/0/path' --session "$session")" = "src/main.rs" ] || fail "path extraction"
+[ "$(git jpblob cat 'agent://0-Explore?q=.files[0].lines' --session "$session")" = "120" ] || fail "query extraction"
+
+# A spill that cannot be saved still shows the tail, and says so.
+blocked="$TEST_ROOT/agent/blocked.jsonl"
+echo 'not a folder' > "${blocked%.jsonl}"
+git jpblob run --session "$blocked" --tool bash -- sh -c 'seq 1 30000' > shown.txt
+tail -n 1 shown.txt | grep -q "could not save the whole output" || fail "no word about the failed save: $(tail -n 1 shown.txt)"
+pass

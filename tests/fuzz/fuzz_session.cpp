@@ -1,0 +1,68 @@
+// Fuzzes the session JSONL transform (SPEC §8) against its invariants:
+//   externalize(externalize(x)) == externalize(x),
+//   externalize(load(externalize(x))) == externalize(x),
+//   load(externalize(x)) == x when x held no blob: references of its own;
+// and the agent:// query and percent-decoding parsers, which must only ever
+// throw jpblob::Error.
+#include <stdlib.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+
+#include "core/blob_store.hpp"
+#include "core/error.hpp"
+#include "core/internal_url.hpp"
+#include "core/session_jsonl.hpp"
+
+namespace {
+
+jpblob::BlobStore& store() {
+  static const std::filesystem::path dir = [] {
+    std::string tmpl = (std::filesystem::temp_directory_path() / "jpblob-fuzz-XXXXXX").string();
+    if (!mkdtemp(tmpl.data())) std::abort();
+    return std::filesystem::path(tmpl);
+  }();
+  jpblob::StoreOptions options;
+  options.fsync = false;
+  options.compression_level = 1;
+  static jpblob::BlobStore s = jpblob::BlobStore::for_storage(dir, dir, options);
+  return s;
+}
+
+std::string externalize(std::string_view in) {
+  std::string out;
+  jpblob::externalize_session(in, store(), {}, [&](std::string_view s) { out.append(s); });
+  return out;
+}
+
+std::string load(std::string_view in) {
+  std::string out;
+  jpblob::StoreBlobSource source(store());
+  jpblob::load_session(in, source, {}, [&](std::string_view s) { out.append(s); });
+  return out;
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  const std::string_view x(reinterpret_cast<const char*>(data), size);
+  const std::string c = externalize(x);
+  if (externalize(c) != c) std::abort();
+  const std::string l = load(c);
+  if (externalize(l) != c) std::abort();
+  if (jpblob::session_images(x).referenced.empty() && l != x) std::abort();
+
+  // The query parser: the input up to the first newline is the query, the
+  // rest the JSON.
+  const auto nl = x.find('\n');
+  const std::string_view query = x.substr(0, nl), json = nl == std::string_view::npos ? "" : x.substr(nl + 1);
+  try {
+    jpblob::extract_json_query(json, query);
+  } catch (const jpblob::Error&) {
+  }
+  if (auto decoded = jpblob::percent_decode(query))
+    if (decoded->find('\0') != std::string::npos) std::abort();
+  return 0;
+}
