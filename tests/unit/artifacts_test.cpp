@@ -345,7 +345,7 @@ TEST(PercentDecode, EscapesAndRefusals) {
   EXPECT_EQ(percent_decode("a%2Fb%2fc"), "a/b/c");
   EXPECT_EQ(percent_decode("plain"), "plain");
   EXPECT_EQ(percent_decode("%E2%9C%93"), "\xE2\x9C\x93");
-  for (const std::string bad : {"%", "%2", "%G0", "a%0", "%00", std::string("a\0b", 3)})
+  for (const std::string& bad : std::vector<std::string>{"%", "%2", "%G0", "a%0", "%00", std::string("a\0b", 3)})
     EXPECT_FALSE(percent_decode(bad)) << bad;
 }
 
