@@ -24,21 +24,12 @@ bool all_digits(std::string_view s) {
 
 // The names in a folder, or none when it is missing.
 std::vector<std::string> entries(const fs::path& dir) {
-  std::vector<std::string> names;
-  DIR* d = ::opendir(dir.c_str());
-  if (!d) {
-    if (errno == ENOENT) return names;
+  Fd fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (!fd.valid()) {
+    if (errno == ENOENT) return {};
     throw errno_error("cannot list " + dir.string(), errno);
   }
-  errno = 0;
-  while (dirent* e = ::readdir(d)) {
-    const std::string name = e->d_name;
-    if (name != "." && name != "..") names.push_back(name);
-  }
-  const int err = errno;
-  ::closedir(d);
-  if (err) throw errno_error("cannot list " + dir.string(), err);
-  return names;
+  return folder_names(fd.get(), dir.string());
 }
 
 // "<n>.<tool>.log" → n

@@ -8,17 +8,20 @@ namespace jpblob {
 
 namespace fs = std::filesystem;
 
-std::vector<fs::path> list_conversations(const fs::path& storage) {
-  std::vector<fs::path> out;
-  const fs::path root = storage / "conversations";
+void find_files(const fs::path& root, bool (*keep)(const fs::path&), std::vector<fs::path>& out) {
   std::error_code ec;
-  if (!fs::exists(root, ec)) return out;
+  if (!fs::exists(root, ec)) return;
   fs::recursive_directory_iterator it(root, fs::directory_options::none, ec), end;
   if (ec) throw Error("cannot read " + root.string() + ": " + ec.message());
   for (; it != end; it.increment(ec)) {
     if (ec) throw Error("cannot read " + root.string() + ": " + ec.message());
-    if (it->path().filename() == "events.json" && it->is_regular_file(ec)) out.push_back(it->path());
+    if (keep(it->path()) && it->is_regular_file(ec)) out.push_back(it->path());
   }
+}
+
+std::vector<fs::path> list_conversations(const fs::path& storage) {
+  std::vector<fs::path> out;
+  find_files(storage / "conversations", [](const fs::path& p) { return p.filename() == "events.json"; }, out);
   std::sort(out.begin(), out.end());
   return out;
 }

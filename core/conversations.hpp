@@ -9,6 +9,12 @@
 
 namespace jpblob {
 
+// Every regular file under `root` (when it exists) whose name `keep`
+// accepts, appended to `out`. Symlinked folders are not followed. Throws
+// Error when a folder cannot be read.
+void find_files(const std::filesystem::path& root, bool (*keep)(const std::filesystem::path&),
+                std::vector<std::filesystem::path>& out);
+
 // Every events.json under <storage>/conversations, sorted. Symlinked folders
 // are not followed. Throws Error when the folder cannot be read.
 std::vector<std::filesystem::path> list_conversations(const std::filesystem::path& storage);

@@ -26,16 +26,7 @@ const std::vector<std::string>& document_pathspecs() {
 
 std::vector<fs::path> list_documents(const fs::path& storage) {
   std::vector<fs::path> out = list_conversations(storage);
-  const fs::path root = storage / "sessions";
-  std::error_code ec;
-  if (fs::exists(root, ec)) {
-    fs::recursive_directory_iterator it(root, fs::directory_options::none, ec), end;
-    if (ec) throw Error("cannot read " + root.string() + ": " + ec.message());
-    for (; it != end; it.increment(ec)) {
-      if (ec) throw Error("cannot read " + root.string() + ": " + ec.message());
-      if (it->path().extension() == ".jsonl" && it->is_regular_file(ec)) out.push_back(it->path());
-    }
-  }
+  find_files(storage / "sessions", [](const fs::path& p) { return p.extension() == ".jsonl"; }, out);
   std::sort(out.begin(), out.end());
   return out;
 }

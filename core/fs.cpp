@@ -1,5 +1,6 @@
 #include "fs.hpp"
 
+#include <dirent.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -171,6 +172,23 @@ void write_file_atomic(const std::filesystem::path& path, std::string_view data)
   AtomicFile file(dir.get(), path.filename(), path.string(), mode);
   file.write(data);
   file.commit();
+}
+
+std::vector<std::string> folder_names(int dirfd, const std::string& what) {
+  std::vector<std::string> names;
+  const int fd = ::dup(dirfd);
+  DIR* dir = fd >= 0 ? ::fdopendir(fd) : nullptr;
+  if (!dir) throw errno_error("cannot list " + what, errno);
+  ::rewinddir(dir);
+  errno = 0;
+  while (dirent* e = ::readdir(dir)) {
+    const std::string name = e->d_name;
+    if (name != "." && name != "..") names.push_back(name);
+  }
+  const int err = errno;
+  ::closedir(dir);
+  if (err) throw errno_error("cannot list " + what, err);
+  return names;
 }
 
 }  // namespace jpblob

@@ -15,6 +15,7 @@
 #include <filesystem>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace jpblob {
 
@@ -73,6 +74,10 @@ void write_all(int fd, std::string_view data, const std::string& what);
 // Reads the whole of an open file. Throws Error naming `what` when it is
 // larger than `max_size` bytes or a read fails.
 std::string read_all(int fd, const std::string& what, std::uint64_t max_size = UINT64_MAX);
+
+// The names in an open folder, "." and ".." left out, in no order. Throws
+// Error naming `what` when it cannot be read.
+std::vector<std::string> folder_names(int dirfd, const std::string& what);
 
 // Reads a whole file by path, following symlinks. Throws Error on failure.
 std::string read_file(const std::filesystem::path& path,

@@ -33,23 +33,6 @@ bool is_hex_name(const std::string& name, std::size_t len) {
   return true;
 }
 
-std::vector<std::string> folder_entries(int dirfd, const std::string& what) {
-  std::vector<std::string> names;
-  const int fd = ::dup(dirfd);
-  DIR* dir = fd >= 0 ? ::fdopendir(fd) : nullptr;
-  if (!dir) throw errno_error("cannot list " + what, errno);
-  ::rewinddir(dir);
-  errno = 0;
-  while (dirent* e = ::readdir(dir)) {
-    const std::string name = e->d_name;
-    if (name != "." && name != "..") names.push_back(name);
-  }
-  const int err = errno;
-  ::closedir(dir);
-  if (err) throw errno_error("cannot list " + what, err);
-  return names;
-}
-
 // Digests needed by one document; `what` names it for errors. Every
 // payload counts whatever jpblob.minSize says: gc keeps anything it cannot
 // prove unreferenced.
@@ -125,15 +108,15 @@ std::vector<StoreFile> list_store(const BlobStore& store) {
     if (errno == ENOENT) return out;
     throw errno_error("cannot open blob store " + store.root().string(), errno);
   }
-  for (const auto& a : folder_entries(root.get(), store.root().string())) {
+  for (const auto& a : folder_names(root.get(), store.root().string())) {
     if (!is_hex_name(a, 2)) continue;
     Fd level1(::openat(root.get(), a.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
     if (!level1.valid()) continue;  // a file or a symlink: not ours
-    for (const auto& b : folder_entries(level1.get(), a)) {
+    for (const auto& b : folder_names(level1.get(), a)) {
       if (!is_hex_name(b, 2)) continue;
       Fd leaf(::openat(level1.get(), b.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
       if (!leaf.valid()) continue;
-      for (const auto& name : folder_entries(leaf.get(), a + "/" + b)) {
+      for (const auto& name : folder_names(leaf.get(), a + "/" + b)) {
         struct stat st {};
         if (::fstatat(leaf.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode)) continue;
         StoreFile f;

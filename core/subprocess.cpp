@@ -34,6 +34,29 @@ struct DefaultSignals {
   ~DefaultSignals() { posix_spawnattr_destroy(&attr); }
 };
 
+// Starts argv[0] (looked up on PATH) with the given file actions, in `cwd`,
+// and frees the actions. Throws Error when it cannot be started.
+pid_t spawn(const std::vector<std::string>& argv, const std::filesystem::path& cwd,
+            posix_spawn_file_actions_t& actions) {
+  posix_spawn_file_actions_addchdir_np(&actions, cwd.c_str());
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  pid_t pid = 0;
+  const DefaultSignals signals;
+  const int rc = ::posix_spawnp(&pid, args[0], &actions, &signals.attr, args.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  if (rc != 0) throw errno_error("cannot run " + argv[0], rc);
+  return pid;
+}
+
+int wait_for(pid_t pid) {
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
 }  // namespace
 
 std::vector<std::string> split_records(const std::string& out, char separator) {
@@ -72,15 +95,7 @@ CommandOutput run_command(const std::vector<std::string>& argv, const std::files
   else posix_spawn_file_actions_adddup2(&actions, in_r.get(), 0);
   posix_spawn_file_actions_adddup2(&actions, out_w.get(), 1);
   posix_spawn_file_actions_adddup2(&actions, err_w.get(), 2);
-  posix_spawn_file_actions_addchdir_np(&actions, cwd.c_str());
-  std::vector<char*> args;
-  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  pid_t pid = 0;
-  const DefaultSignals signals;
-  const int rc = ::posix_spawnp(&pid, args[0], &actions, &signals.attr, args.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  if (rc != 0) throw errno_error("cannot run " + argv[0], rc);
+  const pid_t pid = spawn(argv, cwd, actions);
   in_r = Fd();
   out_w = Fd();
   err_w = Fd();
@@ -118,10 +133,7 @@ CommandOutput run_command(const std::vector<std::string>& argv, const std::files
       }
     }
   }
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  result.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  result.status = wait_for(pid);
   return result;
 }
 
@@ -134,15 +146,7 @@ int stream_command(const std::vector<std::string>& argv, const std::filesystem::
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_adddup2(&actions, out_w.get(), 1);
   posix_spawn_file_actions_adddup2(&actions, out_w.get(), 2);
-  posix_spawn_file_actions_addchdir_np(&actions, cwd.c_str());
-  std::vector<char*> args;
-  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  pid_t pid = 0;
-  const DefaultSignals signals;
-  const int rc = ::posix_spawnp(&pid, args[0], &actions, &signals.attr, args.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  if (rc != 0) throw errno_error("cannot run " + argv[0], rc);
+  const pid_t pid = spawn(argv, cwd, actions);
   out_w = Fd();
   char buf[65536];
   std::exception_ptr failure;
@@ -157,11 +161,9 @@ int stream_command(const std::vector<std::string>& argv, const std::filesystem::
       failure = std::current_exception();
     }
   }
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
+  const int status = wait_for(pid);
   if (failure) std::rethrow_exception(failure);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return status;
 }
 
 }  // namespace jpblob

@@ -9,22 +9,12 @@
 #include <string>
 
 #include "core/blob_store.hpp"
+#include "tests/fuzz/fuzz_store.hpp"
 #include "core/transform.hpp"
 
 namespace {
 
-jpblob::BlobStore& store() {
-  static const std::filesystem::path dir = [] {
-    std::string tmpl = (std::filesystem::temp_directory_path() / "jpblob-fuzz-XXXXXX").string();
-    if (!mkdtemp(tmpl.data())) std::abort();
-    return std::filesystem::path(tmpl);
-  }();
-  jpblob::StoreOptions options;
-  options.fsync = false;  // a throwaway store
-  options.compression_level = 1;
-  static jpblob::BlobStore s = jpblob::BlobStore::for_storage(dir, dir, options);
-  return s;
-}
+using jpblob::fuzz::store;
 
 std::string run_clean(std::string_view in) {
   std::string out;

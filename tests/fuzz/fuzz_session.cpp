@@ -12,24 +12,14 @@
 #include <string>
 
 #include "core/blob_store.hpp"
+#include "tests/fuzz/fuzz_store.hpp"
 #include "core/error.hpp"
 #include "core/internal_url.hpp"
 #include "core/session_jsonl.hpp"
 
 namespace {
 
-jpblob::BlobStore& store() {
-  static const std::filesystem::path dir = [] {
-    std::string tmpl = (std::filesystem::temp_directory_path() / "jpblob-fuzz-XXXXXX").string();
-    if (!mkdtemp(tmpl.data())) std::abort();
-    return std::filesystem::path(tmpl);
-  }();
-  jpblob::StoreOptions options;
-  options.fsync = false;
-  options.compression_level = 1;
-  static jpblob::BlobStore s = jpblob::BlobStore::for_storage(dir, dir, options);
-  return s;
-}
+using jpblob::fuzz::store;
 
 std::string externalize(std::string_view in) {
   std::string out;

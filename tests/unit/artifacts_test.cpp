@@ -18,15 +18,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using test::TempDir;
-
-std::string error_of(const std::function<void()>& fn) {
-  try {
-    fn();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
+using test::error_of;
 
 // ---------------------------------------------------------------- folders
 
@@ -226,7 +218,7 @@ TEST_F(ResolverTest, HostileIdsAreRefusedBeforeAnyPathIsBuilt) {
                           "blob:sha256:" "ABCDEF", "blob:md5:00"}) {
     const std::string msg = fail(url);
     EXPECT_EQ(msg.find("secret"), std::string::npos) << url;
-    EXPECT_NE(msg, "(no error)") << url;
+    EXPECT_NE(msg, "") << url;
     EXPECT_EQ(msg.find("No artifacts directory"), std::string::npos) << url << ": validated first: " << msg;
   }
   EXPECT_NE(fail("artifact://../../x").find("an artifact id is a number"), std::string::npos);
@@ -318,7 +310,7 @@ TEST_F(ResolverTest, SymlinksLeadingOutsideAreRefused) {
   EXPECT_EQ(get("artifact://7"), "inside\n") << "a link that stays inside is fine";
   // A dangling link, a folder and a FIFO under an artifact's name.
   fs::create_symlink(dir / "nowhere", dir / "8.bash.log");
-  EXPECT_NE(fail("artifact://8"), "(no error)");
+  EXPECT_NE(fail("artifact://8"), "");
   fs::create_directories(dir / "9.bash.log");
   EXPECT_NE(fail("artifact://9").find("not a regular file"), std::string::npos);
   ASSERT_EQ(::mkfifo((dir / "11.bash.log").c_str(), 0600), 0);

@@ -15,6 +15,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using test::TempDir;
+using test::error_of;
 
 std::size_t count_files(const fs::path& dir) {
   std::size_t n = 0;
@@ -22,15 +23,6 @@ std::size_t count_files(const fs::path& dir) {
   for (auto& e : fs::recursive_directory_iterator(dir))
     if (e.is_regular_file()) ++n;
   return n;
-}
-
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
 }
 
 TEST(BlobStore, PutThenGetAtTheSpecifiedPath) {

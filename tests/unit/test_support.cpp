@@ -1,5 +1,7 @@
 #include "test_support.hpp"
 
+#include "core/error.hpp"
+
 #include <fcntl.h>
 #include <poll.h>
 #include <sys/wait.h>
@@ -164,6 +166,15 @@ GitSandbox::GitSandbox()
   write_text(dir_.path() / "gitconfig",
              "[user]\n\tname = Test\n\temail = test@example.com\n[init]\n\tdefaultBranch = main\n");
   git("init -q");
+}
+
+std::string error_of(const std::function<void()>& fn) {
+  try {
+    fn();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
 }
 
 }  // namespace jpblob::test

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -49,6 +50,9 @@ std::optional<std::filesystem::path> fixture_conversations();
 
 // Every events.json under the fixtures, .archive included.
 std::vector<std::filesystem::path> fixture_event_files();
+
+// The message of the jpblob::Error `fn` throws, or "" when it throws none.
+std::string error_of(const std::function<void()>& fn);
 
 // Sets an environment variable for the scope, restoring it afterwards.
 class ScopedEnv {
