@@ -1,5 +1,6 @@
 #include "base64.hpp"
 
+#include <algorithm>
 #include <array>
 
 namespace jpblob {
@@ -114,6 +115,10 @@ bool base64_is_canonical(std::string_view text, Base64Alphabet alphabet) {
 
 std::optional<std::string> base64_decode(std::string_view text, Base64Alphabet alphabet) {
   if (text.size() % 4 != 0) return std::nullopt;
+  // Text that is not base64 usually shows it early: look at a prefix before
+  // allocating the output.
+  const std::size_t prefix = std::min<std::size_t>(text.size() >= 4 ? text.size() - 4 : 0, 256);
+  if (!decode_into(text.substr(0, prefix), alphabet, nullptr)) return std::nullopt;
   std::string out(decoded_size(text), '\0');
   if (!decode_into(text, alphabet, out.data())) return std::nullopt;
   return out;

@@ -108,8 +108,8 @@ int BlobStore::root_fd(bool create) const {
   return root_handle_->fd.get();
 }
 
-Fd BlobStore::open_leaf(const Digest& digest, bool create) const {
-  int dir = root_fd(create);
+Fd BlobStore::open_leaf(const Digest& digest, bool create, int root) const {
+  int dir = root >= 0 ? root : root_fd(create);
   if (dir < 0) return Fd();
   const std::string hex = digest.hex();
   Fd current;
@@ -149,11 +149,8 @@ namespace {
 // delete either.
 // Only blobs older than ten minutes are touched, so tracked blob files do
 // not churn on every add.
-void freshen(int leaf, const std::string& name) {
-  struct stat st {};
-  if (::fstatat(leaf, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-      st.st_mtim.tv_sec + 600 < ::time(nullptr))
-    ::utimensat(leaf, name.c_str(), nullptr, 0);
+void freshen(int leaf, const std::string& name, const struct stat& st) {
+  if (st.st_mtim.tv_sec + 600 < ::time(nullptr)) ::utimensat(leaf, name.c_str(), nullptr, 0);
 }
 }  // namespace
 
@@ -162,7 +159,7 @@ bool BlobStore::present(int leaf, const std::string& name, const Digest& digest)
   if (::fstatat(leaf, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) return false;
   if (!S_ISREG(st.st_mode))
     throw Error("refusing blob " + path_of(digest).string() + ": it is not a regular file");
-  freshen(leaf, name);
+  freshen(leaf, name, st);
   return true;
 }
 
@@ -202,10 +199,14 @@ std::vector<BlobStore::PutResult> BlobStore::put_all(
   for (std::size_t start = 0; start < unique.size(); start += kChunk) {
     const std::size_t count = std::min(kChunk, unique.size() - start);
     std::vector<Pending> pending(count);
+    // The root is checked once a chunk rather than once a blob; a copy of
+    // the descriptor, so no other caller of root_fd() can close it meanwhile.
+    const Fd root(::dup(root_fd(true)));
+    if (!root.valid()) throw errno_error("cannot open blob store " + root_.string(), errno);
     parallel_for(count, [&](std::size_t k) {
       const std::size_t i = unique[start + k];
       const Digest& d = *digests[i];
-      Fd leaf = open_leaf(d, true);
+      Fd leaf = open_leaf(d, true, root.get());
       const std::string name = d.hex() + ".blob.gz";
       if (present(leaf.get(), name, d)) return;
       auto file = std::make_unique<AtomicFile>(leaf.get(), name, "blob " + path_of(d).string(), 0666,

@@ -98,9 +98,10 @@ class BlobStore {
   const StoreOptions& options() const { return options_; }
 
  private:
-  // Opens (creating when `create`) the leaf folder of a digest. Returns an
-  // invalid Fd when it does not exist and `create` is false.
-  Fd open_leaf(const Digest& digest, bool create) const;
+  // Opens (creating when `create`) the leaf folder of a digest, below
+  // `root` when given (a descriptor from root_fd()). Returns an invalid Fd
+  // when it does not exist and `create` is false.
+  Fd open_leaf(const Digest& digest, bool create, int root = -1) const;
   int root_fd(bool create) const;
   // True when the leaf holds the blob (freshened); throws when the name is
   // taken by something that is not a regular file.

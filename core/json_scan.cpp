@@ -1,5 +1,9 @@
 #include "json_scan.hpp"
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include <cstring>
 
 #include "json_string.hpp"
@@ -80,14 +84,35 @@ std::uint32_t Scanner::add(JsonKind kind, std::size_t begin,
   return index;
 }
 
+// The first index from `i` holding a byte that needs a look: a quote, a
+// backslash, a control character or a non-ASCII byte. Sixteen bytes at a
+// time where SSE2 is available (every x86-64): base64 payloads are long
+// runs of plain ASCII.
+std::size_t skip_plain_ascii(const unsigned char* p, std::size_t i, std::size_t n) {
+#if defined(__SSE2__)
+  const __m128i quote = _mm_set1_epi8('"'), backslash = _mm_set1_epi8('\\'), space = _mm_set1_epi8(0x20);
+  while (i + 16 <= n) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i));
+    // Signed compare: bytes >= 0x80 are negative, so one test finds both
+    // control characters and non-ASCII bytes.
+    const __m128i special = _mm_or_si128(_mm_cmplt_epi8(v, space),
+                                         _mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash)));
+    const int mask = _mm_movemask_epi8(special);
+    if (mask != 0) return i + static_cast<std::size_t>(__builtin_ctz(static_cast<unsigned>(mask)));
+    i += 16;
+  }
+#endif
+  while (i < n && p[i] >= 0x20 && p[i] < 0x80 && p[i] != '"' && p[i] != '\\') ++i;
+  return i;
+}
+
 bool Scanner::scan_string(std::size_t& pos) {
   // pos is at the opening quote.
   const auto* p = reinterpret_cast<const unsigned char*>(s_.data());
   const std::size_t n = s_.size();
   std::size_t i = pos + 1;
   for (;;) {
-    // Fast path over plain ASCII.
-    while (i < n && p[i] >= 0x20 && p[i] < 0x80 && p[i] != '"' && p[i] != '\\') ++i;
+    i = skip_plain_ascii(p, i, n);
     if (i >= n) return fail(n, "unterminated string");
     const unsigned char c = p[i];
     if (c == '"') {

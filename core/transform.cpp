@@ -20,30 +20,42 @@ struct Splice {
   PayloadEncoding encoding;
 };
 
+// Whether a string token is the canonical encoding of its text, with the
+// text in `out`. Without a backslash the token is its own text, and the
+// canonical encoder escapes nothing the scanner would have let through raw.
+bool canonical_text(std::string_view token, std::string* out) {
+  const std::string_view inner = token.substr(1, token.size() - 2);
+  if (inner.find('\\') == std::string_view::npos) {
+    if (out) out->assign(inner);
+    return true;
+  }
+  auto text = decode_json_string(token);
+  if (!text || encode_json_string(*text) != token) return false;
+  if (out) *out = std::move(*text);
+  return true;
+}
+
 // The first encoding whose re-encoding reproduces the token exactly (§4.2).
 std::optional<PayloadEncoding> restorable_encoding(std::string_view token) {
   const std::string_view inner = token.substr(1, token.size() - 2);
   if (base64_is_canonical(inner, Base64Alphabet::Standard)) return PayloadEncoding::Base64;
   if (base64_is_canonical(inner, Base64Alphabet::UrlSafe)) return PayloadEncoding::Base64Url;
-  // Without a backslash the token is its own text, and the canonical
-  // encoder escapes nothing the scanner would have let through raw.
-  if (inner.find('\\') == std::string_view::npos) return PayloadEncoding::Text;
-  auto text = decode_json_string(token);
-  if (text && encode_json_string(*text) == token) return PayloadEncoding::Text;
+  if (canonical_text(token, nullptr)) return PayloadEncoding::Text;
   return std::nullopt;
 }
 
-std::string payload_bytes(std::string_view token, PayloadEncoding encoding) {
+// The same, decoding as it goes (base64 once): the encoding, with the
+// bytes in `out`, or nullopt.
+std::optional<PayloadEncoding> decode_payload(std::string_view token, std::string& out) {
   const std::string_view inner = token.substr(1, token.size() - 2);
-  switch (encoding) {
-    case PayloadEncoding::Base64: return *base64_decode(inner, Base64Alphabet::Standard);
-    case PayloadEncoding::Base64Url: return *base64_decode(inner, Base64Alphabet::UrlSafe);
-    case PayloadEncoding::Text:
-      if (inner.find('\\') == std::string_view::npos) return std::string(inner);
-      return *decode_json_string(token);
-    case PayloadEncoding::None: break;
-  }
-  throw Error("internal error: payload without an encoding");
+  for (auto [alphabet, encoding] : {std::pair{Base64Alphabet::Standard, PayloadEncoding::Base64},
+                                    std::pair{Base64Alphabet::UrlSafe, PayloadEncoding::Base64Url}})
+    if (auto bytes = base64_decode(inner, alphabet)) {
+      out = std::move(*bytes);
+      return encoding;
+    }
+  if (canonical_text(token, &out)) return PayloadEncoding::Text;
+  return std::nullopt;
 }
 
 // Decoded bytes of an inline content object, or nullopt when its value
@@ -101,15 +113,14 @@ TransformReport clean(std::string_view input, const BlobStore& store, const Clea
           splices.push_back({n.begin, n.end, site.kind, PayloadEncoding::None});
         continue;
       }
-      const std::string_view token = event.span(site.node);
-      auto encoding = restorable_encoding(token);
-      if (!encoding) continue;
-      splices.push_back({n.begin, n.end, site.kind, *encoding});
+      // The encoding is found while decoding, on every core, in pass 2.
+      splices.push_back({n.begin, n.end, site.kind, PayloadEncoding::None});
     }
   });
   if (auto why = passthrough_warning(scan)) return pass_through(input, options.path, *why, out);
 
-  // Pass 2: decode the payloads, store them all at once, build the output.
+  // Pass 2: decode the payloads (choosing each string's encoding), store
+  // them all at once, build the output.
   TransformReport report;
   std::vector<std::string> decoded(splices.size());
   std::vector<char> keep(splices.size(), 1);
@@ -123,8 +134,9 @@ TransformReport clean(std::string_view input, const BlobStore& store, const Clea
       scan_json_value(input, s.begin, nodes, error);
       decoded[k] = *content_object_bytes(JsonTree(input, std::move(nodes)), 0);
     } else {
-      decoded[k] = payload_bytes(input.substr(s.begin, s.end - s.begin), s.encoding);
-      keep[k] = decoded[k].size() >= options.min_size;
+      const auto encoding = decode_payload(input.substr(s.begin, s.end - s.begin), decoded[k]);
+      keep[k] = encoding && decoded[k].size() >= options.min_size;
+      if (encoding) splices[k].encoding = *encoding;
     }
   });
   std::vector<std::string_view> to_store;
@@ -173,10 +185,9 @@ bool referenced_digests(std::string_view input, std::uint64_t min_size, std::vec
       if (site.kind == SiteKind::ContentObject) {
         bytes = content_object_bytes(event, site.node);
       } else if (site.kind == SiteKind::String) {
-        if (auto encoding = restorable_encoding(event.span(site.node))) {
-          bytes = payload_bytes(event.span(site.node), *encoding);
-          if (bytes->size() < min_size) bytes.reset();
-        }
+        std::string decoded;
+        if (decode_payload(event.span(site.node), decoded) && decoded.size() >= min_size)
+          bytes = std::move(decoded);
       }
       if (bytes) payloads.push_back(Reference{Sha256::of(*bytes), bytes->size(), PayloadEncoding::None});
     }

@@ -42,6 +42,28 @@ TEST(JsonScan, RefusesInvalidUtf8) {
     EXPECT_FALSE(valid(s)) << s;
 }
 
+TEST(JsonScan, FindsSpecialBytesAtEveryOffsetOfLongStrings) {
+  // The string scanner skips plain ASCII sixteen bytes at a time: a special
+  // byte must be seen wherever it falls in or after a block.
+  for (std::size_t at = 0; at < 50; ++at) {
+    const std::string before(at, 'A'), after(40, 'b');
+    auto doc = [&](const std::string& middle) { return "\"" + before + middle + after + "\""; };
+    EXPECT_TRUE(valid(doc("\\n"))) << at;
+    EXPECT_TRUE(valid(doc("\\\""))) << at;
+    EXPECT_TRUE(valid(doc("\xc3\xa9"))) << at;
+    EXPECT_FALSE(valid(doc("\t"))) << at;
+    EXPECT_FALSE(valid(doc("\x7f\x80"))) << at;
+    EXPECT_FALSE(valid(doc("\\q"))) << at;
+    EXPECT_FALSE(valid("\"" + before)) << at;  // unterminated
+    // A quote ends the string exactly where it stands.
+    JsonError e;
+    const std::string text = "[\"" + before + "\"," + "1]";
+    auto tree = parse_json(text, e);
+    ASSERT_TRUE(tree) << at;
+    EXPECT_EQ(tree->span(tree->node(0).first_child), "\"" + before + "\"");
+  }
+}
+
 TEST(JsonScan, KeepsByteSpans) {
   const std::string doc = "{ \"k\" : [1, \"two\"] ,\"z\":null}";
   JsonError e;
