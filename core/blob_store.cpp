@@ -1,16 +1,16 @@
 #include "blob_store.hpp"
 
+#include <fcntl.h>
+#include <linux/openat2.h>
 #include <unistd.h>
 
-#include <ctime>
-
 #include <cerrno>
+#include <ctime>
+#include <unordered_map>
 
 #include "error.hpp"
 #include "gzip.hpp"
 #include "parallel.hpp"
-
-#include <unordered_map>
 
 namespace jpblob {
 
@@ -84,10 +84,11 @@ int BlobStore::root_fd(bool create) const {
     // A long-running filter outlives folders: git may remove an emptied
     // .jp/blobs and create it again within one command. Writing through a
     // descriptor of the removed folder would lose the blob, so reuse the
-    // descriptor only while the path still names the same folder.
-    struct stat by_fd {}, by_path {};
-    if (::fstat(root_handle_->fd.get(), &by_fd) == 0 && ::stat(root_.c_str(), &by_path) == 0 &&
-        by_fd.st_dev == by_path.st_dev && by_fd.st_ino == by_path.st_ino)
+    // descriptor only while the path still names the same folder (the
+    // descriptor's own identity was recorded when it was opened).
+    struct stat by_path {};
+    if (::stat(root_.c_str(), &by_path) == 0 && by_path.st_dev == root_handle_->dev &&
+        by_path.st_ino == root_handle_->ino)
       return root_handle_->fd.get();
     root_handle_->fd = Fd();
   }
@@ -104,14 +105,44 @@ int BlobStore::root_fd(bool create) const {
   // Re-check after opening: the folder may have been created or replaced
   // since construction.
   check_inside_boundary(root_);
+  struct stat st {};
+  if (::fstat(fd.get(), &st) != 0) throw errno_error("cannot open blob store " + root_.string(), errno);
+  root_handle_->dev = st.st_dev;
+  root_handle_->ino = st.st_ino;
   root_handle_->fd = std::move(fd);
   return root_handle_->fd.get();
 }
+
+namespace {
+
+// Opens "aa/bb" below `dir` in one call, refusing any symlink on the way
+// (openat2, Linux 5.6). Returns an invalid Fd with errno set; ENOSYS (or
+// EPERM under a seccomp filter) means the kernel cannot, and the caller
+// walks the components itself.
+Fd open_beneath(int dir, const std::string& path) {
+  open_how how{};
+  how.flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC;
+  how.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS;
+  const long fd = syscalls().openat2(dir, path.c_str(), &how, sizeof how);
+  if (fd >= 0) return Fd(static_cast<int>(fd));
+  if (errno == EPERM) errno = ENOSYS;
+  return Fd();
+}
+
+}  // namespace
 
 Fd BlobStore::open_leaf(const Digest& digest, bool create, int root) const {
   int dir = root >= 0 ? root : root_fd(create);
   if (dir < 0) return Fd();
   const std::string hex = digest.hex();
+  // The common case, a leaf that exists, in one call.
+  Fd leaf = open_beneath(dir, hex.substr(0, 2) + "/" + hex.substr(2, 2));
+  if (leaf.valid()) return leaf;
+  if (errno == ELOOP || errno == ENOTDIR || errno == EXDEV)
+    throw Error("refusing blob store " + root_.string() + ": a folder on the way to " +
+                blob_relative_path(digest) + " is a symlink or not a folder");
+  if (errno == ENOENT && !create) return Fd();
+  // Otherwise (to create it, or without openat2) one component at a time.
   Fd current;
   for (const std::string& part : {hex.substr(0, 2), hex.substr(2, 2)}) {
     const int parent = current.valid() ? current.get() : dir;

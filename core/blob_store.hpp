@@ -116,6 +116,8 @@ class BlobStore {
   struct RootHandle {
     std::mutex mutex;
     Fd fd;
+    dev_t dev = 0;  // the folder fd names
+    ino_t ino = 0;
   };
   std::unique_ptr<RootHandle> root_handle_ = std::make_unique<RootHandle>();
 };

@@ -1,6 +1,7 @@
 #include "fs.hpp"
 
 #include <dirent.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -17,9 +18,18 @@ int real_openat(int dirfd, const char* path, int flags, mode_t mode) {
   return ::openat(dirfd, path, flags, mode);
 }
 int real_renameat(int a, const char* b, int c, const char* d) { return ::renameat(a, b, c, d); }
+long real_openat2(int dirfd, const char* path, void* how, size_t size) {
+#ifdef SYS_openat2
+  return ::syscall(SYS_openat2, dirfd, path, how, size);
+#else
+  (void)dirfd, (void)path, (void)how, (void)size;
+  errno = ENOSYS;
+  return -1;
+#endif
+}
 
 Syscalls& table() {
-  static Syscalls t{real_openat, ::write, ::fsync, ::mkdirat, real_renameat, ::syncfs};
+  static Syscalls t{real_openat, ::write, ::fsync, ::mkdirat, real_renameat, ::syncfs, real_openat2};
   return t;
 }
 

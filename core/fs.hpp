@@ -26,6 +26,9 @@ struct Syscalls {
   int (*mkdirat)(int dirfd, const char* path, mode_t mode);
   int (*renameat)(int olddirfd, const char* oldpath, int newdirfd, const char* newpath);
   int (*syncfs)(int fd);
+  // openat2(2): `how` is a struct open_how. -1 with ENOSYS where the
+  // kernel has none.
+  long (*openat2)(int dirfd, const char* path, void* how, size_t size);
 };
 
 // The table in use. Not thread-safe to modify; tests swap it while no other

@@ -127,8 +127,12 @@ void gzip_decompress(std::string_view gz, std::uint64_t max_size,
   s.z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(gz.data() + start));
   s.z.avail_in = static_cast<uInt>(gz.size() - start - 8);
   if (gz.size() - start - 8 > UINT32_MAX) throw corrupt("file is larger than 4 GiB");
-  const std::size_t kChunk = 256 * 1024;
-  auto buf = std::make_unique<char[]>(kChunk);
+  // A buffer the size the trailer declares (most blobs are a few KiB), at
+  // most 256 KiB, and not zeroed: a fresh zeroed 256 KiB a blob cost more
+  // than inflating it. A lying trailer only means more rounds.
+  const std::size_t kChunk =
+      std::clamp<std::size_t>(static_cast<std::size_t>(get_le32(tail + 4)) + 1, 4096, 256 * 1024);
+  auto buf = std::make_unique_for_overwrite<char[]>(kChunk);
   std::uint64_t total = 0;
   uLong crc = crc32(0L, Z_NULL, 0);
   int rc = Z_OK;
@@ -154,6 +158,13 @@ void gzip_decompress(std::string_view gz, std::uint64_t max_size,
 
 std::string gzip_decompress(std::string_view gz, std::uint64_t max_size) {
   std::string out;
+  if (gz.size() >= 18) {
+    // Reserve what the trailer declares, within the limit and within what
+    // ordinary data inflates to: a bomb's trailer must not buy memory.
+    const auto* tail = reinterpret_cast<const unsigned char*>(gz.data() + gz.size() - 4);
+    out.reserve(static_cast<std::size_t>(
+        std::min<std::uint64_t>({get_le32(tail), max_size, std::uint64_t{gz.size()} * 64 + 65536})));
+  }
   gzip_decompress(gz, max_size, [&](std::string_view piece) { out.append(piece); });
   return out;
 }

@@ -245,6 +245,17 @@ TransformReport smudge(std::string_view input, const BlobSource& source,
   for (std::size_t k = 0; k < restores.size(); ++k) {
     const Restore& r = restores[k];
     std::optional<std::string>& bytes = fetched[k];
+    if (r.ref.encoding == PayloadEncoding::Base64) {
+      // Canonical standard base64 is what clean reads first, so it always
+      // restores: encode straight into the output.
+      output.append(input.substr(copied, r.begin - copied));
+      output.push_back('"');
+      append_base64(output, *bytes, Base64Alphabet::Standard);
+      output.push_back('"');
+      copied = r.end;
+      ++report.replaced;
+      continue;
+    }
     token.clear();
     if (r.ref.encoding == PayloadEncoding::Text) {
       // Only text clean could have read: valid UTF-8.

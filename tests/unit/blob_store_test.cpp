@@ -137,7 +137,7 @@ TEST(BlobStore, AllowsALinkThatStaysInside) {
   EXPECT_EQ(store.get(store.put("inside").digest), "inside");
 }
 
-TEST(BlobStore, RefusesSymlinksInsideTheStore) {
+void refuses_symlinks_inside_the_store() {
   TempDir outside, repo;
   BlobStore store = BlobStore::for_storage(repo / ".jp", repo.path());
   const Digest d = Sha256::of("victim");
@@ -157,6 +157,28 @@ TEST(BlobStore, RefusesSymlinksInsideTheStore) {
   fs::create_symlink(elsewhere.path_of(d), store2.path_of(d));
   EXPECT_NE(error_of([&] { store2.get(d); }).find("symlink"), std::string::npos);
   EXPECT_NE(error_of([&] { store2.put("victim"); }).find("not a regular file"), std::string::npos);
+}
+
+TEST(BlobStore, RefusesSymlinksInsideTheStore) { refuses_symlinks_inside_the_store(); }
+
+// The same on a kernel without openat2 (before 5.6, or a seccomp filter
+// that refuses it): the store walks one component at a time.
+TEST(BlobStore, RefusesSymlinksInsideTheStoreWithoutOpenat2) {
+  Syscalls s = syscalls();
+  static int calls = 0;
+  s.openat2 = [](int, const char*, void*, size_t) -> long {
+    ++calls;
+    errno = ENOSYS;
+    return -1;
+  };
+  ScopedSyscalls no_openat2(s);
+  refuses_symlinks_inside_the_store();
+  EXPECT_GT(calls, 0);
+  TempDir t;
+  BlobStore store = BlobStore::for_storage(t / ".jp", t.path());
+  EXPECT_TRUE(store.put("works without it").written);
+  EXPECT_EQ(store.get(Sha256::of("works without it")).value(), "works without it");
+  EXPECT_FALSE(store.put("works without it").written);
 }
 
 // Fault injection: the table starts from the real calls and overrides one.
