@@ -75,7 +75,11 @@ int main(int argc, char** argv) {
                      args, jpblob::run_smudge);
   auto* process = app.add_subcommand("filter-process", "serve git's long-running filter protocol");
   process->add_option("--store", args.store, "a JP storage folder whose blobs/ to use");
-  process->callback([&] { jpblob::run_filter_process(0, 1, args.store); });
+  process->callback([&] {
+    if (auto line = jpblob::ensure_hook(std::filesystem::current_path(), jpblob::program_path()))
+      std::cerr << "git-jpblob: " << *line << std::endl;
+    jpblob::run_filter_process(0, 1, args.store);
+  });
   app.add_subcommand("pre-commit", "the pre-commit hook: stage and verify referenced blobs")
       ->callback([] { jpblob::run_pre_commit(); });
   jpblob::MaintenanceArgs m;

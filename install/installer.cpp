@@ -197,6 +197,34 @@ std::vector<std::string> install(const fs::path& cwd, const InstallOptions& opti
   return done.empty() ? std::vector<std::string>{"Nothing to change."} : done;
 }
 
+std::optional<std::string> ensure_hook(const fs::path& cwd, const fs::path& program) {
+  try {
+    // One git process for both answers: the top and the hooks folder.
+    auto r = git(cwd, {"rev-parse", "--show-toplevel", "--git-path", "hooks"});
+    if (r.status != 0) return std::nullopt;  // not in a work tree: nothing to protect
+    const auto lines = split_lines(r.out);
+    if (lines.size() < 2) return std::nullopt;
+    const fs::path top = lines[0];
+    const fs::path hooks = fs::absolute(top / lines[1]).lexically_normal();
+    const fs::path hook = hooks / "pre-commit";
+    if (is_our_hook(hook)) return std::nullopt;
+    auto opt = git(top, {"config", "--type=bool", "--get", "jpblob.autoInstallHook"});
+    if (opt.status == 0 && trimmed(opt.out) == "false") return std::nullopt;
+    std::error_code ec;
+    if (fs::exists(fs::symlink_status(hook, ec)))
+      return "warning: " + hook.string() +
+             " is not git-jpblob's, so commits here are not checked for their blobs; run "
+             "`git jpblob install --force` to chain it";
+    fs::create_directories(hooks);
+    write_file_atomic(hook, hook_text(program));
+    make_executable(hook);
+    return "installed the pre-commit hook in " + hooks.string() +
+           " (it stages the blobs each commit references)";
+  } catch (const std::exception& e) {
+    return std::string("warning: cannot install the pre-commit hook: ") + e.what();
+  }
+}
+
 std::vector<std::string> uninstall(const fs::path& cwd, const InstallOptions& options) {
   const auto repo = find_repo(cwd);
   if (options.scope == ConfigScope::Local && !repo)

@@ -16,6 +16,7 @@
 #pragma once
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,17 @@ struct InstallOptions {
 // Error when something is in the way, before anything was changed.
 std::vector<std::string> install(const std::filesystem::path& cwd, const InstallOptions& options);
 std::vector<std::string> uninstall(const std::filesystem::path& cwd, const InstallOptions& options);
+
+// What the long-running filter does when git starts it: a fresh clone has
+// no pre-commit hook, and without one a commit can reference blobs it does
+// not contain. So, as git-lfs does for its hooks, the filter installs
+// git-jpblob's hook where git runs hooks from when none is there. A hook
+// git-jpblob did not write is left alone; the result is then a warning to
+// print. `git config jpblob.autoInstallHook false` turns this off. Returns
+// the line to print (the hook installed, or the warning), if any. Never
+// throws: the filter's job comes first.
+std::optional<std::string> ensure_hook(const std::filesystem::path& cwd,
+                                       const std::filesystem::path& program);
 
 // The lines install adds to .gitattributes.
 const std::vector<std::string>& attribute_lines();
