@@ -1,5 +1,6 @@
 #include "installer.hpp"
 
+#include <git2.h>
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -9,6 +10,7 @@
 
 #include "core/error.hpp"
 #include "core/fs.hpp"
+#include "core/git_repo.hpp"
 #include "core/subprocess.hpp"
 
 namespace jpblob {
@@ -197,8 +199,23 @@ std::vector<std::string> install(const fs::path& cwd, const InstallOptions& opti
   return done.empty() ? std::vector<std::string>{"Nothing to change."} : done;
 }
 
+// The hook git would run, as libgit2 reads the config, when that is
+// git-jpblob's: the common case, answered without starting git.
+bool our_hook_in_place(const fs::path& cwd) {
+  const auto repo = GitRepo::open(cwd);
+  if (!repo || !repo->workdir()) return false;
+  fs::path hooks;
+  if (auto path = repo->config("core.hooksPath")) {
+    hooks = *repo->workdir() / *path;
+  } else {
+    hooks = fs::path(git_repository_commondir(repo->get())) / "hooks";
+  }
+  return is_our_hook(hooks / "pre-commit");
+}
+
 std::optional<std::string> ensure_hook(const fs::path& cwd, const fs::path& program) {
   try {
+    if (our_hook_in_place(cwd)) return std::nullopt;
     // One git process for both answers: the top and the hooks folder.
     auto r = git(cwd, {"rev-parse", "--show-toplevel", "--git-path", "hooks"});
     if (r.status != 0) return std::nullopt;  // not in a work tree: nothing to protect
