@@ -48,7 +48,7 @@ bool document_needs(DocumentKind kind, std::string_view text, std::uint64_t min_
   if (kind == DocumentKind::Session) {
     const SessionImages images = session_images(text);
     for (const auto& d : images.referenced) out.references.push_back({d, std::nullopt});
-    for (const auto& d : images.inline_images) out.inline_payloads.push_back({d, std::nullopt});
+    for (const auto& i : images.inline_images) out.inline_payloads.push_back({i.digest, i.size});
     return true;
   }
   std::vector<Reference> references, payloads;

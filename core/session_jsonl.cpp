@@ -212,8 +212,10 @@ SessionImages session_images(std::string_view input) {
     for (auto d : data) {
       const std::string_view token = line.span(d);
       if (auto digest = parse_blob_url(inner(token))) images.referenced.push_back(*digest);
-      else if (externalizable(token))
-        images.inline_images.push_back(Sha256::of(*base64_decode(inner(token), Base64Alphabet::Standard)));
+      else if (externalizable(token)) {
+        const std::string bytes = *base64_decode(inner(token), Base64Alphabet::Standard);
+        images.inline_images.push_back({Sha256::of(bytes), bytes.size()});
+      }
     }
   });
   return images;

@@ -21,6 +21,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -42,9 +43,14 @@ TransformReport externalize_session(std::string_view input, const BlobStore& sto
 TransformReport load_session(std::string_view input, const BlobSource& source,
                              const SmudgeOptions& options, const OutputSink& out);
 
+struct InlineImage {
+  Digest digest;
+  std::uint64_t size;  // decoded bytes
+};
+
 struct SessionImages {
   std::vector<Digest> referenced;  // blob:sha256: references at image sites
-  std::vector<Digest> inline_images;  // digests of images externalize would store
+  std::vector<InlineImage> inline_images;  // images externalize would store
 };
 
 // What a session needs from the store, without storing anything. Lines that

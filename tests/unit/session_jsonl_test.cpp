@@ -189,7 +189,8 @@ TEST_F(SessionTest, ImagesReportsReferencesAndWhatWouldBeStored) {
   ASSERT_EQ(images.referenced.size(), 1u);
   EXPECT_EQ(images.referenced[0], Sha256::of(a));
   ASSERT_EQ(images.inline_images.size(), 1u);
-  EXPECT_EQ(images.inline_images[0], Sha256::of(b));
+  EXPECT_EQ(images.inline_images[0].digest, Sha256::of(b));
+  EXPECT_EQ(images.inline_images[0].size, b.size());
 }
 
 TEST_F(SessionTest, DocumentKindFollowsTheFileName) {
