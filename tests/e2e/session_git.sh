@@ -43,6 +43,35 @@ committed=$(git cat-file -p "HEAD:$session")
 cmp -s "$session" "$TEST_ROOT/original.jsonl" || fail "the work tree file changed"
 verify_blobs
 
+# Each commit mode stages the blobs of a new image: git commit, git commit
+# -a and git commit <paths>, each followed by a clean status.
+add_image_line() {
+  python3 - "$1" "$2" <<'PY'
+import base64, json, random, sys
+rng = random.Random(int(sys.argv[2]))
+img = base64.b64encode(bytes(rng.getrandbits(8) for _ in range(4096))).decode()
+with open(sys.argv[1], "a") as f:
+    f.write("\n" + json.dumps({"type": "message", "content": [{"type": "image", "data": img}]}))
+PY
+}
+session_blobs() { git cat-file -p "HEAD:$session" | grep -o 'blob:sha256:[0-9a-f]\{64\}' | sort -u | wc -l; }
+for mode in plain all paths; do
+  before=$(session_blobs)
+  add_image_line "$session" "$RANDOM"
+  case $mode in
+    plain) git add "$session" 2> /dev/null && git commit -qm "image ($mode)" ;;
+    all) git commit -qam "image ($mode)" 2> /dev/null ;;
+    paths) git commit -qm "image ($mode)" -- "$session" 2> /dev/null ;;
+  esac
+  [ "$(session_blobs)" -eq $((before + 1)) ] || fail "$mode: the new image is not a reference"
+  for d in $(git cat-file -p "HEAD:$session" | grep -o 'blob:sha256:[0-9a-f]\{64\}' | cut -c13- | sort -u); do
+    git cat-file -e "HEAD:.jp/blobs/${d:0:2}/${d:2:2}/$d.blob.gz" || fail "$mode: blob $d is not in the commit"
+  done
+  assert_no_changes
+done
+cp "$session" "$TEST_ROOT/original.jsonl"
+committed=$(git cat-file -p "HEAD:$session")
+
 # A clone gets the session back byte for byte.
 git clone -q "$TEST_ROOT/origin" "$TEST_ROOT/clone"
 cd "$TEST_ROOT/clone"
@@ -59,7 +88,7 @@ cmp -s "$session" "$TEST_ROOT/original.jsonl" || fail "checkout did not restore 
 
 # gc keeps every blob a session references, and verify sees them.
 git jpblob gc --prune=now > /dev/null
-[ "$(find .jp/blobs -name '*.blob.gz' | wc -l)" -eq 3 ] || fail "gc deleted a session's blob"
+[ "$(find .jp/blobs -name '*.blob.gz' | wc -l)" -eq 6 ] || fail "gc deleted a session's blob"
 git jpblob verify > /dev/null || fail "verify failed"
 git jpblob verify --history > /dev/null || fail "verify --history failed"
 
@@ -93,9 +122,9 @@ open(p, "w").write(s)
 PY
 git add .gitattributes agent-sessions 2> /dev/null
 git commit -qm "a session outside .jp"
-[ "$(git ls-tree -r --name-only HEAD -- .jp/blobs | wc -l)" -eq 4 ] || fail "the outside session's new blob was not committed"
+[ "$(git ls-tree -r --name-only HEAD -- .jp/blobs | wc -l)" -eq 7 ] || fail "the outside session's new blob was not committed"
 git jpblob gc --prune=now > /dev/null
-[ "$(find .jp/blobs -name '*.blob.gz' | wc -l)" -eq 4 ] || fail "gc deleted a blob of a session outside .jp"
+[ "$(find .jp/blobs -name '*.blob.gz' | wc -l)" -eq 7 ] || fail "gc deleted a blob of a session outside .jp"
 
 # Without the filter (a teammate who never installed), the hook
 # externalizes the images of a staged session itself.
