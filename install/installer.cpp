@@ -216,13 +216,14 @@ bool our_hook_in_place(const fs::path& cwd) {
 std::optional<std::string> ensure_hook(const fs::path& cwd, const fs::path& program) {
   try {
     if (our_hook_in_place(cwd)) return std::nullopt;
-    // One git process for both answers: the top and the hooks folder.
-    auto r = git(cwd, {"rev-parse", "--show-toplevel", "--git-path", "hooks"});
+    // One git process for the three answers.
+    auto r = git(cwd, {"rev-parse", "--show-toplevel", "--git-path", "hooks", "--git-common-dir"});
     if (r.status != 0) return std::nullopt;  // not in a work tree: nothing to protect
     const auto lines = split_lines(r.out);
-    if (lines.size() < 2) return std::nullopt;
+    if (lines.size() < 3) return std::nullopt;
     const fs::path top = lines[0];
     const fs::path hooks = fs::absolute(top / lines[1]).lexically_normal();
+    const fs::path common = fs::absolute(top / lines[2]).lexically_normal();
     const fs::path hook = hooks / "pre-commit";
     if (is_our_hook(hook)) return std::nullopt;
     auto opt = git(top, {"config", "--type=bool", "--get", "jpblob.autoInstallHook"});
@@ -232,6 +233,16 @@ std::optional<std::string> ensure_hook(const fs::path& cwd, const fs::path& prog
       return "warning: " + hook.string() +
              " is not git-jpblob's, so commits here are not checked for their blobs; run "
              "`git jpblob install --force` to chain it";
+    // A hooks folder outside this repository (core.hooksPath shared by
+    // many) is the user's to change, not a filter's.
+    auto inside = [&](const fs::path& dir) {
+      const auto rel = hooks.lexically_relative(dir);
+      return !rel.empty() && *rel.begin() != "..";
+    };
+    if (!inside(top) && !inside(common))
+      return "warning: no pre-commit hook in " + hooks.string() +
+             " (core.hooksPath, outside this repository), so commits here are not checked for their "
+             "blobs; run `git jpblob install` to put one there";
     fs::create_directories(hooks);
     write_file_atomic(hook, hook_text(program));
     make_executable(hook);

@@ -38,9 +38,10 @@ std::vector<std::string> uninstall(const std::filesystem::path& cwd, const Insta
 // What the long-running filter does when git starts it: a fresh clone has
 // no pre-commit hook, and without one a commit can reference blobs it does
 // not contain. So, as git-lfs does for its hooks, the filter installs
-// git-jpblob's hook where git runs hooks from when none is there. A hook
-// git-jpblob did not write is left alone; the result is then a warning to
-// print. `git config jpblob.autoInstallHook false` turns this off. Returns
+// git-jpblob's hook where git runs hooks from when none is there, provided
+// that folder belongs to the repository (its git folder or work tree): a
+// core.hooksPath shared by many repositories gets a warning instead. A hook
+// git-jpblob did not write is left alone, with a warning too. `git config jpblob.autoInstallHook false` turns this off. Returns
 // the line to print (the hook installed, or the warning), if any. Never
 // throws: the filter's job comes first.
 std::optional<std::string> ensure_hook(const std::filesystem::path& cwd,

@@ -33,6 +33,15 @@ git checkout -q main
 grep -q "git-jpblob pre-commit hook" .githooks/pre-commit || fail "no hook in core.hooksPath"
 [ ! -e .git/hooks/pre-commit ] || fail "the hook went to .git/hooks despite core.hooksPath"
 
+# A hooks folder shared by many repositories is not the filter's to change.
+git clone -q --no-checkout "$TEST_ROOT/origin" "$TEST_ROOT/shared"
+cd "$TEST_ROOT/shared"
+mkdir -p "$TEST_ROOT/company-hooks"
+git config core.hooksPath "$TEST_ROOT/company-hooks"
+git checkout -q main 2> checkout.err
+grep -q "outside this repository" checkout.err || fail "no warning about the shared hooks folder: $(cat checkout.err)"
+[ ! -e "$TEST_ROOT/company-hooks/pre-commit" ] || fail "the filter wrote into a shared hooks folder"
+
 # A hook of the user's own is left alone, with a warning.
 mkdir -p "$TEST_ROOT/template/hooks"
 printf '#!/bin/sh\nexit 0\n' > "$TEST_ROOT/template/hooks/pre-commit"
