@@ -108,6 +108,10 @@ int main(int argc, char** argv) {
   cat->add_option("--session", m.session, "the session .jsonl whose artifacts artifact:// and agent:// read");
   cat->add_option("--offset", m.offset, "first line to show, from 1");
   cat->add_option("--limit", m.limit, "most lines to show");
+  auto* store_cmd = maintenance("store", "put files' bytes in the blob store and print their blob: URLs",
+                                jpblob::run_store_command);
+  store_cmd->add_option("files", m.files, "files whose content to store")->required()->check(CLI::ExistingFile);
+  store_cmd->add_option("--store", m.store, "a JP storage folder instead of the work tree's .jp");
   int run_status = 0;
   auto* run = app.add_subcommand("run", "run a command, keeping its whole output as a session artifact when long");
   run->add_option("--session", m.session, "the session .jsonl whose artifacts folder to use")->required();

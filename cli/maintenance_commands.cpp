@@ -16,6 +16,7 @@
 #include "core/migrate.hpp"
 #include "core/output_spill.hpp"
 #include "core/payload.hpp"
+#include "core/reference.hpp"
 #include "core/render.hpp"
 #include "core/subprocess.hpp"
 #include "core/transform.hpp"
@@ -151,6 +152,15 @@ void run_cat_command(const MaintenanceArgs& args) {
   if (!r.notice.empty())
     write_all(STDOUT_FILENO, (r.content.empty() || r.content.ends_with('\n') ? "" : "\n") + r.notice + "\n",
               "standard output");
+}
+
+void run_store_command(const MaintenanceArgs& args) {
+  const Workspace ws = open_workspace(args);
+  const std::uint64_t limit = ws.settings().store.max_blob_size;
+  for (const auto& file : args.files) {
+    const auto put = ws.store().put(read_file(file, limit));
+    std::cout << format_blob_url(put.digest) << "  " << file.string() << '\n';
+  }
 }
 
 int run_run_command(const MaintenanceArgs& args) {

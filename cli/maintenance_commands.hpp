@@ -22,6 +22,7 @@ struct MaintenanceArgs {
   std::optional<std::uint64_t> offset, limit;
   std::string tool;
   std::vector<std::string> command;
+  std::vector<std::filesystem::path> files;  // store
 };
 
 void run_gc_command(const MaintenanceArgs& args);
@@ -33,5 +34,6 @@ void run_migrate_command(const MaintenanceArgs& args);
 void run_stats_command(const MaintenanceArgs& args);
 // Returns the command's exit status.
 int run_run_command(const MaintenanceArgs& args);
+void run_store_command(const MaintenanceArgs& args);
 
 }  // namespace jpblob

@@ -25,6 +25,13 @@ namespace {
 
 constexpr std::string_view kBlobs = ".jp/blobs/";
 
+// The ways back to a blob file, for messages.
+std::string how_to_restore(const std::string& path) {
+  return "restore the blob file (git checkout <commit> -- " + path +
+         "), add the file that held the content again so clean rewrites it, or store the "
+         "content itself with `git jpblob store <file>` (an agent's own blob file, say)";
+}
+
 struct StagedChange {
   char status;         // A, M, T…
   std::string id;      // the staged blob's id
@@ -182,8 +189,7 @@ class Hook {
   void check_blob(const std::string& conversation, const BlobUse& ref) {
     const std::string hex = ref.digest.hex();
     const std::string path = std::string(kBlobs) + blob_relative_path(ref.digest);
-    const std::string fix = "; restore the blob file (git checkout <commit> -- " + path +
-                            ") or add the conversation again so clean rewrites it";
+    const std::string fix = "; " + how_to_restore(path);
     if (auto staged = staged_blobs_.find(path); staged != staged_blobs_.end()) {
       verify(conversation, ref, staged->second, path + " (index)", fix);
       return;
@@ -234,8 +240,7 @@ class Hook {
       const auto at = r.out.find("\t" + m.path + std::string(1, '\0'));
       if (at == std::string::npos) {
         problem("blob " + m.ref.digest.hex() + " referenced by " + m.conversation + " is missing: " +
-                m.path + "; restore the blob file (git checkout <commit> -- " + m.path +
-                ") or add the conversation again so clean rewrites it");
+                m.path + "; " + how_to_restore(m.path));
         continue;
       }
       // "<mode> <id> <stage>\t<path>": verify what is staged.

@@ -126,6 +126,28 @@ git commit -qm "a session outside .jp"
 git jpblob gc --prune=now > /dev/null
 [ "$(find .jp/blobs -name '*.blob.gz' | wc -l)" -eq 7 ] || fail "gc deleted a blob of a session outside .jp"
 
+# A session whose agent already externalized an image to its own global
+# store: the commit is refused until the bytes are in .jp/blobs, and
+# `git jpblob store` puts them there under the same name.
+python3 - "$TEST_ROOT/agent-blob.png" <<'PY'
+import random, sys
+rng = random.Random(11)
+open(sys.argv[1], "wb").write(bytes(rng.getrandbits(8) for _ in range(3000)))
+PY
+digest=$(sha256sum "$TEST_ROOT/agent-blob.png" | cut -c1-64)
+printf '{"type":"message","content":[{"type":"image","data":"blob:sha256:%s","mimeType":"image/png"}]}\n' "$digest" \
+  > .jp/sessions/agent-ref.jsonl
+git add .jp/sessions/agent-ref.jsonl
+if git commit -qm "agent's reference" 2> commit.err; then fail "a commit without the agent's blob went through"; fi
+grep -q "git jpblob store <file>" commit.err || fail "the refusal does not say how to fix it: $(cat commit.err)"
+[ "$(git jpblob store "$TEST_ROOT/agent-blob.png")" = "blob:sha256:$digest  $TEST_ROOT/agent-blob.png" ] ||
+  fail "store did not print the blob URL"
+git commit -qm "agent's reference"
+git cat-file -e "HEAD:.jp/blobs/${digest:0:2}/${digest:2:2}/$digest.blob.gz" || fail "the stored blob was not committed"
+rm .jp/sessions/agent-ref.jsonl && git checkout -q -- .jp/sessions/agent-ref.jsonl
+grep -q "\"data\":\"$(base64 -w0 "$TEST_ROOT/agent-blob.png")\"" .jp/sessions/agent-ref.jsonl ||
+  fail "checkout did not put the agent's image inline"
+
 # Without the filter (a teammate who never installed), the hook
 # externalizes the images of a staged session itself.
 git init -q "$TEST_ROOT/nofilter" && cd "$TEST_ROOT/nofilter"
