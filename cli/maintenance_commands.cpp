@@ -169,13 +169,24 @@ int run_run_command(const MaintenanceArgs& args) {
   if (!is_valid_name(args.tool))
     throw Error("bad tool name '" + args.tool + "': use 1-64 letters, digits, '_' or '-'", ErrorKind::Usage);
   OutputSpill sink([&] { return artifacts.allocate(args.tool); });
-  const int status = stream_command(args.command, fs::current_path(), [&](std::string_view s) { sink.write(s); });
+  // On a terminal a person watches: show the output as it comes. Otherwise
+  // (an agent reading the result) print the tail once the command ends.
+  const bool live = ::isatty(STDOUT_FILENO) == 1;
+  char last = '\n';
+  const int status = stream_command(args.command, fs::current_path(), [&](std::string_view s) {
+    sink.write(s);
+    if (live && !s.empty()) {
+      write_all(STDOUT_FILENO, s, "standard output");
+      last = s.back();
+    }
+  });
   const SpillSummary summary = sink.finish();
-  write_all(STDOUT_FILENO, summary.tail, "standard output");
-  if (summary.truncated) {
-    const std::string line = describe_spill(summary);
-    write_all(STDOUT_FILENO, (summary.tail.ends_with('\n') ? "" : "\n") + line + "\n", "standard output");
+  if (!live) {
+    write_all(STDOUT_FILENO, summary.tail, "standard output");
+    if (!summary.tail.empty()) last = summary.tail.back();
   }
+  if (summary.truncated)
+    write_all(STDOUT_FILENO, (last == '\n' ? "" : "\n") + describe_spill(summary, live) + "\n", "standard output");
   return status;
 }
 

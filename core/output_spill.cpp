@@ -62,10 +62,12 @@ SpillSummary OutputSpill::finish() {
   return s;
 }
 
-std::string describe_spill(const SpillSummary& s) {
+std::string describe_spill(const SpillSummary& s, bool streamed) {
   if (!s.truncated) return {};
-  const std::string shown = "[Output truncated: showing the last " + std::to_string(s.tail.size()) + " of " +
-                            std::to_string(s.total_bytes) + " bytes.";
+  const std::string shown =
+      streamed ? "[Output of " + std::to_string(s.total_bytes) + " bytes."
+               : "[Output truncated: showing the last " + std::to_string(s.tail.size()) + " of " +
+                     std::to_string(s.total_bytes) + " bytes.";
   if (s.artifact_id && s.problem.empty()) return shown + " Full output: artifact://" + *s.artifact_id + "]";
   return shown + " " + s.problem + "]";
 }

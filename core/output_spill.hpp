@@ -51,8 +51,9 @@ class OutputSpill {
   std::string problem_;
 };
 
-// The text `git jpblob run` prints for a summary: the tail, then one line
-// saying where the rest is.
-std::string describe_spill(const SpillSummary& summary);
+// The line `git jpblob run` prints after a truncated output, saying where
+// the whole of it is. `streamed`: the output was shown as it came, so the
+// line does not speak of a tail. Empty when nothing was truncated.
+std::string describe_spill(const SpillSummary& summary, bool streamed = false);
 
 }  // namespace jpblob

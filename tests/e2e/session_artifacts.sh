@@ -68,6 +68,16 @@ printf '{"files":[{"path":"src/main.rs","lines":120}]}\n' > "$artifacts/0-Explor
 [ "$(git jpblob cat 'agent://0-Explore/files/0/path' --session "$session")" = "src/main.rs" ] || fail "path extraction"
 [ "$(git jpblob cat 'agent://0-Explore?q=.files[0].lines' --session "$session")" = "120" ] || fail "query extraction"
 
+# On a terminal the output streams as it comes, and the last line says
+# where the whole of it is.
+script -qec "git jpblob run --session '$session' --tool tty -- sh -c 'seq 1 30000'" /dev/null > tty.txt
+tr -d '\r' < tty.txt > tty.clean
+head -n 1 tty.clean | grep -qx 1 || fail "the terminal did not see the output from its start"
+id=$(tail -n 1 tty.clean | sed -n 's/^\[Output of 168894 bytes\. Full output: artifact:\/\/\([0-9]*\)\]$/\1/p')
+[ -n "$id" ] || fail "unexpected last line on a terminal: $(tail -n 1 tty.clean)"
+[ "$(grep -c . tty.clean)" -eq 30001 ] || fail "the terminal did not see every line once"
+cmp -s "$artifacts/$id.tty.log" <(seq 1 30000) || fail "the artifact of the streamed run differs"
+
 # A spill that cannot be saved still shows the tail, and says so.
 blocked="$TEST_ROOT/agent/blocked.jsonl"
 echo 'not a folder' > "${blocked%.jsonl}"

@@ -384,6 +384,8 @@ TEST(OutputSpill, LongOutputGoesWholeToTheNextArtifact) {
   EXPECT_NE(static_cast<unsigned char>(s.tail[0]) & 0xC0, 0x80) << "starts on a character";
   EXPECT_EQ(describe_spill(s), "[Output truncated: showing the last " + std::to_string(s.tail.size()) + " of " +
                                    std::to_string(all.size()) + " bytes. Full output: artifact://5]");
+  EXPECT_EQ(describe_spill(s, /*streamed=*/true),
+            "[Output of " + std::to_string(all.size()) + " bytes. Full output: artifact://5]");
 }
 
 TEST(OutputSpill, WhenNoFileCanBeCreatedItKeepsTheTailAndSaysSo) {
