@@ -9,7 +9,7 @@ packages=(
   nlohmann-json3-dev libcli11-dev
   libgtest-dev libgmock-dev
   clang libclang-rt-dev
-  python3
+  python3 bsdutils  # bsdutils: script(1), a terminal for the e2e tests
 )
 
 missing=()
