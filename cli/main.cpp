@@ -76,9 +76,10 @@ int main(int argc, char** argv) {
   auto* process = app.add_subcommand("filter-process", "serve git's long-running filter protocol");
   process->add_option("--store", args.store, "a JP storage folder whose blobs/ to use");
   process->callback([&] {
-    if (auto line = jpblob::ensure_hook(std::filesystem::current_path(), jpblob::program_path()))
-      std::cerr << "git-jpblob: " << *line << std::endl;
-    jpblob::run_filter_process(0, 1, args.store);
+    jpblob::run_filter_process(0, 1, args.store, [](const jpblob::Workspace& ws) {
+      if (auto line = jpblob::ensure_hook(std::filesystem::current_path(), ws.repo(), jpblob::program_path()))
+        std::cerr << "git-jpblob: " << *line << std::endl;
+    });
   });
   app.add_subcommand("pre-commit", "the pre-commit hook: stage and verify referenced blobs")
       ->callback([] { jpblob::run_pre_commit(); });

@@ -27,6 +27,8 @@ class Filter {
   void run(FilterMode mode, std::string_view input, const std::string& path,
            const OutputSink& out) const;
 
+  const Workspace& workspace() const { return workspace_; }
+
  private:
   Workspace workspace_;
 };

@@ -42,12 +42,13 @@ std::string value_of(const std::vector<std::string>& lines, const std::string& k
 
 }  // namespace
 
-void run_filter_process(int in_fd, int out_fd,
-                        const std::optional<std::filesystem::path>& store_dir) {
+void run_filter_process(int in_fd, int out_fd, const std::optional<std::filesystem::path>& store_dir,
+                        const std::function<void(const Workspace&)>& on_ready) {
   PktReader in(in_fd);
   PktWriter out(out_fd);
   handshake(in, out);
   const Filter filter(std::filesystem::current_path(), store_dir);
+  if (on_ready) on_ready(filter.workspace());
   std::string result;
   while (auto request = in.read_list_or_eof()) {
     const std::string command = value_of(*request, "command");

@@ -10,11 +10,17 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <optional>
+
+#include "core/workspace.hpp"
 
 namespace jpblob {
 
-// Serves git on `in`/`out` until git closes the pipe.
-void run_filter_process(int in, int out, const std::optional<std::filesystem::path>& store_dir);
+// Serves git on `in`/`out` until git closes the pipe. `on_ready`, when
+// given, is called once with the opened workspace after the handshake, so
+// the caller can use the repository the filter already opened.
+void run_filter_process(int in, int out, const std::optional<std::filesystem::path>& store_dir,
+                        const std::function<void(const Workspace&)>& on_ready = nullptr);
 
 }  // namespace jpblob

@@ -201,8 +201,7 @@ std::vector<std::string> install(const fs::path& cwd, const InstallOptions& opti
 
 // The hook git would run, as libgit2 reads the config, when that is
 // git-jpblob's: the common case, answered without starting git.
-bool our_hook_in_place(const fs::path& cwd) {
-  const auto repo = GitRepo::open(cwd);
+bool our_hook_in_place(const GitRepo* repo) {
   if (!repo || !repo->workdir()) return false;
   fs::path hooks;
   if (auto path = repo->config("core.hooksPath")) {
@@ -213,9 +212,9 @@ bool our_hook_in_place(const fs::path& cwd) {
   return is_our_hook(hooks / "pre-commit");
 }
 
-std::optional<std::string> ensure_hook(const fs::path& cwd, const fs::path& program) {
+std::optional<std::string> ensure_hook(const fs::path& cwd, const GitRepo* repo, const fs::path& program) {
   try {
-    if (our_hook_in_place(cwd)) return std::nullopt;
+    if (our_hook_in_place(repo)) return std::nullopt;
     // One git process for the three answers.
     auto r = git(cwd, {"rev-parse", "--show-toplevel", "--git-path", "hooks", "--git-common-dir"});
     if (r.status != 0) return std::nullopt;  // not in a work tree: nothing to protect

@@ -20,6 +20,8 @@
 #include <string>
 #include <vector>
 
+#include "core/git_repo.hpp"
+
 namespace jpblob {
 
 enum class ConfigScope { Local, Global, System };
@@ -44,7 +46,9 @@ std::vector<std::string> uninstall(const std::filesystem::path& cwd, const Insta
 // git-jpblob did not write is left alone, with a warning too. `git config jpblob.autoInstallHook false` turns this off. Returns
 // the line to print (the hook installed, or the warning), if any. Never
 // throws: the filter's job comes first.
-std::optional<std::string> ensure_hook(const std::filesystem::path& cwd,
+// `repo`, when given, is the repository already open for `cwd`: the common
+// case (our hook in place) is then answered without starting git.
+std::optional<std::string> ensure_hook(const std::filesystem::path& cwd, const GitRepo* repo,
                                        const std::filesystem::path& program);
 
 // The lines install adds to .gitattributes.
