@@ -174,6 +174,14 @@ AllocatedFile AgentOutputAllocator::allocate(std::string_view name, std::string_
   throw Error("cannot allocate an agent output in " + dir_.string() + ": every number tried was taken");
 }
 
+std::optional<std::string> artifact_file_name(const fs::path& dir, const std::string& id) {
+  std::optional<std::string> best;
+  auto rank = [](const std::string& n) { return std::make_pair(!n.ends_with(".log"), n); };
+  for (const auto& name : entries(dir))
+    if (name.starts_with(id + ".") && (!best || rank(name) < rank(*best))) best = name;
+  return best;
+}
+
 std::vector<std::string> list_artifact_ids(const fs::path& dir) {
   std::vector<std::uint64_t> numbers;
   for (const auto& name : entries(dir))

@@ -70,6 +70,10 @@ class AgentOutputAllocator {
   std::filesystem::path dir_;
 };
 
+// The file of artifact `id` (valid) in a folder: the name that starts with
+// "<id>.", a .log first when several do; nullopt when none does.
+std::optional<std::string> artifact_file_name(const std::filesystem::path& dir, const std::string& id);
+
 // The artifact ids present in a folder, sorted numerically (empty when the
 // folder is missing).
 std::vector<std::string> list_artifact_ids(const std::filesystem::path& dir);

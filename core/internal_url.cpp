@@ -207,20 +207,9 @@ ResolvedUrl UrlResolver::artifact(std::string_view rest, const PageOptions& page
   if (!is_valid_artifact_id(id))
     throw Error("artifact://" + id + ": an artifact id is a number", ErrorKind::Usage);
   const fs::path& dir = require_dir();
-  // The file whose name starts with "<id>."; a .log first when several do.
-  std::vector<std::string> matches;
-  std::error_code ec;
-  for (const auto& e : fs::directory_iterator(dir, ec)) {
-    const std::string name = e.path().filename().string();
-    if (name.starts_with(id + ".")) matches.push_back(name);
-  }
-  if (ec) throw Error("cannot list " + dir.string() + ": " + ec.message());
-  if (matches.empty())
-    throw Error("Artifact " + id + " not found. Available: " + join(list_artifact_ids(dir)));
-  std::sort(matches.begin(), matches.end(), [](const std::string& a, const std::string& b) {
-    return std::make_pair(!a.ends_with(".log"), a) < std::make_pair(!b.ends_with(".log"), b);
-  });
-  return page_lines(read_artifact_file(dir, matches[0], "artifact://" + id), "text/plain", page);
+  const auto name = artifact_file_name(dir, id);
+  if (!name) throw Error("Artifact " + id + " not found. Available: " + join(list_artifact_ids(dir)));
+  return page_lines(read_artifact_file(dir, *name, "artifact://" + id), "text/plain", page);
 }
 
 ResolvedUrl UrlResolver::agent(std::string_view rest, const PageOptions& page) const {
