@@ -169,6 +169,15 @@ class Bench:
     def install(self, repo):
         sh(f"{self.bin} install --local", repo, self.env)
 
+    def init_repo(self, repo, kind):
+        """An empty repository set up as `kind`: jpblob, plain or lfs."""
+        self.git("init -q .", repo)
+        if kind == "jpblob":
+            self.install(repo)
+        elif kind == "lfs":
+            sh("git lfs install --local > /dev/null && git lfs track '.jp/conversations/**/events.json' > /dev/null",
+               repo, self.env)
+
     # clean, smudge and memory on one large conversation
     def large_file(self):
         print(f"== one {self.mb} MB conversation", flush=True)
@@ -249,12 +258,7 @@ class Bench:
             shutil.rmtree(path, ignore_errors=True)
             path.mkdir()
             shutil.copytree(tree / ".jp", path / ".jp")
-            self.git("init -q .", path)
-            if kind == "jpblob":
-                self.install(path)
-            elif kind == "lfs":
-                sh("git lfs install --local > /dev/null && git lfs track '.jp/conversations/**/events.json' > /dev/null",
-                   path, self.env)
+            self.init_repo(path, kind)
 
         ra, rb, rl = d / "a", d / "b", d / "l"
         add = "git add .jp/conversations"
@@ -446,12 +450,7 @@ class Bench:
         for kind in ("jpblob", "plain", "lfs"):
             r = d / kind
             r.mkdir()
-            self.git("init -q .", r)
-            if kind == "jpblob":
-                self.install(r)
-            elif kind == "lfs":
-                sh("git lfs install --local > /dev/null && git lfs track '.jp/conversations/**/events.json' > /dev/null",
-                   r, self.env)
+            self.init_repo(r, kind)
             for c in commits:
                 self.git(f"checkout -q {c}", src)
                 shutil.rmtree(r / ".jp/conversations", ignore_errors=True)

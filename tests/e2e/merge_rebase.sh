@@ -31,6 +31,15 @@ with open(path, "w") as f:
 PY
 }
 
+# Checks the conversation out afresh: both sides' tool output must be back.
+assert_both_sides_restored() {
+  rm "$conv"
+  git checkout -- "$conv"
+  for text in "left tool output" "right tool output"; do
+    grep -q "$(printf '%s' "$text" | base64 -w0)" "$conv" || fail "$1 lost: $text"
+  done
+}
+
 git checkout -q main
 git merge -q left
 git merge -q right 2> /dev/null && fail "expected a conflict"
@@ -40,11 +49,7 @@ git add "$conv"
 git commit -qm merge
 assert_no_changes
 assert_blobs_committed
-rm "$conv"
-git checkout -- "$conv"
-for text in "left tool output" "right tool output"; do
-  grep -q "$(printf '%s' "$text" | base64 -w0)" "$conv" || fail "lost: $text"
-done
+assert_both_sides_restored merge
 
 # Rebase right onto left.
 git checkout -q right
@@ -54,9 +59,5 @@ git add "$conv"
 GIT_EDITOR=true git rebase --continue > /dev/null
 assert_no_changes
 assert_blobs_committed
-rm "$conv"
-git checkout -- "$conv"
-for text in "left tool output" "right tool output"; do
-  grep -q "$(printf '%s' "$text" | base64 -w0)" "$conv" || fail "rebase lost: $text"
-done
+assert_both_sides_restored rebase
 pass

@@ -17,13 +17,7 @@ namespace fs = std::filesystem;
 using test::TempDir;
 using test::error_of;
 
-std::size_t count_files(const fs::path& dir) {
-  std::size_t n = 0;
-  if (!fs::exists(dir)) return 0;
-  for (auto& e : fs::recursive_directory_iterator(dir))
-    if (e.is_regular_file()) ++n;
-  return n;
-}
+using test::count_files;
 
 TEST(BlobStore, PutThenGetAtTheSpecifiedPath) {
   TempDir t;

@@ -56,12 +56,7 @@ class SessionTest : public ::testing::Test {
     r.report = load_session(in, source, options, [&](std::string_view s) { r.out.append(s); });
     return r;
   }
-  std::size_t blob_count() {
-    std::size_t n = 0;
-    if (fs::exists(dir / ".jp/blobs"))
-      for (auto& e : fs::recursive_directory_iterator(dir / ".jp/blobs")) n += e.is_regular_file();
-    return n;
-  }
+  std::size_t blob_count() { return test::count_files(dir / ".jp/blobs"); }
 };
 
 TEST_F(SessionTest, LargeImagesBecomeBlobUrlsAndComeBackByteIdentical) {

@@ -168,6 +168,14 @@ GitSandbox::GitSandbox()
   git("init -q");
 }
 
+std::size_t count_files(const std::filesystem::path& dir) {
+  std::size_t n = 0;
+  if (!std::filesystem::exists(dir)) return 0;
+  for (auto& e : std::filesystem::recursive_directory_iterator(dir))
+    if (e.is_regular_file()) ++n;
+  return n;
+}
+
 std::string error_of(const std::function<void()>& fn) {
   try {
     fn();

@@ -51,6 +51,9 @@ std::optional<std::filesystem::path> fixture_conversations();
 // Every events.json under the fixtures, .archive included.
 std::vector<std::filesystem::path> fixture_event_files();
 
+// Regular files under `dir`, at any depth; 0 when it does not exist.
+std::size_t count_files(const std::filesystem::path& dir);
+
 // The message of the jpblob::Error `fn` throws, or "" when it throws none.
 std::string error_of(const std::function<void()>& fn);
 

@@ -42,12 +42,7 @@ class TransformTest : public ::testing::Test {
     });
     return r;
   }
-  std::size_t blob_count() {
-    std::size_t n = 0;
-    if (fs::exists(dir / ".jp/blobs"))
-      for (auto& e : fs::recursive_directory_iterator(dir / ".jp/blobs")) n += e.is_regular_file();
-    return n;
-  }
+  std::size_t blob_count() { return test::count_files(dir / ".jp/blobs"); }
   // Round trip that also checks both idempotence invariants.
   std::string round_trip(const std::string& in) {
     const std::string c = do_clean(in).out;
