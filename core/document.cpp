@@ -3,8 +3,6 @@
 #include <algorithm>
 
 #include "conversations.hpp"
-#include "error.hpp"
-#include "payload.hpp"
 #include "session_jsonl.hpp"
 
 namespace jpblob {
