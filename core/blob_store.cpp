@@ -21,6 +21,24 @@ std::string blob_relative_path(const Digest& digest) {
   return hex.substr(0, 2) + "/" + hex.substr(2, 2) + "/" + hex + ".blob.gz";
 }
 
+std::string tracked_blob_path(const Digest& digest) {
+  return std::string(kWorkTreeStore) + "/" + blob_relative_path(digest);
+}
+
+bool is_store_path(std::string_view repo_path) {
+  return repo_path.size() > kWorkTreeStore.size() && repo_path.starts_with(kWorkTreeStore) &&
+         repo_path[kWorkTreeStore.size()] == '/';
+}
+
+std::optional<Digest> digest_of_tracked_path(std::string_view repo_path) {
+  constexpr std::size_t kLength = kWorkTreeStore.size() + 1 + 6 + 64 + 8;  // "/aa/bb/" <hex> ".blob.gz"
+  if (repo_path.size() != kLength || !is_store_path(repo_path) || !repo_path.ends_with(".blob.gz"))
+    return std::nullopt;
+  auto digest = Digest::from_hex(repo_path.substr(kWorkTreeStore.size() + 7, 64));
+  if (!digest || tracked_blob_path(*digest) != repo_path) return std::nullopt;
+  return digest;
+}
+
 std::string decode_blob(std::string_view gz, const Digest& digest,
                         std::optional<std::uint64_t> expected_size, std::uint64_t max_size,
                         const std::string& what) {
@@ -47,6 +65,7 @@ std::string decode_blob(std::string_view gz, const Digest& digest,
 
 BlobStore::BlobStore(fs::path root, fs::path boundary, StoreOptions options)
     : root_(std::move(root)), options_(options) {
+  display_base_ = fs::absolute(boundary);
   std::error_code ec;
   boundary_ = fs::canonical(boundary, ec);
   if (ec) throw Error("cannot use " + boundary.string() + " as a blob store boundary: " +
@@ -64,6 +83,10 @@ BlobStore::BlobStore(fs::path root, fs::path boundary, StoreOptions options)
 BlobStore BlobStore::for_storage(const fs::path& storage, const fs::path& boundary,
                                  StoreOptions options) {
   return BlobStore(storage / "blobs", boundary, options);
+}
+
+BlobStore BlobStore::for_work_tree(const fs::path& top, StoreOptions options) {
+  return BlobStore(top / kWorkTreeStore, top, options);
 }
 
 void BlobStore::check_inside_boundary(const fs::path& existing) const {
@@ -164,6 +187,31 @@ Fd BlobStore::open_leaf(const Digest& digest, bool create, int root) const {
   return current;
 }
 
+Fd BlobStore::open_folder(const std::string& relative) const {
+  const int dir = root_fd(false);
+  if (dir < 0) return Fd();
+  Fd folder = open_beneath(dir, relative);
+  if (folder.valid()) return folder;
+  if (errno == ENOENT) return Fd();
+  if (errno != ENOSYS)
+    throw Error("refusing blob store " + root_.string() + ": " + relative + " is a symlink or not a folder");
+  Fd current;
+  std::size_t start = 0;
+  while (start <= relative.size()) {
+    const std::size_t slash = std::min(relative.find('/', start), relative.size());
+    const std::string part = relative.substr(start, slash - start);
+    Fd next(::openat(current.valid() ? current.get() : dir, part.c_str(),
+                     O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    if (!next.valid()) {
+      if (errno == ENOENT) return Fd();
+      throw Error("refusing blob store " + root_.string() + ": " + relative + " is a symlink or not a folder");
+    }
+    current = std::move(next);
+    start = slash + 1;
+  }
+  return current;
+}
+
 bool BlobStore::contains(const Digest& digest) const {
   Fd leaf = open_leaf(digest, false);
   if (!leaf.valid()) return false;
@@ -198,15 +246,32 @@ BlobStore::PutResult BlobStore::put(std::string_view bytes) const {
   return put(Sha256::of(bytes), bytes);
 }
 
-BlobStore::PutResult BlobStore::put(const Digest& digest, std::string_view bytes) const {
-  Fd leaf = open_leaf(digest, true);
+std::optional<BlobStore::NewFile> BlobStore::start_file(const Digest& digest, int root,
+                                                        AtomicFile::Durability durability) const {
   const std::string name = digest.hex() + ".blob.gz";
-  if (present(leaf.get(), name, digest)) return {digest, false};
-  const std::string gz = gzip_compress(bytes, options_.compression_level);
-  AtomicFile file(leaf.get(), name, "blob " + path_of(digest).string(), 0666,
-                  options_.fsync ? AtomicFile::Durability::Full : AtomicFile::Durability::None);
-  file.write(gz);
-  return {digest, file.commit(AtomicFile::Replace::No)};
+  // A gc may remove the leaf (or its parent) that this writer has just
+  // opened or created, once it looks empty: then open it again, as git
+  // does for its object folders. A temporary file, once made, keeps the
+  // folder from being removed.
+  for (int attempt = 1;; ++attempt) {
+    try {
+      Fd leaf = open_leaf(digest, true, root);
+      if (present(leaf.get(), name, digest)) return std::nullopt;
+      auto file = std::make_unique<AtomicFile>(leaf.get(), name, "blob " + path_of(digest).string(), 0666,
+                                               durability);
+      return NewFile{std::move(leaf), std::move(file)};
+    } catch (const Error&) {
+      if (attempt == 3) throw;
+    }
+  }
+}
+
+BlobStore::PutResult BlobStore::put(const Digest& digest, std::string_view bytes) const {
+  auto started = start_file(digest, -1,
+                            options_.fsync ? AtomicFile::Durability::Full : AtomicFile::Durability::None);
+  if (!started) return {digest, false};
+  started->file->write(gzip_compress(bytes, options_.compression_level));
+  return {digest, started->file->commit(AtomicFile::Replace::No)};
 }
 
 std::vector<BlobStore::PutResult> BlobStore::put_all(
@@ -223,28 +288,20 @@ std::vector<BlobStore::PutResult> BlobStore::put_all(
   // (one leaf folder each: 512 stays well inside the usual limit of 1,024)
   // while keeping the filesystem syncs few: each one flushes everything.
   constexpr std::size_t kChunk = 512;
-  struct Pending {
-    Fd leaf;
-    std::unique_ptr<AtomicFile> file;
-  };
   for (std::size_t start = 0; start < unique.size(); start += kChunk) {
     const std::size_t count = std::min(kChunk, unique.size() - start);
-    std::vector<Pending> pending(count);
+    std::vector<NewFile> pending(count);
     // The root is checked once a chunk rather than once a blob; a copy of
     // the descriptor, so no other caller of root_fd() can close it meanwhile.
     const Fd root(::dup(root_fd(true)));
     if (!root.valid()) throw errno_error("cannot open blob store " + root_.string(), errno);
     parallel_for(count, [&](std::size_t k) {
       const std::size_t i = unique[start + k];
-      const Digest& d = *digests[i];
-      Fd leaf = open_leaf(d, true, root.get());
-      const std::string name = d.hex() + ".blob.gz";
-      if (present(leaf.get(), name, d)) return;
-      auto file = std::make_unique<AtomicFile>(leaf.get(), name, "blob " + path_of(d).string(), 0666,
-                                               AtomicFile::Durability::None);
-      file->write(gzip_compress(payloads[i], options_.compression_level));
-      file->close_unsynced();
-      pending[k] = {std::move(leaf), std::move(file)};
+      auto started = start_file(*digests[i], root.get(), AtomicFile::Durability::None);
+      if (!started) return;
+      started->file->write(gzip_compress(payloads[i], options_.compression_level));
+      started->file->close_unsynced();
+      pending[k] = std::move(*started);
     });
     const bool any = std::any_of(pending.begin(), pending.end(), [](auto& p) { return p.file != nullptr; });
     if (!any) continue;

@@ -1,7 +1,12 @@
-// The content-addressed blob store of SPEC §2:
+// The content-addressed blob store (docs/FORMAT.md, "Blob files"):
 //   <root>/<h0h1>/<h2h3>/<h>.blob.gz
 // where h is the lowercase hex SHA-256 of the uncompressed bytes and the file
 // is one deterministic gzip member of them.
+//
+// Sealed: this module is the only code that knows the layout. Everything
+// else asks it for a blob's path (path_of, tracked_blob_path), lists it
+// (for_each_entry), deletes from it (remove), verifies and sizes blobs, and
+// looks up prefixes. Changing the layout is a change to this module alone.
 //
 // Safety: paths are built only from validated Digests. The root must resolve,
 // symlinks followed, to a folder inside `boundary`; inside the root no symlink
@@ -14,7 +19,9 @@
 #pragma once
 
 #include <cstdint>
+#include <ctime>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -45,6 +52,42 @@ std::string decode_blob(std::string_view gz, const Digest& digest,
 // "aa/bb/<hex>.blob.gz", relative to a store root.
 std::string blob_relative_path(const Digest& digest);
 
+// The store's place in a work tree, relative to its top.
+inline constexpr std::string_view kWorkTreeStore = ".jp/blobs";
+
+// ".jp/blobs/aa/bb/<hex>.blob.gz": a blob's path relative to a work
+// tree's top, and in a commit's tree.
+std::string tracked_blob_path(const Digest& digest);
+
+// The digest a repository path names when it is exactly a blob's tracked
+// path (its own folders, 64 lowercase hex, ".blob.gz"); nullopt otherwise.
+std::optional<Digest> digest_of_tracked_path(std::string_view repo_path);
+
+// True for any path below ".jp/blobs/".
+bool is_store_path(std::string_view repo_path);
+
+// One entry of a store, as its walk finds it.
+struct StoreEntry {
+  enum class Kind {
+    Blob,       // <hex>.blob.gz in its own aa/bb folder
+    Temporary,  // a leftover temporary file of a killed writer, in an aa/bb folder
+    Foreign,    // anything else, at any level: not ours to judge or delete
+  };
+  Kind kind;
+  std::string relative;          // its path below the store root
+  std::optional<Digest> digest;  // set for a Blob
+  std::uint64_t size = 0;
+  std::time_t mtime = 0;
+  bool symlink = false;          // a Foreign entry that is a symbolic link
+};
+
+// What remove() did.
+enum class Removal {
+  Removed,
+  Gone,   // it was no longer there
+  Fresh,  // it was used again since it was listed (newer than the cutoff): kept
+};
+
 class BlobStore {
  public:
   // A store at `root` that must stay inside `boundary`. Neither needs to
@@ -58,6 +101,9 @@ class BlobStore {
   // user-local folder): <storage>/blobs, bounded by `boundary`.
   static BlobStore for_storage(const std::filesystem::path& storage,
                                const std::filesystem::path& boundary, StoreOptions options = {});
+
+  // The store of a work tree: <top>/.jp/blobs, bounded by `top`.
+  static BlobStore for_work_tree(const std::filesystem::path& top, StoreOptions options = {});
 
   const std::filesystem::path& root() const { return root_; }
   std::filesystem::path path_of(const Digest& digest) const {
@@ -97,6 +143,35 @@ class BlobStore {
 
   const StoreOptions& options() const { return options_; }
 
+  // Calls fn for every entry of the store, in no particular order, never
+  // following a symbolic link at any level. A missing root walks nothing.
+  // fn must not remove entries (collect them, then remove()). Throws Error
+  // naming the folder when one cannot be read.
+  void for_each_entry(const std::function<void(const StoreEntry&)>& fn) const;
+  std::vector<StoreEntry> entries() const;
+
+  // Deletes a Blob or Temporary entry through the folders the store opened
+  // itself (no link followed), unless its mtime is now newer than
+  // `not_newer_than`; then removes its `bb` and `aa` folders when that left
+  // them empty, as git's prune does. Throws Error for a Foreign entry and
+  // on failures other than the file being gone.
+  Removal remove(const StoreEntry& entry, std::time_t not_newer_than) const;
+
+  // Reads and fully checks a blob (see decode_blob) and returns its size;
+  // nullopt when absent. Throws Error("blob <path> is corrupt: …"), the
+  // path relative to the boundary (the work tree's top, or --store).
+  std::optional<std::uint64_t> verify(const Digest& digest,
+                                      std::optional<std::uint64_t> expected_size = std::nullopt) const;
+
+  // The uncompressed size a Blob entry's gzip trailer records (ISIZE: the
+  // size modulo 4 GiB), read without inflating; nullopt when unreadable.
+  std::optional<std::uint64_t> trailer_size(const StoreEntry& entry) const;
+
+  // The blobs present whose hex digest starts with `hex_prefix` (1 to 64
+  // lowercase hex characters; a usage Error otherwise). Lists only the
+  // folders the prefix can be in.
+  std::vector<Digest> find_prefix(std::string_view hex_prefix) const;
+
  private:
   // Opens (creating when `create`) the leaf folder of a digest, below
   // `root` when given (a descriptor from root_fd()). Returns an invalid Fd
@@ -106,10 +181,22 @@ class BlobStore {
   // True when the leaf holds the blob (freshened); throws when the name is
   // taken by something that is not a regular file.
   bool present(int leaf, const std::string& name, const Digest& digest) const;
+  // A temporary file for a blob in its leaf folder, or nullopt when the
+  // blob is present. Survives a gc removing the folder meanwhile.
+  struct NewFile {
+    Fd leaf;
+    std::unique_ptr<AtomicFile> file;
+  };
+  std::optional<NewFile> start_file(const Digest& digest, int root, AtomicFile::Durability durability) const;
+  // Opens a folder below the root ("aa" or "aa/bb") without following a
+  // link; an invalid Fd when it (or the root) does not exist. Throws Error
+  // when a component is a link or not a folder.
+  Fd open_folder(const std::string& relative) const;
   void check_inside_boundary(const std::filesystem::path& existing) const;
 
   std::filesystem::path root_;
   std::filesystem::path boundary_;  // canonical
+  std::filesystem::path display_base_;  // the boundary as given: verify() names blobs relative to it
   StoreOptions options_;
   // The root folder's descriptor, opened on first use. Held by pointer so
   // the store stays movable.

@@ -230,4 +230,33 @@ std::optional<std::string> GitRepo::config(const std::string& key) const {
   return value;
 }
 
+std::string GitRepo::hash_blob(std::string_view content) const {
+  git_oid id;
+  check_git(git_odb_hash(&id, content.data(), content.size(), GIT_OBJECT_BLOB), "cannot hash a blob");
+  return git_oid_tostr_s(&id);
+}
+
+std::string GitRepo::write_blob(std::string_view content) const {
+  git_oid id;
+  check_git(git_blob_create_from_buffer(&id, repo_.get(), content.data(), content.size()),
+            "cannot write a blob to git's objects");
+  return git_oid_tostr_s(&id);
+}
+
+void GitRepo::set_index_entry_id(const fs::path& index_file, const std::string& path, const std::string& id) const {
+  git_oid oid;
+  check_git(git_oid_fromstr(&oid, id.c_str()), "bad object id " + id);
+  git_index* raw = nullptr;
+  check_git(git_index_open(&raw, index_file.c_str()), "cannot open " + index_file.string());
+  std::unique_ptr<git_index, IndexDeleter> index(raw);
+  const git_index_entry* e = git_index_get_bypath(raw, path.c_str(), 0);
+  if (!e) return;
+  git_index_entry updated = *e;
+  updated.id = oid;
+  check_git(git_index_add(raw, &updated), "cannot restage " + path);
+  check_git(git_index_write(raw), "cannot write " + index_file.string());
+}
+
+fs::path GitRepo::commondir() const { return git_repository_commondir(repo_.get()); }
+
 }  // namespace jpblob

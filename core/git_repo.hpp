@@ -84,6 +84,21 @@ class GitRepo {
   // settings applied on top; nullopt when unset.
   std::optional<std::string> config(const std::string& key) const;
 
+  // The id git would give `content` as a blob, in hex; nothing is written.
+  std::string hash_blob(std::string_view content) const;
+  // Writes `content` as a blob object; returns its id in hex.
+  std::string write_blob(std::string_view content) const;
+
+  // Points the stage-0 entry for `path` in the index file `index_file` at
+  // the blob `id`, keeping the entry's stat data (so a work-tree file that
+  // did not change does not look modified), and writes the index. Does
+  // nothing when the index has no such entry.
+  void set_index_entry_id(const std::filesystem::path& index_file, const std::string& path,
+                          const std::string& id) const;
+
+  // The main repository's git folder, shared by every linked worktree.
+  std::filesystem::path commondir() const;
+
  private:
   explicit GitRepo(git_repository* repo) : repo_(repo) {}
   void add_worktree_config();

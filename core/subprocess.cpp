@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <csignal>
 
@@ -37,14 +38,27 @@ struct DefaultSignals {
 // Starts argv[0] (looked up on PATH) with the given file actions, in `cwd`,
 // and frees the actions. Throws Error when it cannot be started.
 pid_t spawn(const std::vector<std::string>& argv, const std::filesystem::path& cwd,
-            posix_spawn_file_actions_t& actions) {
+            posix_spawn_file_actions_t& actions, const Environment& overrides = {}) {
   posix_spawn_file_actions_addchdir_np(&actions, cwd.c_str());
   std::vector<char*> args;
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
+  // This process's environment with `overrides` set in place.
+  std::vector<std::string> owned;
+  std::vector<char*> envp;
+  for (char** e = environ; *e; ++e) {
+    const std::string_view entry(*e);
+    const bool replaced = std::any_of(overrides.begin(), overrides.end(), [&](const auto& kv) {
+      return entry.size() > kv.first.size() && entry.starts_with(kv.first) && entry[kv.first.size()] == '=';
+    });
+    if (!replaced) envp.push_back(*e);
+  }
+  for (const auto& [name, value] : overrides) owned.push_back(name + "=" + value);
+  for (auto& e : owned) envp.push_back(e.data());
+  envp.push_back(nullptr);
   pid_t pid = 0;
   const DefaultSignals signals;
-  const int rc = ::posix_spawnp(&pid, args[0], &actions, &signals.attr, args.data(), environ);
+  const int rc = ::posix_spawnp(&pid, args[0], &actions, &signals.attr, args.data(), envp.data());
   posix_spawn_file_actions_destroy(&actions);
   if (rc != 0) throw errno_error("cannot run " + argv[0], rc);
   return pid;
@@ -84,7 +98,7 @@ std::string shell_quote(const std::string& word) {
 }
 
 CommandOutput run_command(const std::vector<std::string>& argv, const std::filesystem::path& cwd,
-                          const std::string& input) {
+                          const std::string& input, const Environment& environment) {
   int in[2], out[2], err[2];
   if (::pipe2(in, O_CLOEXEC) != 0 || ::pipe2(out, O_CLOEXEC) != 0 || ::pipe2(err, O_CLOEXEC) != 0)
     throw errno_error("cannot create a pipe", errno);
@@ -95,7 +109,7 @@ CommandOutput run_command(const std::vector<std::string>& argv, const std::files
   else posix_spawn_file_actions_adddup2(&actions, in_r.get(), 0);
   posix_spawn_file_actions_adddup2(&actions, out_w.get(), 1);
   posix_spawn_file_actions_adddup2(&actions, err_w.get(), 2);
-  const pid_t pid = spawn(argv, cwd, actions);
+  const pid_t pid = spawn(argv, cwd, actions, environment);
   in_r = Fd();
   out_w = Fd();
   err_w = Fd();

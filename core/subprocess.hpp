@@ -5,6 +5,7 @@
 #include <functional>
 #include <string_view>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace jpblob {
@@ -15,11 +16,15 @@ struct CommandOutput {
   std::string err;  // standard error
 };
 
+// Variables set for one child, on top of this process's environment.
+using Environment = std::vector<std::pair<std::string, std::string>>;
+
 // Runs argv[0] (looked up on PATH) in `cwd`, feeding `input` on standard
-// input (none when empty), with this process's environment. Throws Error
-// only when the program cannot be started.
+// input (none when empty), with this process's environment and
+// `environment` on top. Throws Error only when the program cannot be
+// started.
 CommandOutput run_command(const std::vector<std::string>& argv, const std::filesystem::path& cwd,
-                          const std::string& input = {});
+                          const std::string& input = {}, const Environment& environment = {});
 
 // Runs argv[0] (looked up on PATH) in `cwd` with this process's standard
 // input and environment, handing everything it writes to standard output
