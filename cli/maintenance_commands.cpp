@@ -13,13 +13,17 @@
 #include "core/error.hpp"
 #include "core/fs.hpp"
 #include "core/internal_url.hpp"
+#include "core/age.hpp"
+#include "core/gc.hpp"
 #include "core/migrate.hpp"
 #include "core/output_spill.hpp"
 #include "core/payload.hpp"
 #include "core/reference.hpp"
 #include "core/render.hpp"
+#include "core/stats.hpp"
 #include "core/subprocess.hpp"
 #include "core/transform.hpp"
+#include "core/verify.hpp"
 #include "core/workspace.hpp"
 
 namespace jpblob {
@@ -89,17 +93,28 @@ void run_verify_command(const MaintenanceArgs& args) {
     throw Error("verify found " + std::to_string(r.problems.size()) + " problem(s)");
 }
 
+// The document a `files` argument names: a session file (.jsonl), or a
+// conversation by folder, events.json, id or handle.
+fs::path resolve_document(const fs::path& storage, const std::string& name) {
+  const fs::path given = fs::current_path() / name;
+  std::error_code ec;
+  if (document_kind(name) == DocumentKind::Session && fs::is_regular_file(given, ec)) return given;
+  return resolve_conversation(storage, fs::current_path(), name) / "events.json";
+}
+
 void run_files_command(const MaintenanceArgs& args) {
   const Workspace ws = open_workspace(args);
   const fs::path storage = ws.store().root().parent_path();
-  const fs::path folder = resolve_conversation(storage, fs::current_path(), args.target);
+  const fs::path document = resolve_document(storage, args.target);
+  const DocumentKind kind = document_kind(document.string());
   auto show = [&](const fs::path& p) { std::cout << fs::relative(p, fs::current_path()).string() << '\n'; };
-  for (const char* name : {"events.json", "metadata.json", "base_config.json"})
-    if (fs::exists(folder / name)) show(folder / name);
-  DocumentNeeds needs;
-  std::string why;
-  if (!document_needs(DocumentKind::Conversation, read_file(folder / "events.json"), 0, needs, why))
-    throw Error((folder / "events.json").string() + " is " + why.substr(0, why.find("; passing")));
+  show(document);
+  for (const DocumentType& type : document_types())
+    if (type.kind == kind)
+      for (const auto companion : type.companions)
+        if (fs::exists(document.parent_path() / companion)) show(document.parent_path() / companion);
+  const DocumentNeeds needs = document_needs(kind, read_file(document), 0);
+  if (needs.unreadable) throw Error(document.string() + " is " + *needs.unreadable);
   std::set<Digest> seen;
   for (const auto* list : {&needs.references, &needs.inline_payloads})
     for (const auto& r : *list)
@@ -121,14 +136,10 @@ std::string blob_url_for_name(const Workspace& ws, const std::string& name) {
                 "blob:sha256:<hex>, a digest, or 8+ hex characters of one",
                 ErrorKind::Usage);
   if (hex.size() < 64) {
-    std::vector<std::string> matches;
-    std::error_code ec;
-    for (auto& e : fs::directory_iterator(ws.store().root() / hex.substr(0, 2) / hex.substr(2, 2), ec))
-      if (e.path().filename().string().starts_with(hex) && e.path().extension() == ".gz")
-        matches.push_back(e.path().filename().string().substr(0, 64));
+    const std::vector<Digest> matches = ws.store().find_prefix(hex);
     if (matches.empty()) throw Error("no blob starts with " + hex);
     if (matches.size() > 1) throw Error(hex + " is ambiguous: " + std::to_string(matches.size()) + " blobs start with it");
-    hex = matches[0];
+    hex = matches[0].hex();
   }
   return "blob:sha256:" + hex;
 }

@@ -1,4 +1,4 @@
-// The maintenance commands (SPEC §7): argument handling and output around
+// The maintenance commands (docs/ARCHITECTURE.md): argument handling and output around
 // core/maintenance, core/migrate and core/render. --json output is
 // documented in docs/FORMAT.md.
 #pragma once
@@ -17,7 +17,7 @@ struct MaintenanceArgs {
   std::string prune = "1.hour.ago";
   std::optional<std::filesystem::path> store;
   std::string target;  // a conversation or a blob name
-  // cat and run (SPEC §8)
+  // cat and run (docs/FORMAT.md, "Artifact folders")
   std::optional<std::filesystem::path> session;  // a session .jsonl file
   std::optional<std::uint64_t> offset, limit;
   std::string tool;

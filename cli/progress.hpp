@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-#include "core/maintenance.hpp"
+#include "core/progress.hpp"
 
 namespace jpblob {
 

@@ -8,7 +8,7 @@ namespace jpblob {
 
 namespace fs = std::filesystem;
 
-void find_files(const fs::path& root, bool (*keep)(const fs::path&), std::vector<fs::path>& out) {
+void find_files(const fs::path& root, const std::function<bool(const fs::path&)>& keep, std::vector<fs::path>& out) {
   std::error_code ec;
   if (!fs::exists(root, ec)) return;
   fs::recursive_directory_iterator it(root, fs::directory_options::none, ec), end;

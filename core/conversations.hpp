@@ -4,6 +4,7 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -12,7 +13,7 @@ namespace jpblob {
 // Every regular file under `root` (when it exists) whose name `keep`
 // accepts, appended to `out`. Symlinked folders are not followed. Throws
 // Error when a folder cannot be read.
-void find_files(const std::filesystem::path& root, bool (*keep)(const std::filesystem::path&),
+void find_files(const std::filesystem::path& root, const std::function<bool(const std::filesystem::path&)>& keep,
                 std::vector<std::filesystem::path>& out);
 
 // Every events.json under <storage>/conversations, sorted. Symlinked folders

@@ -1,5 +1,7 @@
 #include "document.hpp"
 
+#include <fnmatch.h>
+
 #include <algorithm>
 
 #include "conversations.hpp"
@@ -9,22 +11,81 @@ namespace jpblob {
 
 namespace fs = std::filesystem;
 
+const std::vector<DocumentType>& document_types() {
+  // -text: git-jpblob restores the exact bytes JP wrote, so core.autocrlf
+  // must not convert them. diff=jpblob lets `git log -p` show a
+  // conversation's payloads through textconv.
+  static const std::vector<DocumentType> types = {
+      {DocumentKind::Conversation, "conversation", "conversations", "**/events.json",
+       "filter=jpblob diff=jpblob -text", {"metadata.json", "base_config.json"}},
+      {DocumentKind::Session, "session", "sessions", "**/*.jsonl", "filter=jpblob -text", {}},
+  };
+  return types;
+}
+
+namespace {
+
+// The file part of a type's glob ("events.json", "*.jsonl"): every glob in
+// the table is "**/<one component>".
+std::string_view file_pattern(const DocumentType& type) {
+  return type.file_glob.substr(type.file_glob.rfind('/') + 1);
+}
+
+bool name_matches(const DocumentType& type, const std::string& name) {
+  return ::fnmatch(std::string(file_pattern(type)).c_str(), name.c_str(), FNM_PERIOD) == 0;
+}
+
+std::string folder_of(const DocumentType& type) {
+  return std::string(kStorageFolder) + "/" + std::string(type.folder) + "/";
+}
+
+}  // namespace
+
 DocumentKind document_kind(std::string_view path) {
   return path.ends_with(".jsonl") ? DocumentKind::Session : DocumentKind::Conversation;
 }
 
+std::optional<DocumentKind> document_kind_at(std::string_view repo_path) {
+  for (const DocumentType& type : document_types()) {
+    const std::string folder = folder_of(type);
+    if (!repo_path.starts_with(folder)) continue;
+    const std::string_view rest = repo_path.substr(folder.size());
+    const std::string name(rest.substr(rest.rfind('/') == std::string_view::npos ? 0 : rest.rfind('/') + 1));
+    if (!name.empty() && name_matches(type, name)) return type.kind;
+  }
+  return std::nullopt;
+}
+
 const std::vector<std::string>& document_pathspecs() {
-  static const std::vector<std::string> specs = {
-      ":(glob).jp/conversations/**/events.json",
-      ":(glob).jp/sessions/**/*.jsonl",
-      ":(attr:filter=jpblob)",
-  };
+  static const std::vector<std::string> specs = [] {
+    std::vector<std::string> out;
+    for (const DocumentType& type : document_types())
+      out.push_back(":(glob)" + folder_of(type) + std::string(type.file_glob));
+    out.push_back(":(attr:filter=jpblob)");
+    return out;
+  }();
   return specs;
 }
 
+const std::vector<std::string>& document_attribute_lines() {
+  static const std::vector<std::string> lines = [] {
+    std::vector<std::string> out;
+    for (const DocumentType& type : document_types())
+      out.push_back(folder_of(type) + std::string(type.file_glob) + " " + std::string(type.attributes));
+    // Blobs get diff=jpblob rather than -diff so `git log -p` can show
+    // their content through textconv; without the driver git still treats
+    // them as binary, since every blob's gzip header holds NUL bytes.
+    out.push_back(std::string(kStorageFolder) + "/blobs/** -text diff=jpblob");  // ARCH-TODO kWorkTreeStore
+    return out;
+  }();
+  return lines;
+}
+
 std::vector<fs::path> list_documents(const fs::path& storage) {
-  std::vector<fs::path> out = list_conversations(storage);
-  find_files(storage / "sessions", [](const fs::path& p) { return p.extension() == ".jsonl"; }, out);
+  std::vector<fs::path> out;
+  for (const DocumentType& type : document_types())
+    find_files(storage / type.folder, [&](const fs::path& p) { return name_matches(type, p.filename().string()); },
+               out);
   std::sort(out.begin(), out.end());
   return out;
 }
@@ -41,19 +102,23 @@ TransformReport smudge_document(DocumentKind kind, std::string_view input, const
   return smudge(input, source, options, out);
 }
 
-bool document_needs(DocumentKind kind, std::string_view text, std::uint64_t min_size, DocumentNeeds& out,
-                    std::string& why) {
+DocumentNeeds document_needs(DocumentKind kind, std::string_view text, std::uint64_t min_size) {
+  DocumentNeeds out;
   if (kind == DocumentKind::Session) {
     const SessionImages images = session_images(text);
     for (const auto& d : images.referenced) out.references.push_back({d, std::nullopt});
     for (const auto& i : images.inline_images) out.inline_payloads.push_back({i.digest, i.size});
-    return true;
+    return out;
   }
   std::vector<Reference> references, payloads;
-  if (!referenced_digests(text, min_size, references, payloads, why)) return false;
+  std::string why;
+  if (!referenced_digests(text, min_size, references, payloads, why)) {
+    out.unreadable = why;
+    return out;
+  }
   for (const auto& r : references) out.references.push_back({r.digest, r.size});
   for (const auto& r : payloads) out.inline_payloads.push_back({r.digest, r.size});
-  return true;
+  return out;
 }
 
 }  // namespace jpblob

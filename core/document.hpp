@@ -1,5 +1,5 @@
 // The two kinds of file git-jpblob keeps small: JP conversations
-// (events.json, SPEC §3–§5) and coding-agent sessions (JSON Lines, §8).
+// (events.json) and coding-agent sessions (JSON Lines): docs/FORMAT.md.
 // Everything that reads or transforms such a file — the filter, the
 // pre-commit hook, gc, verify, stats — goes through here, so they agree on
 // what a file needs from the blob store.
@@ -20,13 +20,39 @@ namespace jpblob {
 
 enum class DocumentKind { Conversation, Session };
 
+// One kind of document and where it lives. This table is the only place
+// that knows the kinds: a new kind is one more row (and its transform).
+struct DocumentType {
+  DocumentKind kind;
+  std::string_view name;        // "conversation", for messages
+  std::string_view folder;      // below a storage folder (`.jp`)
+  std::string_view file_glob;   // below `folder`, in git's glob syntax
+  std::string_view attributes;  // what install writes after the path in .gitattributes
+  // The other files a document of this kind keeps beside it (`files`).
+  std::vector<std::string_view> companions;
+};
+const std::vector<DocumentType>& document_types();
+
+// The storage folder of a work tree, relative to its top.
+inline constexpr std::string_view kStorageFolder = ".jp";
+
 // The kind the filter gives a file from git's name for it: a name ending in
 // ".jsonl" is a session, anything else a conversation.
 DocumentKind document_kind(std::string_view path);
 
+// The kind of document at a path relative to a work tree's top when it is
+// one by the table (".jp/conversations/<any>/events.json", ".jp/sessions/
+// <any>.jsonl"), nullopt otherwise. Files routed to the filter from
+// elsewhere by .gitattributes are not known from the path alone.
+std::optional<DocumentKind> document_kind_at(std::string_view repo_path);
+
 // Git pathspecs of every document in a repository: the conversations and
 // sessions under .jp, and any file .gitattributes routes to the filter.
 const std::vector<std::string>& document_pathspecs();
+
+// The lines install adds to .gitattributes: one per document type, and the
+// store's.
+const std::vector<std::string>& document_attribute_lines();
 
 // Every document under a JP storage folder (`.jp`):
 // conversations/**/events.json and sessions/**/*.jsonl, sorted. Symlinked
@@ -47,12 +73,15 @@ struct BlobUse {
 struct DocumentNeeds {
   std::vector<BlobUse> references;  // what it references now
   std::vector<BlobUse> inline_payloads;  // what clean would store from it
+  // Set, with why, when the text is not a document of its kind (a
+  // conversation that is not valid JSON, say): it then needs nothing, and
+  // the filter passes it through. A session is read line by line and is
+  // always readable.
+  std::optional<std::string> unreadable;
 };
 
-// What a document needs from the store; nothing is stored. Returns false,
-// with `why`, when a conversation is not one (a session is read line by
-// line and always succeeds). `min_size` as in CleanOptions.
-bool document_needs(DocumentKind kind, std::string_view text, std::uint64_t min_size, DocumentNeeds& out,
-                    std::string& why);
+// What a document needs from the store; nothing is stored. `min_size` as
+// in CleanOptions.
+DocumentNeeds document_needs(DocumentKind kind, std::string_view text, std::uint64_t min_size);
 
 }  // namespace jpblob

@@ -1,4 +1,4 @@
-// Which values of a JP conversation are payloads (SPEC §4), and the walk
+// Which values of a JP conversation are payloads (docs/FORMAT.md, "Payload positions"), and the walk
 // over a conversation's events that every reader of events.json shares.
 #pragma once
 
@@ -32,8 +32,8 @@ EventScan scan_events(std::string_view text,
                       const std::function<void(const JsonTree& event)>& on_event);
 
 enum class SiteKind {
-  String,         // a payload string (§4.2), replaced by an encoded reference
-  ContentObject,  // an inline content object (§4.1), replaced by a plain reference
+  String,         // a payload string (FORMAT "Payload positions"), replaced by an encoded reference
+  ContentObject,  // an inline content object (FORMAT "Payload positions"), replaced by a plain reference
   Reference,      // a reference where a payload string may stand: what smudge restores
 };
 

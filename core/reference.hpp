@@ -1,4 +1,4 @@
-// Blob references (SPEC §3): {"$blob": "<64 hex>", "size": N[, "encoding": E]}
+// Blob references (docs/FORMAT.md, "References"): {"$blob": "<64 hex>", "size": N[, "encoding": E]}
 // and the string form blob:sha256:<64 hex>.
 #pragma once
 

@@ -10,7 +10,7 @@
 namespace jpblob {
 
 // Replaces every reference in a conversation, wherever it stands, and every
-// inline base64 payload (SPEC §4.2) by its content as a JSON string: the text when it is UTF-8, else a
+// inline base64 payload (docs/FORMAT.md, "Payload positions") by its content as a JSON string: the text when it is UTF-8, else a
 // "<binary: N bytes, blob:sha256:…>" note. A reference whose blob is missing
 // or corrupt stays as it is. Input that is not a conversation is returned
 // unchanged. Never throws for a blob; only for an unusable store.

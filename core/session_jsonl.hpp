@@ -1,4 +1,4 @@
-// Coding-agent session files (SPEC §8): JSON Lines, one entry a line.
+// Coding-agent session files (docs/FORMAT.md, "Agent sessions"): JSON Lines, one entry a line.
 //
 // Image blocks inside `content` arrays carry their picture as base64 in
 // `data`. Externalizing (the clean direction) stores the decoded bytes in the

@@ -35,7 +35,7 @@ bool canonical_text(std::string_view token, std::string* out) {
   return true;
 }
 
-// The first encoding whose re-encoding reproduces the token exactly (§4.2).
+// The first encoding whose re-encoding reproduces the token exactly (docs/FORMAT.md, "Encodings").
 std::optional<PayloadEncoding> restorable_encoding(std::string_view token) {
   const std::string_view inner = token.substr(1, token.size() - 2);
   if (base64_is_canonical(inner, Base64Alphabet::Standard)) return PayloadEncoding::Base64;

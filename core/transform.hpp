@@ -1,7 +1,7 @@
-// The clean and smudge transforms of SPEC §5.
+// The clean and smudge transforms of docs/FORMAT.md, "The filter".
 //
-// clean: externalizes payloads (§4) into the store and writes references
-// (§3) in their place; an encoded reference already at a payload position
+// clean: externalizes payloads (FORMAT "Payload positions") into the store and writes references
+// (FORMAT "References") in their place; an encoded reference already at a payload position
 // is rewritten to the canonical compact spelling. smudge: turns references that carry `encoding` back
 // into the exact original string token. Every byte outside a replaced value
 // is copied unchanged. Input that is not a conversation (not JSON, or not an

@@ -36,8 +36,9 @@ std::uint64_t parse_size(const std::string& key, const std::string& value) {
 
 class GitFallbackSource : public BlobSource {
  public:
-  GitFallbackSource(const BlobStore& store, const GitRepo* repo, std::optional<std::string> prefix)
-      : store_(store), repo_(repo), prefix_(std::move(prefix)) {}
+  // `repo` is given when the store is its work tree's, so its blobs have
+  // tracked paths.
+  GitFallbackSource(const BlobStore& store, const GitRepo* repo) : store_(store), repo_(repo) {}
 
   std::optional<std::string> fetch(const Digest& digest,
                                    std::optional<std::uint64_t> size) const override {
@@ -46,11 +47,11 @@ class GitFallbackSource : public BlobSource {
 
   std::optional<std::string> find(const Digest& digest, std::optional<std::uint64_t> size) const {
     if (auto bytes = store_.get(digest, size)) return bytes;
-    if (!repo_ || !prefix_) return std::nullopt;
+    if (!repo_) return std::nullopt;
     // libgit2 objects are not to be shared between threads: the fallback,
     // which is rare, runs one at a time.
     std::lock_guard lock(git_mutex_);
-    const std::string path = *prefix_ + blob_relative_path(digest);
+    const std::string path = tracked_blob_path(digest);
     for (bool staged : {true, false}) {
       auto raw = staged ? repo_->read_staged(path) : repo_->read_head(path);
       if (raw)
@@ -63,7 +64,6 @@ class GitFallbackSource : public BlobSource {
  private:
   const BlobStore& store_;
   const GitRepo* repo_;
-  std::optional<std::string> prefix_;  // the store's path in the work tree, '/' terminated
   mutable std::mutex git_mutex_;
 };
 
@@ -108,18 +108,16 @@ Workspace Workspace::open(const fs::path& cwd, const std::optional<fs::path>& st
   Workspace w;
   if (auto repo = GitRepo::open(cwd)) w.repo_ = std::make_unique<GitRepo>(std::move(*repo));
   w.settings_ = load_settings(w.repo());
-  std::optional<std::string> prefix;
   if (store_dir) {
     const fs::path dir = fs::absolute(cwd / *store_dir);
     w.top_ = dir;
     w.store_ = std::make_unique<BlobStore>(BlobStore::for_storage(dir, dir, w.settings_.store));
   } else {
     w.top_ = w.repo_ && w.repo_->workdir() ? *w.repo_->workdir() : cwd;
-    w.store_ = std::make_unique<BlobStore>(
-        BlobStore::for_storage(w.top_ / ".jp", w.top_, w.settings_.store));
-    if (w.repo_ && w.repo_->workdir()) prefix = ".jp/blobs/";
+    w.store_ = std::make_unique<BlobStore>(BlobStore::for_work_tree(w.top_, w.settings_.store));
+    w.in_work_tree_ = w.repo_ && w.repo_->workdir();
   }
-  w.source_ = std::make_unique<GitFallbackSource>(*w.store_, w.repo(), prefix);
+  w.source_ = std::make_unique<GitFallbackSource>(*w.store_, w.in_work_tree_ ? w.repo() : nullptr);
   return w;
 }
 

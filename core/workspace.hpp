@@ -42,6 +42,10 @@ class Workspace {
   const Settings& settings() const { return settings_; }
   // The folder paths in messages are relative to.
   const std::filesystem::path& top() const { return top_; }
+  // True when the store is the one in the repository's work tree (not a
+  // --store folder, not a bare repository): its blobs have index entries
+  // and tracked paths.
+  bool in_work_tree() const { return in_work_tree_; }
 
   // Blob bytes for smudge and readers: the store first, then, when the
   // store is the work tree's, the blob file as staged in the index, then as
@@ -62,6 +66,7 @@ class Workspace {
   std::unique_ptr<BlobSource> source_;
   Settings settings_;
   std::filesystem::path top_;
+  bool in_work_tree_ = false;
 };
 
 }  // namespace jpblob

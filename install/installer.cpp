@@ -1,6 +1,5 @@
 #include "installer.hpp"
 
-#include <git2.h>
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -8,8 +7,10 @@
 #include <optional>
 #include <sstream>
 
+#include "core/document.hpp"
 #include "core/error.hpp"
 #include "core/fs.hpp"
+#include "core/git_cli.hpp"
 #include "core/git_repo.hpp"
 #include "core/subprocess.hpp"
 
@@ -22,44 +23,20 @@ namespace {
 constexpr std::string_view kHookMarker = "# git-jpblob pre-commit hook";
 constexpr const char* kChained = "pre-commit.jpblob-chained";
 
-std::string scope_flag(ConfigScope s) {
+std::string scope_name(ConfigScope s) {
   switch (s) {
-    case ConfigScope::Local: return "--local";
-    case ConfigScope::System: return "--system";
+    case ConfigScope::Local: return "local";
+    case ConfigScope::System: return "system";
     case ConfigScope::Global: break;
   }
-  return "--global";
+  return "global";
 }
 
-std::string scope_name(ConfigScope s) { return scope_flag(s).substr(2); }
-
-CommandOutput git(const fs::path& cwd, std::vector<std::string> args) {
-  args.insert(args.begin(), "git");
-  return run_command(args, cwd);
-}
-
-std::string trimmed(std::string s) {
-  while (!s.empty() && (s.back() == '\n' || s.back() == '\r')) s.pop_back();
-  return s;
-}
-
-struct Repo {
-  fs::path top;    // work tree top
-  fs::path hooks;  // where git runs hooks from
-};
+using Repo = RepoLayout;
 
 // The repository around cwd, if any, asked of git itself so that
 // core.hooksPath and linked worktrees resolve exactly as git resolves them.
-std::optional<Repo> find_repo(const fs::path& cwd) {
-  auto top = git(cwd, {"rev-parse", "--show-toplevel"});
-  if (top.status != 0) return std::nullopt;
-  Repo r;
-  r.top = trimmed(top.out);
-  auto hooks = git(r.top, {"rev-parse", "--git-path", "hooks"});
-  if (hooks.status != 0) throw Error("cannot find the hooks folder: " + trimmed(hooks.err));
-  r.hooks = fs::absolute(r.top / trimmed(hooks.out)).lexically_normal();
-  return r;
-}
+std::optional<Repo> find_repo(const fs::path& cwd) { return GitCli(cwd).layout(); }
 
 std::vector<std::pair<std::string, std::string>> config_entries(const fs::path& program) {
   const std::string q = shell_quote(program.string());
@@ -112,20 +89,7 @@ void make_executable(const fs::path& p) {
 
 }  // namespace
 
-const std::vector<std::string>& attribute_lines() {
-  // -text on both: git-jpblob restores the exact bytes JP wrote, so
-  // core.autocrlf must not convert them. Blobs get diff=jpblob rather than
-  // -diff so `git log -p` can show their content through textconv; without
-  // the driver, git still treats them as binary, since every blob's gzip
-  // header holds NUL bytes. Agent sessions (JSON Lines) go through the same
-  // filter, which tells them apart by the .jsonl name.
-  static const std::vector<std::string> lines = {
-      ".jp/conversations/**/events.json filter=jpblob diff=jpblob -text",
-      ".jp/sessions/**/*.jsonl filter=jpblob -text",
-      ".jp/blobs/** -text diff=jpblob",
-  };
-  return lines;
-}
+const std::vector<std::string>& attribute_lines() { return document_attribute_lines(); }
 
 std::vector<std::string> install(const fs::path& cwd, const InstallOptions& options) {
   const auto repo = find_repo(cwd);
@@ -156,11 +120,10 @@ std::vector<std::string> install(const fs::path& cwd, const InstallOptions& opti
   // 1. git config.
   const fs::path config_cwd = repo ? repo->top : cwd;
   bool config_changed = false;
+  const GitCli config(config_cwd);
   for (const auto& [key, value] : config_entries(options.program)) {
-    auto current = git(config_cwd, {"config", scope_flag(options.scope), "--get", key});
-    if (current.status == 0 && trimmed(current.out) == value) continue;
-    auto set = git(config_cwd, {"config", scope_flag(options.scope), "--replace-all", key, value});
-    if (set.status != 0) throw Error("cannot set git config " + key + ": " + trimmed(set.err));
+    if (config.config_get(key, options.scope) == value) continue;
+    config.config_set(key, value, options.scope);
     config_changed = true;
   }
   if (config_changed) done.push_back("Set the jpblob filter and diff driver in the " +
@@ -207,7 +170,7 @@ bool our_hook_in_place(const GitRepo* repo) {
   if (auto path = repo->config("core.hooksPath")) {
     hooks = *repo->workdir() / *path;
   } else {
-    hooks = fs::path(git_repository_commondir(repo->get())) / "hooks";
+    hooks = repo->commondir() / "hooks";
   }
   return is_our_hook(hooks / "pre-commit");
 }
@@ -215,18 +178,14 @@ bool our_hook_in_place(const GitRepo* repo) {
 std::optional<std::string> ensure_hook(const fs::path& cwd, const GitRepo* repo, const fs::path& program) {
   try {
     if (our_hook_in_place(repo)) return std::nullopt;
-    // One git process for the three answers.
-    auto r = git(cwd, {"rev-parse", "--show-toplevel", "--git-path", "hooks", "--git-common-dir"});
-    if (r.status != 0) return std::nullopt;  // not in a work tree: nothing to protect
-    const auto lines = split_lines(r.out);
-    if (lines.size() < 3) return std::nullopt;
-    const fs::path top = lines[0];
-    const fs::path hooks = fs::absolute(top / lines[1]).lexically_normal();
-    const fs::path common = fs::absolute(top / lines[2]).lexically_normal();
+    const auto layout = GitCli(cwd).layout();
+    if (!layout) return std::nullopt;  // not in a work tree: nothing to protect
+    const fs::path& top = layout->top;
+    const fs::path& hooks = layout->hooks;
+    const fs::path& common = layout->common_dir;
     const fs::path hook = hooks / "pre-commit";
     if (is_our_hook(hook)) return std::nullopt;
-    auto opt = git(top, {"config", "--type=bool", "--get", "jpblob.autoInstallHook"});
-    if (opt.status == 0 && trimmed(opt.out) == "false") return std::nullopt;
+    if (GitCli(top).config_get("jpblob.autoInstallHook", std::nullopt, "bool") == "false") return std::nullopt;
     std::error_code ec;
     if (fs::exists(fs::symlink_status(hook, ec)))
       return "warning: " + hook.string() +
@@ -259,18 +218,11 @@ std::vector<std::string> uninstall(const fs::path& cwd, const InstallOptions& op
   std::vector<std::string> done;
   const fs::path config_cwd = repo ? repo->top : cwd;
   bool config_changed = false;
-  for (const auto& [key, value] : config_entries(options.program)) {
-    auto unset = git(config_cwd, {"config", scope_flag(options.scope), "--unset-all", key});
-    if (unset.status == 0) config_changed = true;
-    else if (unset.status != 5)  // 5: it was not set
-      throw Error("cannot unset git config " + key + ": " + trimmed(unset.err));
-  }
-  for (const char* section : {"filter.jpblob", "diff.jpblob"}) {
-    // Drop the section headers git leaves behind, but only when empty.
-    auto rest = git(config_cwd, {"config", scope_flag(options.scope), "--get-regexp",
-                                 "^" + std::string(section) + "\\."});
-    if (rest.status == 1) git(config_cwd, {"config", scope_flag(options.scope), "--remove-section", section});
-  }
+  const GitCli config(config_cwd);
+  for (const auto& [key, value] : config_entries(options.program))
+    if (config.config_unset(key, options.scope)) config_changed = true;
+  // Drop the section headers git leaves behind, but only when empty.
+  for (const char* section : {"filter.jpblob", "diff.jpblob"}) config.config_remove_empty_section(section, options.scope);
   if (config_changed) done.push_back("Removed the jpblob filter and diff driver from the " +
                                      scope_name(options.scope) + " git config.");
   if (!repo) return done.empty() ? std::vector<std::string>{"Nothing to change."} : done;

@@ -1,4 +1,4 @@
-// `git jpblob install` and `git jpblob uninstall` (SPEC §7).
+// `git jpblob install` and `git jpblob uninstall` (docs/ARCHITECTURE.md).
 //
 // install writes, in order of least surprise:
 // 1. git config at the chosen scope: filter.jpblob.{process,clean,smudge}
@@ -20,11 +20,10 @@
 #include <string>
 #include <vector>
 
+#include "core/git_cli.hpp"
 #include "core/git_repo.hpp"
 
 namespace jpblob {
-
-enum class ConfigScope { Local, Global, System };
 
 struct InstallOptions {
   ConfigScope scope = ConfigScope::Global;

@@ -1,4 +1,4 @@
-// Fuzzes the clean and smudge transforms against the SPEC §5 invariants:
+// Fuzzes the clean and smudge transforms against the invariants of docs/FORMAT.md, "The filter":
 //   clean(clean(x)) == clean(x) and clean(smudge(clean(x))) == clean(x),
 // and smudge(clean(x)) == x whenever clean stored no inline content object.
 #include <stdlib.h>

@@ -1,4 +1,4 @@
-// Fuzzes the session JSONL transform (SPEC §8) against its invariants:
+// Fuzzes the session JSONL transform (docs/FORMAT.md, "Agent sessions") against its invariants:
 //   externalize(externalize(x)) == externalize(x),
 //   externalize(load(externalize(x))) == externalize(x),
 //   load(externalize(x)) == x when x held no blob: references of its own;

@@ -1,4 +1,4 @@
-// The invariants of SPEC §5, for real conversations and generated ones:
+// The invariants of docs/FORMAT.md "The filter", for real conversations and generated ones:
 //   clean(clean(x)) == clean(x)
 //   clean(smudge(clean(x))) == clean(x)
 //   smudge(clean(x)) == x, byte for byte, when x has no inline content objects

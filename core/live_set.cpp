@@ -1,0 +1,95 @@
+#include "live_set.hpp"
+
+#include <atomic>
+#include <mutex>
+
+#include "error.hpp"
+#include "fs.hpp"
+#include "git_cli.hpp"
+#include "parallel.hpp"
+
+namespace jpblob {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Source {
+  fs::path file;   // a work tree document, or
+  std::string id;  // a staged version's object id
+  DocumentRef ref;
+};
+
+// The staged versions of documents in the index git uses in `worktree`;
+// `prefix` names that worktree in messages.
+void add_staged(const fs::path& worktree, const std::string& prefix, std::vector<Source>& out) {
+  for (const IndexEntry& e : GitCli(worktree).index_entries(document_pathspecs())) {
+    if (!e.mode.starts_with("100")) continue;  // a symlink or a submodule: no content of ours
+    out.push_back({{}, e.id, {prefix + e.path + " (staged)", document_kind(e.path), DocumentOrigin::Index}});
+  }
+}
+
+void add_files(const fs::path& storage, std::vector<Source>& out) {
+  for (const auto& f : list_documents(storage))
+    out.push_back({f, {}, {f.string(), document_kind(f.string()), DocumentOrigin::WorkTree}});
+}
+
+}  // namespace
+
+void for_each_document(const Workspace& ws, const DocumentFn& fn, const Progress& progress) {
+  const fs::path storage = ws.store().root().parent_path();
+  std::vector<Source> sources;
+  add_files(storage, sources);
+  if (ws.in_work_tree()) {
+    const fs::path top = ws.top();
+    add_staged(top, "", sources);
+    for (const fs::path& wt : GitCli(top).worktrees()) {
+      std::error_code ec;
+      if (fs::equivalent(wt, top, ec) || !fs::exists(wt, ec)) continue;
+      add_files(wt / kStorageFolder, sources);
+      add_staged(wt, (wt / "").string(), sources);
+    }
+  }
+  std::atomic<std::size_t> done{0};
+  parallel_for(sources.size(), [&](std::size_t i) {
+    const Source& s = sources[i];
+    std::string text;
+    if (s.ref.origin == DocumentOrigin::Index) {
+      auto content = ws.repo()->read_object(s.id);
+      if (!content) throw Error(s.ref.what + " is missing from git's objects");
+      text = std::move(*content);
+    } else {
+      text = read_file(s.file);
+    }
+    fn(s.ref, text);
+    if (progress) progress("Reading conversations", ++done, sources.size());
+  });
+}
+
+LiveSet build_live_set(const Workspace& ws, const Progress& progress) {
+  LiveSet live;
+  std::mutex mutex;
+  try {
+    for_each_document(
+        ws,
+        [&](const DocumentRef& doc, const std::string& text) {
+          // Every payload counts whatever jpblob.minSize says: gc keeps
+          // anything it cannot prove unreferenced.
+          const DocumentNeeds needs = document_needs(doc.kind, text, 0);
+          if (needs.unreadable) throw Error(doc.what + " is " + *needs.unreadable);
+          std::lock_guard lock(mutex);
+          for (const auto& r : needs.references) {
+            live.digests.insert(r.digest);
+            live.referenced.insert(r.digest);
+          }
+          for (const auto& p : needs.inline_payloads) live.digests.insert(p.digest);
+          ++live.documents;
+        },
+        progress);
+  } catch (const Error& e) {
+    throw Error(std::string("cannot build the live set: ") + e.what());
+  }
+  return live;
+}
+
+}  // namespace jpblob

@@ -1,0 +1,53 @@
+// The live set behind gc and verify: every blob something still needs.
+//
+// LevelDB's cleanup discipline: gather everything that is referenced, list
+// the store, delete what is not referenced, and delete nothing at all after
+// any error while gathering.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <string>
+#include <unordered_set>
+
+#include "digest.hpp"
+#include "document.hpp"
+#include "progress.hpp"
+#include "workspace.hpp"
+
+namespace jpblob {
+
+// Where a document the live set reads comes from.
+enum class DocumentOrigin {
+  WorkTree,  // a file in a work tree
+  Index,     // a version staged in an index (any merge stage)
+};
+
+struct DocumentRef {
+  std::string what;  // names the file or staged version in messages
+  DocumentKind kind;
+  DocumentOrigin origin;
+};
+
+// Calls fn(doc, text) for every document the live set is built from (see
+// build_live_set), on several threads at once: fn must be thread-safe.
+// Throws Error on a file or object that cannot be read.
+using DocumentFn = std::function<void(const DocumentRef& doc, const std::string& text)>;
+void for_each_document(const Workspace& ws, const DocumentFn& fn, const Progress& progress);
+
+struct LiveSet {
+  std::unordered_set<Digest, DigestHash> digests;     // every blob something needs
+  std::unordered_set<Digest, DigestHash> referenced;  // those named by an explicit reference
+  std::size_t documents = 0;  // documents (conversations, sessions) and staged versions read
+};
+
+// Gathers the live set: every conversation and session in the work tree
+// (.archive included), every staged version in the index (any file
+// .gitattributes routes to the filter included), and in a repository with
+// linked worktrees every other worktree's documents and index. A work tree
+// document counts with the blobs clean would write for its inline
+// payloads, whatever jpblob.minSize says. Throws Error naming the file on
+// anything unreadable or unparseable: the caller must then delete nothing.
+LiveSet build_live_set(const Workspace& ws, const Progress& progress);
+
+}  // namespace jpblob
