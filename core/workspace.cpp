@@ -1,5 +1,7 @@
 #include "workspace.hpp"
 
+#include <git2.h>
+
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -13,25 +15,26 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// git's integer syntax: digits with an optional k, m or g suffix.
+// git's integer syntax (digits with an optional k, m or g suffix), read
+// by libgit2's own parser so that every form git accepts is accepted.
 std::uint64_t parse_size(const std::string& key, const std::string& value) {
-  errno = 0;
-  char* end = nullptr;
-  const unsigned long long v = std::strtoull(value.c_str(), &end, 10);
-  std::uint64_t scale = 1;
-  if (end && *end) {
-    switch (*end | 0x20) {
-      case 'k': scale = 1024; break;
-      case 'm': scale = 1024 * 1024; break;
-      case 'g': scale = 1024ull * 1024 * 1024; break;
-      default: scale = 0;
-    }
-    if (end[1] != '\0') scale = 0;
-  }
-  if (value.empty() || value[0] == '-' || errno || end == value.c_str() || scale == 0 ||
-      v > UINT64_MAX / scale)
+  std::int64_t v = 0;
+  if (git_config_parse_int64(&v, value.c_str()) < 0 || v < 0) {
+    git_error_clear();
     throw Error("bad value for git config " + key + ": '" + value + "' is not a size");
-  return v * scale;
+  }
+  return static_cast<std::uint64_t>(v);
+}
+
+// git's boolean syntax: true/yes/on/1 and false/no/off/0 in any case, and
+// an empty value (`-c key`) as true.
+bool parse_bool(const std::string& key, const std::string& value) {
+  int v = 0;
+  if (git_config_parse_bool(&v, value.c_str()) < 0) {
+    git_error_clear();
+    throw Error("bad value for git config " + key + ": '" + value + "' is not a boolean");
+  }
+  return v != 0;
 }
 
 class GitFallbackSource : public BlobSource {
@@ -83,11 +86,7 @@ Settings load_settings(const GitRepo* repo) {
   }
   if (auto v = get("jpblob.maxBlobSize")) s.store.max_blob_size = parse_size("jpblob.maxBlobSize", *v);
   if (auto v = get("jpblob.minSize")) s.min_size = parse_size("jpblob.minSize", *v);
-  if (auto v = get("jpblob.fsync")) {
-    if (*v == "true" || *v == "yes" || *v == "on" || *v == "1") s.store.fsync = true;
-    else if (*v == "false" || *v == "no" || *v == "off" || *v == "0") s.store.fsync = false;
-    else throw Error("bad value for git config jpblob.fsync: '" + *v + "' is not a boolean");
-  }
+  if (auto v = get("jpblob.fsync")) s.store.fsync = parse_bool("jpblob.fsync", *v);
   if (auto v = get("jpblob.smudge")) {
     if (*v == "refs") s.smudge_refs_only = true;
     else if (*v != "restore")

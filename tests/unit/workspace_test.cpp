@@ -48,6 +48,38 @@ TEST(Workspace, SettingsComeFromGitConfigAndTheEnvironment) {
   EXPECT_THROW(Workspace::open(g.repo()), Error);
 }
 
+// Booleans and sizes in every spelling git accepts, read by libgit2's own
+// parsers, from config files and from `git -c`.
+TEST(Workspace, SettingsTakeGitsSpellings) {
+  test::GitSandbox g;
+  for (const auto& [value, want] : std::vector<std::pair<std::string, bool>>{
+           {"True", true}, {"YES", true}, {"on", true}, {"1", true}, {"off", false}, {"False", false}, {"0", false}}) {
+    g.git("config jpblob.fsync " + value);
+    EXPECT_EQ(Workspace::open(g.repo()).settings().store.fsync, want) << value;
+  }
+  for (const auto& [value, want] : std::vector<std::pair<std::string, std::uint64_t>>{
+           {"0", 0}, {"100", 100}, {"1k", 1024}, {"1M", 1u << 20}, {"1g", std::uint64_t{1} << 30}}) {
+    g.git("config jpblob.minSize " + value);
+    EXPECT_EQ(Workspace::open(g.repo()).settings().min_size, want) << value;
+  }
+  g.git("config jpblob.minSize 10");
+  {
+    test::ScopedEnv params("GIT_CONFIG_PARAMETERS", "'jpblob.minsize=2k' 'jpblob.fsync=NO'");
+    const auto ws = Workspace::open(g.repo());
+    EXPECT_EQ(ws.settings().min_size, 2048u);
+    EXPECT_FALSE(ws.settings().store.fsync);
+  }
+  for (const char* bad : {"-1", "lots", "1x", "1kk"}) {
+    g.git(std::string("config jpblob.minSize ") + test::shell_quote(bad));
+    EXPECT_NE(test::error_of([&] { Workspace::open(g.repo()); }).find("jpblob.minSize: '" + std::string(bad) + "' is not a size"),
+              std::string::npos) << bad;
+  }
+  g.git("config jpblob.minSize 0");
+  g.git("config jpblob.fsync maybe");
+  EXPECT_NE(test::error_of([&] { Workspace::open(g.repo()); }).find("jpblob.fsync: 'maybe' is not a boolean"),
+            std::string::npos);
+}
+
 TEST(Workspace, RefusesAStoreLinkedOutsideTheWorkTree) {
   test::GitSandbox g;
   test::TempDir outside;
