@@ -93,38 +93,52 @@ void run_verify_command(const MaintenanceArgs& args) {
     throw Error("verify found " + std::to_string(r.problems.size()) + " problem(s)");
 }
 
-// The document a `files` argument names: a session file (.jsonl), or a
-// conversation by folder, events.json, id or handle.
-fs::path resolve_document(const fs::path& storage, const std::string& name) {
-  const fs::path given = fs::current_path() / name;
-  std::error_code ec;
-  if (document_kind(name) == DocumentKind::Session && fs::is_regular_file(given, ec)) return given;
-  return resolve_conversation(storage, fs::current_path(), name) / "events.json";
+// The document a `files` or `print` argument names, relative to the
+// workspace's base: a session file (.jsonl), or a conversation by folder,
+// events.json, id or handle.
+fs::path resolve_document(const Workspace& ws, const std::string& name) {
+  if (!ws.base()) throw Error("no conversation '" + name + "': " + ws.top().string() + " does not exist", ErrorKind::Usage);
+  const SafeDir& base = *ws.base();
+  if (document_kind(name) == DocumentKind::Session) {
+    const fs::path rel = fs::absolute(name).lexically_normal().lexically_relative(base.path());
+    const auto st = !rel.empty() && *rel.begin() != ".." ? base.lstat(rel) : std::nullopt;
+    if (st && S_ISREG(st->st_mode)) return rel;
+  }
+  return resolve_conversation(base, ws.storage(), fs::current_path(), name) / "events.json";
+}
+
+std::string read_document(const Workspace& ws, const fs::path& rel) {
+  auto text = ws.base()->read(rel);
+  if (!text) throw Error("cannot read " + rel.string() + ": it was removed");
+  return std::move(*text);
 }
 
 void run_files_command(const MaintenanceArgs& args) {
   const Workspace ws = open_workspace(args);
-  const fs::path storage = ws.store().root().parent_path();
-  const fs::path document = resolve_document(storage, args.target);
+  const fs::path document = resolve_document(ws, args.target);
   const DocumentKind kind = document_kind(document.string());
-  auto show = [&](const fs::path& p) { std::cout << fs::relative(p, fs::current_path()).string() << '\n'; };
+  auto show = [&](const fs::path& rel) {
+    std::cout << fs::relative(ws.top() / rel, fs::current_path()).string() << '\n';
+  };
   show(document);
   for (const DocumentType& type : document_types())
     if (type.kind == kind)
       for (const auto companion : type.companions)
-        if (fs::exists(document.parent_path() / companion)) show(document.parent_path() / companion);
-  const DocumentNeeds needs = document_needs(kind, read_file(document), 0);
+        if (ws.base()->lstat(document.parent_path() / companion)) show(document.parent_path() / companion);
+  const DocumentNeeds needs = document_needs(kind, read_document(ws, document), 0);
   if (needs.unreadable) throw Error(document.string() + " is " + *needs.unreadable);
   std::set<Digest> seen;
   for (const auto* list : {&needs.references, &needs.inline_payloads})
     for (const auto& r : *list)
-      if (seen.insert(r.digest).second && ws.store().contains(r.digest)) show(ws.store().path_of(r.digest));
+      if (seen.insert(r.digest).second && ws.store().contains(r.digest))
+        show(ws.store().path_of(r.digest).lexically_relative(ws.top()));
 }
 
 void run_print_command(const MaintenanceArgs& args) {
   const Workspace ws = open_workspace(args);
-  const fs::path folder = resolve_conversation(ws.store().root().parent_path(), fs::current_path(), args.target);
-  write_all(STDOUT_FILENO, render_conversation(read_file(folder / "events.json"), ws.blobs()), "standard output");
+  if (!ws.base()) throw Error("no conversation '" + args.target + "': " + ws.top().string() + " does not exist", ErrorKind::Usage);
+  const fs::path document = resolve_conversation(*ws.base(), ws.storage(), fs::current_path(), args.target) / "events.json";
+  write_all(STDOUT_FILENO, render_conversation(read_document(ws, document), ws.blobs()), "standard output");
 }
 
 // A digest, or a unique prefix of 8+ hex characters of one in the store,

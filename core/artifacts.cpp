@@ -11,6 +11,7 @@
 #include <cstdlib>
 
 #include "error.hpp"
+#include "safe_path.hpp"
 
 namespace jpblob {
 
@@ -22,13 +23,31 @@ bool all_digits(std::string_view s) {
   return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
 }
 
+// The artifacts folder opened without following a link. The folder that
+// holds the session file is the user's choice and trusted; the artifacts
+// folder inside it is named by the session and may have been planted as a
+// link by a repository: that is refused. An invalid Fd when it is missing
+// and not to be created.
+Fd open_folder(const fs::path& dir, bool create) {
+  const fs::path parent = dir.has_parent_path() ? dir.parent_path() : fs::path(".");
+  std::error_code ec;
+  if (create) {
+    fs::create_directories(parent, ec);
+    if (ec) throw Error("cannot create the artifacts folder " + dir.string() + ": " + ec.message());
+  } else if (!fs::is_directory(parent, ec)) {
+    return Fd();
+  }
+  try {
+    return SafeDir::open(parent).open_folder(dir.filename(), create ? SafeDir::Create::Yes : SafeDir::Create::No);
+  } catch (const Error& e) {
+    throw Error("cannot use the artifacts folder " + dir.string() + ": " + e.what());
+  }
+}
+
 // The names in a folder, or none when it is missing.
 std::vector<std::string> entries(const fs::path& dir) {
-  Fd fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-  if (!fd.valid()) {
-    if (errno == ENOENT) return {};
-    throw errno_error("cannot list " + dir.string(), errno);
-  }
+  Fd fd = open_folder(dir, false);
+  if (!fd.valid()) return {};
   return folder_names(fd.get(), dir.string());
 }
 
@@ -61,22 +80,14 @@ std::optional<std::string> agent_id_of(std::string_view name) {
   return id;
 }
 
-// Creates `name` exclusively in `dir`. Returns an invalid Fd when the name
-// is taken; throws on any other failure.
-Fd create_exclusive(const fs::path& dir, const std::string& name) {
-  const fs::path path = dir / name;
-  const int fd = syscalls().openat(AT_FDCWD, path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-                                   0644);
+// Creates `name` exclusively in the open folder `dir` (named `where` in
+// messages). Returns an invalid Fd when the name is taken; throws on any
+// other failure.
+Fd create_exclusive(int dir, const fs::path& where, const std::string& name) {
+  const int fd = syscalls().openat(dir, name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
   if (fd >= 0) return Fd(fd);
   if (errno == EEXIST) return Fd();
-  throw errno_error("cannot create " + path.string(), errno);
-}
-
-void ensure_dir(const fs::path& dir) {
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  if (ec) throw Error("cannot create the artifacts folder " + dir.string() + ": " + ec.message());
-  if (!fs::is_directory(dir, ec)) throw Error(dir.string() + " is not a folder");
+  throw errno_error("cannot create " + (where / name).string(), errno);
 }
 
 }  // namespace
@@ -116,24 +127,24 @@ bool is_valid_agent_id(std::string_view id) {
 AllocatedFile ArtifactAllocator::allocate(std::string_view tool) {
   if (!is_valid_name(tool))
     throw Error("bad tool name '" + std::string(tool) + "': use 1-64 letters, digits, '_' or '-'", ErrorKind::Usage);
-  ensure_dir(dir_);
+  const Fd dir = open_folder(dir_, true);
   if (!next_) {
     std::uint64_t next = 0;
-    for (const auto& name : entries(dir_))
+    for (const auto& name : folder_names(dir.get(), dir_.string()))
       if (auto n = artifact_number(name)) next = std::max(next, *n + 1);
     next_ = next;
   }
   for (int attempt = 0; attempt < 10000; ++attempt) {
     const std::string id = std::to_string((*next_)++);
     const std::string name = id + "." + std::string(tool) + ".log";
-    Fd fd = create_exclusive(dir_, name);
+    Fd fd = create_exclusive(dir.get(), dir_, name);
     if (!fd.valid()) continue;
     // The claim holds only when no other file claims the same number.
     bool contested = false;
-    for (const auto& other : entries(dir_))
+    for (const auto& other : folder_names(dir.get(), dir_.string()))
       if (other != name && other.starts_with(id + ".")) contested = true;
     if (contested) {
-      ::unlink((dir_ / name).c_str());
+      ::unlinkat(dir.get(), name.c_str(), 0);
       continue;
     }
     return {id, dir_ / name, std::move(fd)};
@@ -146,27 +157,27 @@ AllocatedFile AgentOutputAllocator::allocate(std::string_view name, std::string_
     throw Error("bad agent name '" + std::string(name) + "': use 1-64 letters, digits, '_' or '-'", ErrorKind::Usage);
   if (!parent.empty() && !is_valid_agent_id(parent))
     throw Error("bad parent agent id '" + std::string(parent) + "'", ErrorKind::Usage);
-  ensure_dir(dir_);
+  const Fd dir = open_folder(dir_, true);
   const std::string prefix = parent.empty() ? std::string() : std::string(parent) + ".";
   // Numbering resumes after the highest sibling, rescanned on every call
   // (outputs are few), so other processes' outputs count too.
   std::uint64_t next = 0;
-  for (const auto& entry : entries(dir_))
+  for (const auto& entry : folder_names(dir.get(), dir_.string()))
     if (auto id = agent_id_of(entry); id && is_child_of(*id, parent)) next = std::max(next, agent_index(*id) + 1);
   for (int attempt = 0; attempt < 10000; ++attempt, ++next) {
     const std::string number = std::to_string(next);
     const std::string id = prefix + number + "-" + std::string(name);
     if (id.size() > 255) throw Error("agent id too long: " + id, ErrorKind::Usage);
     const std::string file = id + ".md";
-    Fd fd = create_exclusive(dir_, file);
+    Fd fd = create_exclusive(dir.get(), dir_, file);
     if (!fd.valid()) continue;
     bool contested = false;
-    for (const auto& entry : entries(dir_))
+    for (const auto& entry : folder_names(dir.get(), dir_.string()))
       if (auto other = agent_id_of(entry);
           other && *other != id && is_child_of(*other, parent) && agent_index(*other) == next)
         contested = true;
     if (contested) {
-      ::unlink((dir_ / file).c_str());
+      ::unlinkat(dir.get(), file.c_str(), 0);
       continue;
     }
     return {id, dir_ / file, std::move(fd)};
@@ -213,10 +224,17 @@ std::string read_artifact_file(const fs::path& dir, const std::string& name, con
     throw Error(what + ": refusing the path " + name);
   if (is_sensitive_path(name)) throw Error(what + ": refusing to read " + name + ", a sensitive file");
   const fs::path path = dir / name;
+  const Fd folder = open_folder(dir, false);
+  if (!folder.valid()) throw errno_error(what + ": cannot read " + path.string(), ENOENT);
   struct stat st {};
-  if (::lstat(path.c_str(), &st) != 0) throw errno_error(what + ": cannot read " + path.string(), errno);
+  if (::fstatat(folder.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0)
+    throw errno_error(what + ": cannot read " + path.string(), errno);
   fs::path target = path;
-  if (S_ISLNK(st.st_mode)) {
+  Fd fd;
+  if (!S_ISLNK(st.st_mode)) {
+    // O_NONBLOCK: a FIFO planted under the name must not hang the reader.
+    fd = Fd(::openat(folder.get(), name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+  } else {
     // Resolve fully and require the result to stay inside the folder.
     char resolved[PATH_MAX], root[PATH_MAX];
     if (!::realpath(path.c_str(), resolved)) throw errno_error(what + ": cannot follow " + path.string(), errno);
@@ -227,9 +245,8 @@ std::string read_artifact_file(const fs::path& dir, const std::string& name, con
                   "); refused");
     target = r;
     if (is_sensitive_path(target)) throw Error(what + ": refusing to read " + r + ", a sensitive file");
+    fd = Fd(::open(target.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
   }
-  // O_NONBLOCK: a FIFO planted under the name must not hang the reader.
-  Fd fd(::open(target.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
   if (!fd.valid()) throw errno_error(what + ": cannot open " + target.string(), errno);
   if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode))
     throw Error(what + ": " + name + " is not a regular file; refused");

@@ -8,29 +8,28 @@ namespace jpblob {
 
 namespace fs = std::filesystem;
 
-void find_files(const fs::path& root, const std::function<bool(const fs::path&)>& keep, std::vector<fs::path>& out) {
-  std::error_code ec;
-  if (!fs::exists(root, ec)) return;
-  fs::recursive_directory_iterator it(root, fs::directory_options::none, ec), end;
-  if (ec) throw Error("cannot read " + root.string() + ": " + ec.message());
-  for (; it != end; it.increment(ec)) {
-    if (ec) throw Error("cannot read " + root.string() + ": " + ec.message());
-    if (keep(it->path()) && it->is_regular_file(ec)) out.push_back(it->path());
-  }
-}
-
-std::vector<fs::path> list_conversations(const fs::path& storage) {
+std::vector<fs::path> list_conversations(const SafeDir& base, const fs::path& storage) {
   std::vector<fs::path> out;
-  find_files(storage / "conversations", [](const fs::path& p) { return p.filename() == "events.json"; }, out);
-  std::sort(out.begin(), out.end());
+  base.find_files(storage / "conversations", [](const std::string& name) { return name == "events.json"; }, out);
   return out;
 }
 
-fs::path resolve_conversation(const fs::path& storage, const fs::path& cwd, const std::string& name) {
-  std::error_code ec;
-  const fs::path given = cwd / name;
-  if (fs::is_regular_file(given, ec) && given.filename() == "events.json") return given.parent_path();
-  if (fs::is_regular_file(given / "events.json", ec)) return given;
+namespace {
+
+bool is_regular(const SafeDir& base, const fs::path& rel) {
+  const auto st = base.lstat(rel);
+  return st && S_ISREG(st->st_mode);
+}
+
+}  // namespace
+
+fs::path resolve_conversation(const SafeDir& base, const fs::path& storage, const fs::path& cwd,
+                              const std::string& name) {
+  const fs::path given = fs::absolute(cwd / name).lexically_normal().lexically_relative(base.path());
+  if (!given.empty() && *given.begin() != "..") {
+    if (given.filename() == "events.json" && is_regular(base, given)) return given.parent_path();
+    if (is_regular(base, given / "events.json")) return given;
+  }
   std::string id = name;
   if (id.starts_with("jp-c")) id = id.substr(4);
   const bool numeric = !id.empty() && std::all_of(id.begin(), id.end(), [](char c) { return c >= '0' && c <= '9'; });
@@ -38,11 +37,13 @@ fs::path resolve_conversation(const fs::path& storage, const fs::path& cwd, cons
     throw Error("no conversation '" + name + "': give its folder, its events.json, or its id",
                 ErrorKind::Usage);
   std::vector<fs::path> matches;
-  for (const auto& events : list_conversations(storage)) {
+  for (const auto& events : list_conversations(base, storage)) {
     const std::string folder = events.parent_path().filename().string();
     if (folder == id || folder.starts_with(id + "-")) matches.push_back(events.parent_path());
   }
-  if (matches.empty()) throw Error("no conversation with id " + id + " in " + storage.string(), ErrorKind::Usage);
+  if (matches.empty())
+    throw Error("no conversation with id " + id + " in " + (base.path() / storage).lexically_normal().string(),
+                ErrorKind::Usage);
   if (matches.size() > 1)
     throw Error("id " + id + " names " + std::to_string(matches.size()) + " conversations", ErrorKind::Usage);
   return matches[0];

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 
-#include "conversations.hpp"
 #include "session_jsonl.hpp"
 
 namespace jpblob {
@@ -75,17 +74,16 @@ const std::vector<std::string>& document_attribute_lines() {
     // Blobs get diff=jpblob rather than -diff so `git log -p` can show
     // their content through textconv; without the driver git still treats
     // them as binary, since every blob's gzip header holds NUL bytes.
-    out.push_back(std::string(kStorageFolder) + "/blobs/** -text diff=jpblob");  // ARCH-TODO kWorkTreeStore
+    out.push_back(std::string(kWorkTreeStore) + "/** -text diff=jpblob");
     return out;
   }();
   return lines;
 }
 
-std::vector<fs::path> list_documents(const fs::path& storage) {
+std::vector<fs::path> list_documents(const SafeDir& base, const fs::path& storage) {
   std::vector<fs::path> out;
   for (const DocumentType& type : document_types())
-    find_files(storage / type.folder, [&](const fs::path& p) { return name_matches(type, p.filename().string()); },
-               out);
+    base.find_files(storage / type.folder, [&](const std::string& name) { return name_matches(type, name); }, out);
   std::sort(out.begin(), out.end());
   return out;
 }

@@ -14,6 +14,7 @@
 
 #include "blob_store.hpp"
 #include "digest.hpp"
+#include "safe_path.hpp"
 #include "transform.hpp"
 
 namespace jpblob {
@@ -54,10 +55,11 @@ const std::vector<std::string>& document_pathspecs();
 // store's.
 const std::vector<std::string>& document_attribute_lines();
 
-// Every document under a JP storage folder (`.jp`):
-// conversations/**/events.json and sessions/**/*.jsonl, sorted. Symlinked
-// folders are not followed. Throws Error when a folder cannot be read.
-std::vector<std::filesystem::path> list_documents(const std::filesystem::path& storage);
+// Every document under a JP storage folder (`storage`, relative to
+// `base`: `.jp` in a work tree), by the table, relative to `base`, sorted.
+// No link is followed; one where a document would be read is refused.
+// Throws Error when a folder cannot be read.
+std::vector<std::filesystem::path> list_documents(const SafeDir& base, const std::filesystem::path& storage);
 
 TransformReport clean_document(DocumentKind kind, std::string_view input, const BlobStore& store,
                                const CleanOptions& options, const OutputSink& out);

@@ -131,6 +131,10 @@ AtomicFile::~AtomicFile() {
 
 void AtomicFile::write(std::string_view data) { write_all(fd_.get(), data, what_); }
 
+void AtomicFile::set_mode(mode_t mode) {
+  if (::fchmod(fd_.get(), mode) != 0) throw errno_error("cannot set the permissions of " + what_, errno);
+}
+
 void AtomicFile::close_unsynced() {
   if (::close(fd_.release()) != 0) throw errno_error("cannot close " + what_, errno);
   durability_ = Durability::None;

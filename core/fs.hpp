@@ -114,6 +114,9 @@ class AtomicFile {
   AtomicFile& operator=(const AtomicFile&) = delete;
 
   void write(std::string_view data);
+  // fchmod of the temporary file: the permission bits the file is
+  // published with, umask aside.
+  void set_mode(mode_t mode);
 
   // Closes the temporary file without syncing it, for callers that make
   // many files durable at once (sync_filesystem) before committing them.

@@ -1,6 +1,7 @@
 #include "live_set.hpp"
 
 #include <atomic>
+#include <memory>
 #include <mutex>
 
 #include "error.hpp"
@@ -15,8 +16,9 @@ namespace fs = std::filesystem;
 namespace {
 
 struct Source {
-  fs::path file;   // a work tree document, or
-  std::string id;  // a staged version's object id
+  const SafeDir* base;  // a work tree document below `base` at `file`, or
+  fs::path file;
+  std::string id;       // a staged version's object id
   DocumentRef ref;
 };
 
@@ -25,28 +27,30 @@ struct Source {
 void add_staged(const fs::path& worktree, const std::string& prefix, std::vector<Source>& out) {
   for (const IndexEntry& e : GitCli(worktree).index_entries(document_pathspecs())) {
     if (!e.mode.starts_with("100")) continue;  // a symlink or a submodule: no content of ours
-    out.push_back({{}, e.id, {prefix + e.path + " (staged)", document_kind(e.path), DocumentOrigin::Index}});
+    out.push_back({nullptr, {}, e.id, {prefix + e.path + " (staged)", document_kind(e.path), DocumentOrigin::Index}});
   }
 }
 
-void add_files(const fs::path& storage, std::vector<Source>& out) {
-  for (const auto& f : list_documents(storage))
-    out.push_back({f, {}, {f.string(), document_kind(f.string()), DocumentOrigin::WorkTree}});
+// `prefix` names the work tree in messages ("" for this one).
+void add_files(const SafeDir& base, const fs::path& storage, const std::string& prefix, std::vector<Source>& out) {
+  for (const auto& f : list_documents(base, storage))
+    out.push_back({&base, f, {}, {prefix + f.string(), document_kind(f.string()), DocumentOrigin::WorkTree}});
 }
 
 }  // namespace
 
 void for_each_document(const Workspace& ws, const DocumentFn& fn, const Progress& progress) {
-  const fs::path storage = ws.store().root().parent_path();
   std::vector<Source> sources;
-  add_files(storage, sources);
+  std::vector<std::unique_ptr<SafeDir>> others;  // other worktrees' tops, kept open for the reads
+  if (ws.base()) add_files(*ws.base(), ws.storage(), "", sources);
   if (ws.in_work_tree()) {
     const fs::path top = ws.top();
     add_staged(top, "", sources);
     for (const fs::path& wt : GitCli(top).worktrees()) {
       std::error_code ec;
       if (fs::equivalent(wt, top, ec) || !fs::exists(wt, ec)) continue;
-      add_files(wt / kStorageFolder, sources);
+      others.push_back(std::make_unique<SafeDir>(SafeDir::open(wt)));
+      add_files(*others.back(), kStorageFolder, (wt / "").string(), sources);
       add_staged(wt, (wt / "").string(), sources);
     }
   }
@@ -59,7 +63,9 @@ void for_each_document(const Workspace& ws, const DocumentFn& fn, const Progress
       if (!content) throw Error(s.ref.what + " is missing from git's objects");
       text = std::move(*content);
     } else {
-      text = read_file(s.file);
+      auto content = s.base->read(s.file);
+      if (!content) throw Error(s.ref.what + " was removed while it was being read");
+      text = std::move(*content);
     }
     fn(s.ref, text);
     if (progress) progress("Reading conversations", ++done, sources.size());

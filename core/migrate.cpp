@@ -33,12 +33,16 @@ void refresh_index(const Workspace& ws, const std::vector<std::pair<std::string,
 MigrateReport run_migrate(const Workspace& ws, bool dry_run, const Progress& progress) {
   MigrateReport report;
   std::vector<std::pair<std::string, std::string>> refreshed;  // (path in the work tree, new content)
-  const auto files = list_documents(ws.store().root().parent_path());
+  if (!ws.base()) return report;
+  const SafeDir& base = *ws.base();
+  const auto files = list_documents(base, ws.storage());
   for (std::size_t i = 0; i < files.size(); ++i) {
     const auto& file = files[i];
     const DocumentKind kind = document_kind(file.string());
-    const std::string input = read_file(file);
-    const std::string name = file.lexically_relative(ws.top()).string();
+    const auto content = base.read(file);
+    if (!content) continue;  // removed meanwhile
+    const std::string& input = *content;
+    const std::string name = file.lexically_normal().string();
     if (dry_run) {
       const DocumentNeeds needs = document_needs(kind, input, ws.settings().min_size);
       if (needs.unreadable) report.skipped.push_back(name + ": " + *needs.unreadable);
@@ -56,7 +60,7 @@ MigrateReport run_migrate(const Workspace& ws, bool dry_run, const Progress& pro
       } else if (cleaned == input) {
         ++report.unchanged;
       } else {
-        write_file_atomic(file, cleaned);  // after clean stored every blob
+        base.write_atomic(file, cleaned);  // after clean stored every blob
         report.rewritten.push_back(name);
         refreshed.emplace_back(name, std::move(cleaned));
       }

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <mutex>
 
+#include "document.hpp"
 #include "error.hpp"
 
 namespace jpblob {
@@ -111,11 +112,15 @@ Workspace Workspace::open(const fs::path& cwd, const std::optional<fs::path>& st
     const fs::path dir = fs::absolute(cwd / *store_dir);
     w.top_ = dir;
     w.store_ = std::make_unique<BlobStore>(BlobStore::for_storage(dir, dir, w.settings_.store));
+    w.storage_ = ".";
   } else {
     w.top_ = w.repo_ && w.repo_->workdir() ? *w.repo_->workdir() : cwd;
     w.store_ = std::make_unique<BlobStore>(BlobStore::for_work_tree(w.top_, w.settings_.store));
     w.in_work_tree_ = w.repo_ && w.repo_->workdir();
+    w.storage_ = kStorageFolder;
   }
+  std::error_code ec;
+  if (fs::is_directory(w.top_, ec)) w.base_ = std::make_unique<SafeDir>(SafeDir::open(w.top_));
   w.source_ = std::make_unique<GitFallbackSource>(*w.store_, w.in_work_tree_ ? w.repo() : nullptr);
   return w;
 }

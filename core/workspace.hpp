@@ -15,6 +15,7 @@
 
 #include "blob_store.hpp"
 #include "git_repo.hpp"
+#include "safe_path.hpp"
 #include "transform.hpp"
 
 namespace jpblob {
@@ -47,6 +48,14 @@ class Workspace {
   // and tracked paths.
   bool in_work_tree() const { return in_work_tree_; }
 
+  // top(), opened safely: every document is found and read below it
+  // without following a link. Null when top() does not exist (a --store
+  // folder not made yet): there is nothing below it then.
+  const SafeDir* base() const { return base_.get(); }
+  // The JP storage folder relative to base(): ".jp" in a work tree, "."
+  // for a --store folder.
+  const std::filesystem::path& storage() const { return storage_; }
+
   // Blob bytes for smudge and readers: the store first, then, when the
   // store is the work tree's, the blob file as staged in the index, then as
   // committed in HEAD. Each copy is verified before use.
@@ -66,6 +75,8 @@ class Workspace {
   std::unique_ptr<BlobSource> source_;
   Settings settings_;
   std::filesystem::path top_;
+  std::unique_ptr<SafeDir> base_;
+  std::filesystem::path storage_;
   bool in_work_tree_ = false;
 };
 

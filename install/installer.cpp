@@ -3,7 +3,6 @@
 #include <sys/stat.h>
 
 #include <algorithm>
-#include <fstream>
 #include <optional>
 #include <sstream>
 
@@ -12,6 +11,7 @@
 #include "core/fs.hpp"
 #include "core/git_cli.hpp"
 #include "core/git_repo.hpp"
+#include "core/safe_path.hpp"
 #include "core/subprocess.hpp"
 
 namespace jpblob {
@@ -59,20 +59,56 @@ std::string hook_text(const fs::path& program) {
          "exec " + shell_quote(program.string()) + " pre-commit\n";
 }
 
-bool is_our_hook(const fs::path& hook) {
-  std::error_code ec;
-  if (!fs::is_regular_file(hook, ec)) return false;
-  std::ifstream f(hook);
-  std::string line;
-  for (int i = 0; i < 3 && std::getline(f, line); ++i)
-    if (line.starts_with(kHookMarker)) return true;
-  return false;
-}
+std::vector<std::string> split_lines(const std::string& text);
 
-std::string read_or_empty(const fs::path& p) {
-  std::error_code ec;
-  return fs::exists(p, ec) ? read_file(p) : std::string();
-}
+// A hooks folder, every file in it opened without following a link: below
+// the work tree when the folder is inside it (core.hooksPath=.githooks, or
+// .git/hooks), so a link anywhere on the way is refused.
+class HookFolder {
+ public:
+  HookFolder(const fs::path& hooks, const fs::path& top)
+      : path_(hooks), location_(locate(hooks, top)) {}
+
+  const fs::path& path() const { return path_; }
+  bool exists(const std::string& name) const { return location_.base.lstat(location_.rel / name).has_value(); }
+
+  // The file's text when it is a regular file; nullopt otherwise.
+  std::optional<std::string> read(const std::string& name) const {
+    const auto st = location_.base.lstat(location_.rel / name);
+    if (!st || !S_ISREG(st->st_mode)) return std::nullopt;
+    return location_.base.read(location_.rel / name, 1 << 20);
+  }
+
+  bool is_ours(const std::string& name) const {
+    const auto text = read(name);
+    if (!text) return false;
+    const auto lines = split_lines(*text);
+    for (std::size_t i = 0; i < std::min<std::size_t>(3, lines.size()); ++i)
+      if (lines[i].starts_with(kHookMarker)) return true;
+    return false;
+  }
+
+  void write_hook(const std::string& name, const std::string& text) const {
+    location_.base.write_atomic(location_.rel / name, text, 0755);
+  }
+  void rename(const std::string& from, const std::string& to) const {
+    location_.base.rename(location_.rel / from, location_.rel / to);
+  }
+  void remove(const std::string& name) const { location_.base.remove(location_.rel / name); }
+
+ private:
+  static SafeLocation locate(const fs::path& hooks, const fs::path& top) {
+    // A folder outside the work tree (a shared core.hooksPath) is the
+    // user's own; its parent is made when missing, as git would need.
+    std::error_code ec;
+    if (hooks.lexically_relative(top).empty() || *hooks.lexically_relative(top).begin() == "..")
+      fs::create_directories(hooks.parent_path(), ec);
+    return locate_safely(hooks, top);
+  }
+
+  fs::path path_;
+  SafeLocation location_;
+};
 
 std::vector<std::string> split_lines(const std::string& text) {
   std::vector<std::string> lines;
@@ -80,11 +116,6 @@ std::vector<std::string> split_lines(const std::string& text) {
   std::string line;
   while (std::getline(in, line)) lines.push_back(line);
   return lines;
-}
-
-void make_executable(const fs::path& p) {
-  fs::permissions(p, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
-                         fs::perms::others_read | fs::perms::others_exec);
 }
 
 }  // namespace
@@ -96,16 +127,20 @@ std::vector<std::string> install(const fs::path& cwd, const InstallOptions& opti
   if (options.scope == ConfigScope::Local && !repo)
     throw Error("install --local must run inside a git repository", ErrorKind::Usage);
 
-  // Checks first: nothing changes when something is in the way.
-  fs::path hook;
+  // Checks first: nothing changes when something is in the way, a link
+  // where .gitattributes or a hook would be written included.
+  std::optional<HookFolder> hooks;
+  std::optional<SafeDir> top;
+  std::string attributes;
   bool chain = false;
   if (repo) {
-    hook = repo->hooks / "pre-commit";
-    std::error_code ec;
-    const bool present = fs::exists(fs::symlink_status(hook, ec));
-    if (present && !is_our_hook(hook)) {
-      if (fs::exists(fs::symlink_status(repo->hooks / kChained, ec)))
-        throw Error("cannot chain " + hook.string() + ": " + (repo->hooks / kChained).string() +
+    top = SafeDir::open(repo->top);
+    attributes = top->read(".gitattributes").value_or("");
+    hooks.emplace(repo->hooks, repo->top);
+    const fs::path hook = hooks->path() / "pre-commit";
+    if (hooks->exists("pre-commit") && !hooks->is_ours("pre-commit")) {
+      if (hooks->exists(kChained))
+        throw Error("cannot chain " + hook.string() + ": " + (hooks->path() / kChained).string() +
                     " already exists; merge the two hooks by hand, then run install again");
       if (!options.force)
         throw Error("refusing to replace " + hook.string() +
@@ -131,33 +166,29 @@ std::vector<std::string> install(const fs::path& cwd, const InstallOptions& opti
   if (!repo) return done.empty() ? std::vector<std::string>{"Nothing to change."} : done;
 
   // 2. .gitattributes.
-  const fs::path attributes = repo->top / ".gitattributes";
-  std::string text = read_or_empty(attributes);
-  const auto existing = split_lines(text);
+  const auto existing = split_lines(attributes);
   std::size_t added = 0;
   for (const auto& line : attribute_lines()) {
     if (std::find(existing.begin(), existing.end(), line) != existing.end()) continue;
-    if (!text.empty() && text.back() != '\n') text.push_back('\n');
-    text += line + "\n";
+    if (!attributes.empty() && attributes.back() != '\n') attributes.push_back('\n');
+    attributes += line + "\n";
     ++added;
   }
   if (added) {
-    write_file_atomic(attributes, text);
+    top->write_atomic(".gitattributes", attributes);
     done.push_back("Added " + std::to_string(added) + " line(s) to .gitattributes.");
   }
 
   // 3. The hook.
-  fs::create_directories(repo->hooks);
   const std::string wanted = hook_text(options.program);
   if (chain) {
-    fs::rename(hook, repo->hooks / kChained);
-    done.push_back("Kept the existing pre-commit hook as " + (repo->hooks / kChained).string() +
+    hooks->rename("pre-commit", kChained);
+    done.push_back("Kept the existing pre-commit hook as " + (hooks->path() / kChained).string() +
                    "; it runs before git-jpblob's check.");
   }
-  if (read_or_empty(hook) != wanted) {
-    write_file_atomic(hook, wanted);
-    make_executable(hook);
-    done.push_back("Installed the pre-commit hook in " + repo->hooks.string() + ".");
+  if (hooks->read("pre-commit") != wanted) {
+    hooks->write_hook("pre-commit", wanted);
+    done.push_back("Installed the pre-commit hook in " + hooks->path().string() + ".");
   }
   return done.empty() ? std::vector<std::string>{"Nothing to change."} : done;
 }
@@ -172,7 +203,7 @@ bool our_hook_in_place(const GitRepo* repo) {
   } else {
     hooks = repo->commondir() / "hooks";
   }
-  return is_our_hook(hooks / "pre-commit");
+  return HookFolder(hooks, *repo->workdir()).is_ours("pre-commit");
 }
 
 std::optional<std::string> ensure_hook(const fs::path& cwd, const GitRepo* repo, const fs::path& program) {
@@ -184,10 +215,10 @@ std::optional<std::string> ensure_hook(const fs::path& cwd, const GitRepo* repo,
     const fs::path& hooks = layout->hooks;
     const fs::path& common = layout->common_dir;
     const fs::path hook = hooks / "pre-commit";
-    if (is_our_hook(hook)) return std::nullopt;
+    const HookFolder folder(hooks, top);
+    if (folder.is_ours("pre-commit")) return std::nullopt;
     if (GitCli(top).config_get("jpblob.autoInstallHook", std::nullopt, "bool") == "false") return std::nullopt;
-    std::error_code ec;
-    if (fs::exists(fs::symlink_status(hook, ec)))
+    if (folder.exists("pre-commit"))
       return "warning: " + hook.string() +
              " is not git-jpblob's, so commits here are not checked for their blobs; run "
              "`git jpblob install --force` to chain it";
@@ -201,9 +232,7 @@ std::optional<std::string> ensure_hook(const fs::path& cwd, const GitRepo* repo,
       return "warning: no pre-commit hook in " + hooks.string() +
              " (core.hooksPath, outside this repository), so commits here are not checked for their "
              "blobs; run `git jpblob install` to put one there";
-    fs::create_directories(hooks);
-    write_file_atomic(hook, hook_text(program));
-    make_executable(hook);
+    folder.write_hook("pre-commit", hook_text(program));
     return "installed the pre-commit hook in " + hooks.string() +
            " (it stages the blobs each commit references)";
   } catch (const std::exception& e) {
@@ -227,8 +256,8 @@ std::vector<std::string> uninstall(const fs::path& cwd, const InstallOptions& op
                                      scope_name(options.scope) + " git config.");
   if (!repo) return done.empty() ? std::vector<std::string>{"Nothing to change."} : done;
 
-  const fs::path attributes = repo->top / ".gitattributes";
-  const std::string text = read_or_empty(attributes);
+  const SafeDir top = SafeDir::open(repo->top);
+  const std::string text = top.read(".gitattributes").value_or("");
   std::string kept;
   std::size_t removed = 0;
   for (const auto& line : split_lines(text)) {
@@ -239,18 +268,17 @@ std::vector<std::string> uninstall(const fs::path& cwd, const InstallOptions& op
     kept += line + "\n";
   }
   if (removed) {
-    if (kept.find_first_not_of(" \t\n") == std::string::npos) fs::remove(attributes);
-    else write_file_atomic(attributes, kept);
+    if (kept.find_first_not_of(" \t\n") == std::string::npos) top.remove(".gitattributes");
+    else top.write_atomic(".gitattributes", kept);
     done.push_back("Removed " + std::to_string(removed) + " line(s) from .gitattributes.");
   }
 
-  const fs::path hook = repo->hooks / "pre-commit";
-  if (is_our_hook(hook)) {
-    fs::remove(hook);
+  const HookFolder hooks(repo->hooks, repo->top);
+  if (hooks.is_ours("pre-commit")) {
+    hooks.remove("pre-commit");
     done.push_back("Removed the pre-commit hook from " + repo->hooks.string() + ".");
-    std::error_code ec;
-    if (fs::exists(fs::symlink_status(repo->hooks / kChained, ec))) {
-      fs::rename(repo->hooks / kChained, hook);
+    if (hooks.exists(kChained)) {
+      hooks.rename(kChained, "pre-commit");
       done.push_back("Put the chained pre-commit hook back in place.");
     }
   }

@@ -51,16 +51,18 @@ TEST(Conversations, ResolvesFoldersIdsAndHandles) {
   test::TempDir t;
   test::write_text(t / ".jp/conversations/17758406187-slug/events.json", "[]");
   test::write_text(t / ".jp/conversations/.archive/17000000001-old/events.json", "[]");
-  const fs::path storage = t / ".jp";
-  EXPECT_EQ(list_conversations(storage).size(), 2u);
-  const fs::path want = t / ".jp/conversations/17758406187-slug";
-  EXPECT_EQ(resolve_conversation(storage, t.path(), "17758406187"), want);
-  EXPECT_EQ(resolve_conversation(storage, t.path(), "jp-c17758406187"), want);
-  EXPECT_EQ(resolve_conversation(storage, t.path(), ".jp/conversations/17758406187-slug"), want);
-  EXPECT_EQ(resolve_conversation(storage, t.path(), ".jp/conversations/17758406187-slug/events.json"), want);
-  EXPECT_EQ(resolve_conversation(storage, t.path(), "17000000001"), t / ".jp/conversations/.archive/17000000001-old");
-  EXPECT_THROW(resolve_conversation(storage, t.path(), "42"), Error);
-  EXPECT_THROW(resolve_conversation(storage, t.path(), "../../etc"), Error);
+  const SafeDir base = SafeDir::open(t.path());
+  const fs::path storage = ".jp";
+  EXPECT_EQ(list_conversations(base, storage).size(), 2u);
+  const fs::path want = ".jp/conversations/17758406187-slug";
+  EXPECT_EQ(resolve_conversation(base, storage, t.path(), "17758406187"), want);
+  EXPECT_EQ(resolve_conversation(base, storage, t.path(), "jp-c17758406187"), want);
+  EXPECT_EQ(resolve_conversation(base, storage, t.path(), ".jp/conversations/17758406187-slug"), want);
+  EXPECT_EQ(resolve_conversation(base, storage, t.path(), ".jp/conversations/17758406187-slug/events.json"), want);
+  EXPECT_EQ(resolve_conversation(base, storage, t / ".jp", "conversations/17758406187-slug"), want);
+  EXPECT_EQ(resolve_conversation(base, storage, t.path(), "17000000001"), ".jp/conversations/.archive/17000000001-old");
+  EXPECT_THROW(resolve_conversation(base, storage, t.path(), "42"), Error);
+  EXPECT_THROW(resolve_conversation(base, storage, t.path(), "../../etc"), Error);
 }
 
 TEST(Gc, KeepsWhatAWorkTreeConversationWouldReferenceAndDeletesNothingOnError) {

@@ -1,0 +1,169 @@
+// The git module against real git: SHA-1 and SHA-256 repositories, names
+// that look like pathspec magic or hold newlines, and many paths at once.
+#include "core/git_cli.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "core/error.hpp"
+#include "test_support.hpp"
+
+namespace jpblob {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A repository of the given object format with a few awkward names.
+struct Repo {
+  test::TempDir home;
+  test::ScopedEnv home_env{"HOME", home.path().c_str()};
+  test::ScopedEnv nosystem{"GIT_CONFIG_NOSYSTEM", "1"};
+  test::ScopedEnv index_env{"GIT_INDEX_FILE", nullptr};
+  test::TempDir dir;
+  explicit Repo(const std::string& format) {
+    test::must("git init -q --object-format=" + format + " . && git config user.name t && git config user.email t@t",
+               dir.path());
+  }
+  std::string git(const std::string& args) const { return test::must("git " + args, dir.path()); }
+  void write(const std::string& path, const std::string& text) const { test::write_text(dir / path, text); }
+};
+
+class GitCliTest : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(GitCliTest, ReadsIdsOfTheRepositorysLengthAndTakesPathsLiterally) {
+  Repo r(GetParam());
+  const std::size_t id_length = GetParam() == "sha256" ? 64 : 40;
+  r.write("7-[ab]/events.json", "bracket");
+  r.write("7-a/events.json", "plain");
+  r.write("star*/x", "star");
+  r.write("new\nline/x", "newline");
+  r.write("sp ace/x", "space");
+  r.git("add -A");
+  const GitCli git(r.dir.path());
+
+  const auto entries = git.index_entries({"."});
+  ASSERT_EQ(entries.size(), 5u);
+  for (const auto& e : entries) {
+    EXPECT_EQ(e.id.size(), id_length) << e.path;
+    EXPECT_EQ(e.mode, "100644");
+    EXPECT_EQ(e.stage, 0);
+  }
+  EXPECT_TRUE(std::any_of(entries.begin(), entries.end(), [](const auto& e) { return e.path == "new\nline/x"; }));
+
+  // Literal pathspecs: "7-[ab]" names only that folder.
+  const auto literal = git.index_entries({literal_pathspec("7-[ab]")});
+  ASSERT_EQ(literal.size(), 1u);
+  EXPECT_EQ(literal[0].path, "7-[ab]/events.json");
+
+  const auto ids = git.index_ids({"7-[ab]/events.json", "7-a/events.json", "new\nline/x", "sp ace/x", "absent",
+                                  "star*/x", "absent\nwith newline"});
+  EXPECT_EQ(ids.size(), 5u);
+  EXPECT_EQ(ids.count("absent"), 0u);
+  EXPECT_EQ(ids.at("7-a/events.json"), r.git("rev-parse :7-a/events.json").substr(0, id_length));
+  EXPECT_NE(ids.at("7-[ab]/events.json"), ids.at("7-a/events.json"));
+
+  // Before the first commit, everything staged is added.
+  auto changes = git.staged_changes({"."});
+  ASSERT_EQ(changes.size(), 5u);
+  for (const auto& c : changes) {
+    EXPECT_EQ(c.status, 'A');
+    EXPECT_EQ(c.new_id.size(), id_length);
+    EXPECT_EQ(c.new_mode, "100644");
+  }
+  r.git("commit -qm one");
+  r.write("7-a/events.json", "changed");
+  r.git("add 7-a");
+  changes = git.staged_changes({literal_pathspec("7-a")});
+  ASSERT_EQ(changes.size(), 1u);
+  EXPECT_EQ(changes[0].status, 'M');
+  EXPECT_EQ(changes[0].old_id.size(), id_length);
+  r.git("commit -qm two");
+
+  const auto tree = git.tree_entries("HEAD", {literal_pathspec("7-[ab]")});
+  ASSERT_EQ(tree.size(), 1u);
+  EXPECT_EQ(tree[0].type, "blob");
+  EXPECT_EQ(tree[0].id.size(), id_length);
+  EXPECT_EQ(git.all_commits().size(), 2u);
+  for (const auto& c : git.all_commits()) EXPECT_EQ(c.size(), id_length);
+
+  // Removal from the index touches only what it holds.
+  EXPECT_EQ(git.remove_from_index({"7-[ab]/events.json", "absent"}), 1u);
+  EXPECT_EQ(git.index_ids({"7-[ab]/events.json", "7-a/events.json"}).size(), 1u);
+  EXPECT_EQ(git.remove_from_index({"absent"}), 0u);
+  // And back, by exact path.
+  git.add_to_index({"7-[ab]/events.json"});
+  EXPECT_EQ(git.index_ids({"7-[ab]/events.json"}).size(), 1u);
+}
+
+INSTANTIATE_TEST_SUITE_P(ObjectFormats, GitCliTest, ::testing::Values("sha1", "sha256"));
+
+TEST(GitCli, ManyPathsGoThroughStandardInput) {
+  Repo r("sha1");
+  // Names long enough that 20,000 of them as arguments exceed the kernel's
+  // limit on one argument list (2 MiB by default).
+  std::vector<std::string> paths;
+  const std::string folder = "f/" + std::string(120, 'x');
+  for (int i = 0; i < 20000; ++i) paths.push_back(folder + "/" + std::to_string(i));
+  test::must("mkdir -p " + test::shell_quote(folder) + " && cd " + test::shell_quote(folder) +
+                 " && seq 0 19999 | xargs touch",
+             r.dir.path());
+  const GitCli git(r.dir.path());
+  git.add_to_index(paths);
+  EXPECT_EQ(git.index_ids(paths).size(), 20000u);
+  EXPECT_EQ(git.remove_from_index(paths), 20000u);
+  EXPECT_TRUE(git.index_entries({"f"}).empty());
+  git.add(paths);
+  EXPECT_EQ(git.index_entries({"f"}).size(), 20000u);
+}
+
+TEST(GitCli, AnotherIndexFileIsUsedOnlyWhenAsked) {
+  Repo r("sha1");
+  r.write("a", "a");
+  const GitCli git(r.dir.path());
+  const GitCli other = git.with_index(r.dir / ".git/other-index");
+  other.add_to_index({"a"});
+  EXPECT_EQ(other.index_entries({"."}).size(), 1u);
+  EXPECT_TRUE(git.index_entries({"."}).empty());
+}
+
+TEST(GitCli, LayoutWorktreesAndConfig) {
+  Repo r("sha1");
+  r.write("a", "a");
+  r.git("add a && git commit -qm a");
+  const GitCli git(r.dir.path());
+  fs::create_directories(r.dir / "sub");
+  const auto layout = GitCli(r.dir / "sub").layout();
+  ASSERT_TRUE(layout);
+  EXPECT_TRUE(fs::equivalent(layout->top, r.dir.path()));
+  EXPECT_EQ(layout->hooks, fs::absolute(layout->top / ".git/hooks").lexically_normal());
+  r.git("config core.hooksPath .githooks");
+  EXPECT_EQ(git.layout()->hooks, layout->top / ".githooks");
+  test::TempDir not_a_repo;
+  test::ScopedEnv ceiling("GIT_CEILING_DIRECTORIES", not_a_repo.path().parent_path().c_str());
+  EXPECT_FALSE(GitCli(not_a_repo.path()).layout());
+
+  test::TempDir linked;
+  r.git("worktree add -q " + test::shell_quote((linked / "wt").string()));
+  const auto worktrees = git.worktrees();
+  ASSERT_EQ(worktrees.size(), 2u);
+  EXPECT_TRUE(fs::equivalent(worktrees[1], linked / "wt"));
+
+  EXPECT_EQ(git.config_get("x.y", ConfigScope::Local), std::nullopt);
+  git.config_set("x.y", "a value", ConfigScope::Local);
+  EXPECT_EQ(git.config_get("x.y", std::nullopt), "a value");
+  git.config_set("x.flag", "YES", ConfigScope::Local);
+  EXPECT_EQ(git.config_get("x.flag", std::nullopt, "bool"), "true");
+  EXPECT_TRUE(git.config_unset("x.y", ConfigScope::Local));
+  EXPECT_FALSE(git.config_unset("x.y", ConfigScope::Local));
+  EXPECT_FALSE(git.config_remove_empty_section("x", ConfigScope::Local)) << "x.flag is left";
+  git.config_unset("x.flag", ConfigScope::Local);
+  git.config_remove_empty_section("x", ConfigScope::Local);
+  EXPECT_EQ(test::read_text(r.dir / ".git/config").find("[x]"), std::string::npos) << "an empty section is left";
+  // A failing command names what was asked and git's message.
+  EXPECT_NE(test::error_of([&] { git.tree_entries("no-such-commit", {"."}); }).find("cannot list commit no-such-commit"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace jpblob
