@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# gc at scale: a deleted conversation that referenced 30,000 tracked blobs.
-# gc deletes every blob, unstages every one (paths go to git on standard
-# input, never one argument each) and leaves no emptied aa/bb folder.
+# 30,000 blobs: the hook commits a conversation that references them, also
+# when they are staged but absent from the work tree (a sparse checkout, a
+# deleted folder); gc deletes every one once the conversation is gone,
+# unstages every one and leaves no emptied aa/bb folder. Paths reach git on
+# standard input, never one argument each ("Argument list too long").
 . "$(dirname "$0")/lib.sh"
 new_installed_repo
 git config jpblob.fsync false
@@ -20,10 +22,18 @@ git commit -qm "30,000 payloads"
 tracked=$(git ls-files .jp/blobs | wc -l)
 [ "$tracked" -eq 30000 ] || fail "the hook committed $tracked blobs, not 30000"
 
+# The blobs leave the work tree but stay staged; one more payload is added.
+grow_conversation "$conv" "one more output"
+git add "$conv" .jp/blobs
+rm -rf .jp/blobs
+git commit -qm "30,001 payloads" || fail "the hook refused blobs that are staged"
+[ "$(git ls-files .jp/blobs | wc -l)" -eq 30001 ] || fail "the new blob was not committed"
+git checkout -- .jp/blobs
+
 git rm -q -r .jp/conversations/1-big
 git commit -qm "drop it"
 git jpblob gc --prune=now > "$TEST_ROOT/gc.out" 2>&1 || fail "gc failed: $(tail -3 "$TEST_ROOT/gc.out")"
-grep -q "^Removed 30000 file" "$TEST_ROOT/gc.out" || fail "gc: $(tail -1 "$TEST_ROOT/gc.out")"
+grep -q "^Removed 30001 file" "$TEST_ROOT/gc.out" || fail "gc: $(tail -1 "$TEST_ROOT/gc.out")"
 left=$(git ls-files .jp/blobs | wc -l)
 [ "$left" -eq 0 ] || fail "$left deleted blobs are still in the index"
 [ -z "$(find .jp/blobs -mindepth 1 2>/dev/null)" ] || fail "gc left folders: $(find .jp/blobs -mindepth 1 | head -3)"
