@@ -42,7 +42,8 @@ class PktReader {
   std::size_t pos_ = 0;
 };
 
-// Writes packets to a file descriptor through a buffer; flush() sends it.
+// Writes packets to a file descriptor through a buffer; send() writes it out
+// (it also does so by itself once a megabyte is buffered).
 class PktWriter {
  public:
   explicit PktWriter(int fd) : fd_(fd) {}

@@ -10,7 +10,9 @@ fuzz_seconds=${FUZZ_SECONDS:-20}
 "$root/install/deps.sh"
 
 echo "== build (warnings are errors)"
-"$root/install/build.sh" -DJPBLOB_WERROR=ON
+# Tests on explicitly: a build/ that install/setup.sh configured without
+# them is reconfigured, never silently reused.
+"$root/install/build.sh" -DJPBLOB_WERROR=ON -DJPBLOB_TESTS=ON
 
 echo "== fuzz (clang, ASan + UBSan, ${fuzz_seconds}s a target)"
 CXX=clang++ cmake -S "$root" -B "$root/build-fuzz" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
@@ -31,4 +33,9 @@ done
 
 echo "== unit, property and end-to-end tests"
 cd "$root/build"
-ctest --output-on-failure -j "$(nproc)"
+count=$(ctest -N | sed -n 's/^Total Tests: //p')
+if [ "${count:-0}" -eq 0 ]; then
+  echo "ctest finds no test in $root/build; refusing to report success" >&2
+  exit 1
+fi
+ctest --output-on-failure --no-tests=error -j "$(nproc)"
