@@ -4,6 +4,7 @@
 # every commit byte for byte, with git status clean throughout. Prints the
 # .git sizes after git gc, with git-jpblob and without.
 . "$(dirname "$0")/lib.sh"
+subcase "Replays the real 28-commit history of JP's conversations into a repository with git-jpblob…"
 bundle="${FIXTURES:+$(dirname "$FIXTURES")/jp-conversations-history.bundle}"
 if [ -z "$bundle" ] || [ ! -f "$bundle" ]; then
   echo "SKIP: ../shared/fixtures is absent"

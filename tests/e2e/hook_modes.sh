@@ -6,10 +6,12 @@
 # a deleted blob, a flipped byte, a modified tracked blob; and an orphan
 # blob that must stay out of the commit.
 . "$(dirname "$0")/lib.sh"
+subcase "The pre-commit hook in every way git runs it: commit, commit -a, commit <paths>, the first…"
 git init -q "$TEST_ROOT/repo"
 cd "$TEST_ROOT/repo"
 install_jpblob
 
+subcase "The first commit (no HEAD), conversation and attributes together"
 # The first commit (no HEAD), conversation and attributes together.
 write_conversation 1-first "first output"
 git add .gitattributes .jp/conversations
@@ -18,12 +20,14 @@ assert_no_changes
 assert_blobs_committed
 conv=.jp/conversations/1-first/events.json
 
+subcase "git commit -a (the index is .git/index.lock)"
 # git commit -a (the index is .git/index.lock).
 grow_conversation "$conv" "commit -a output"
 git commit -qam "commit -a"
 assert_no_changes
 assert_blobs_committed
 
+subcase "git commit <paths> (a next-index-<pid>.lock, then the real index)"
 # git commit <paths> (a next-index-<pid>.lock, then the real index).
 grow_conversation "$conv" "commit paths output"
 write_conversation 2-untouched "not part of this commit"
@@ -37,6 +41,7 @@ git reset -q -- .jp/conversations/2-untouched
 rm -rf .jp/conversations/2-untouched
 assert_no_changes
 
+subcase "amend, and git -C from another folder"
 # amend, and git -C from another folder.
 grow_conversation "$conv" "amend output"
 git add "$conv"
@@ -49,6 +54,7 @@ grow_conversation "$conv" "git -C output"
 assert_no_changes
 assert_blobs_committed
 
+subcase "A merge commit concluded by git commit after a conflict"
 # A merge commit concluded by git commit after a conflict.
 git checkout -q -b side
 grow_conversation "$conv" "side output"
@@ -69,6 +75,7 @@ git commit -qm merge
 assert_no_changes
 assert_blobs_committed
 
+subcase "extensions.worktreeConfig, which libgit2 1.5 refuses unless declared"
 # extensions.worktreeConfig, which libgit2 1.5 refuses unless declared.
 git config core.repositoryformatversion 1
 git config extensions.worktreeConfig true
@@ -76,6 +83,7 @@ grow_conversation "$conv" "worktreeConfig output"
 git commit -qam "with worktreeConfig"
 assert_blobs_committed
 
+subcase "A conversation added with the filter uninstalled: the hook cleans it"
 # A conversation added with the filter uninstalled: the hook cleans it.
 write_conversation 3-unfiltered "added without the filter"
 cp .jp/conversations/3-unfiltered/events.json "$TEST_ROOT/unfiltered.json"
@@ -90,6 +98,7 @@ cmp .jp/conversations/3-unfiltered/events.json "$TEST_ROOT/unfiltered.json" || f
 assert_no_changes
 assert_blobs_committed
 
+subcase "Refusals: a blob deleted after git add, and one flipped by a byte"
 # Refusals: a blob deleted after git add, and one flipped by a byte.
 write_conversation 4-deleted "blob deleted after add"
 # Backdated, so the index entry is not racy: otherwise git re-cleans the
@@ -120,6 +129,7 @@ grep -q "corrupt" "$TEST_ROOT/err" && grep -q "5-flipped" "$TEST_ROOT/err" || fa
 git cat-file -e "HEAD:$blob" 2>/dev/null && fail "the corrupt blob reached a commit"
 git reset -q -- .jp/conversations/5-flipped && rm -rf .jp/conversations/5-flipped "$blob"
 
+subcase "A tracked blob modified in the work tree is refused"
 # A tracked blob modified in the work tree is refused.
 tracked=$(git ls-files .jp/blobs | head -1)
 cp "$tracked" "$TEST_ROOT/tracked"
@@ -133,6 +143,7 @@ grep -q "a blob never changes" "$TEST_ROOT/err" || fail "message: $(cat "$TEST_R
 cp "$TEST_ROOT/tracked" "$tracked"
 git commit -qam "modified blob restored"
 
+subcase "An orphan blob beside a real one stays out of the commit"
 # An orphan blob beside a real one stays out of the commit.
 write_conversation 6-abandoned "abandoned edit"
 git add .jp/conversations/6-abandoned
@@ -146,6 +157,7 @@ assert_blobs_committed
 git cat-file -e "HEAD:.jp/blobs/${orphan:0:2}/${orphan:2:2}/$orphan.blob.gz" 2>/dev/null &&
   fail "the orphan blob was committed"
 
+subcase "No .jp at all: the hook does nothing"
 # No .jp at all: the hook does nothing.
 git init -q "$TEST_ROOT/plain"
 cd "$TEST_ROOT/plain"

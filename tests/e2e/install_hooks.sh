@@ -3,10 +3,12 @@
 # core.hooksPath. Nothing is ever overwritten, and uninstall puts back
 # exactly what was there.
 . "$(dirname "$0")/lib.sh"
+subcase "install, reinstall and uninstall: beside an existing hook, and with core.hooksPath"
 git init -q "$TEST_ROOT/repo"
 cd "$TEST_ROOT/repo"
 snapshot() { { git config --global --list 2>/dev/null; cat .gitattributes 2>/dev/null; ls -la "$1" 2>/dev/null | awk '{print $1, $NF}'; cat "$1"/* 2>/dev/null; } | sha256sum; }
 
+subcase "A user's own hook, which fails commits whose message says \"bad\""
 # A user's own hook, which fails commits whose message says "bad".
 mkdir -p .git/hooks
 cat > .git/hooks/pre-commit <<'HOOK'
@@ -18,6 +20,7 @@ chmod +x .git/hooks/pre-commit
 cp .git/hooks/pre-commit "$TEST_ROOT/user-hook"
 before=$(snapshot .git/hooks)
 
+subcase "Without --force: refused, with how to chain by hand, and nothing changed"
 # Without --force: refused, with how to chain by hand, and nothing changed.
 set +e
 git jpblob install > "$TEST_ROOT/out" 2> "$TEST_ROOT/err"
@@ -28,6 +31,7 @@ grep -q "refusing to replace .*pre-commit" "$TEST_ROOT/err" || fail "message: $(
 grep -q "pre-commit || exit 1" "$TEST_ROOT/err" || fail "no hint how to chain by hand"
 [ "$(snapshot .git/hooks)" = "$before" ] || fail "a refused install changed something"
 
+subcase "With --force: chained"
 # With --force: chained. Both hooks run; the user's can still fail a commit.
 git jpblob install --force > /dev/null
 cmp .git/hooks/pre-commit.jpblob-chained "$TEST_ROOT/user-hook" || fail "the user hook was not kept intact"
@@ -45,6 +49,7 @@ touch forbidden && git add forbidden
 if git commit -qm "bad" 2>/dev/null; then fail "the chained user hook could not fail the commit"; fi
 git rm -q --cached forbidden && rm forbidden
 
+subcase "uninstall: our hook gone, the user's back in place, byte for byte"
 # uninstall: our hook gone, the user's back in place, byte for byte.
 git jpblob uninstall > /dev/null
 cmp .git/hooks/pre-commit "$TEST_ROOT/user-hook" || fail "uninstall did not restore the user hook"
@@ -53,6 +58,7 @@ cmp .git/hooks/pre-commit "$TEST_ROOT/user-hook" || fail "uninstall did not rest
 ! grep -q jpblob .gitattributes 2>/dev/null || fail "attributes left behind"
 git jpblob uninstall | grep -qx "Nothing to change." || fail "second uninstall changed something"
 
+subcase "core.hooksPath: the hook goes there, not into .git/hooks"
 # core.hooksPath: the hook goes there, not into .git/hooks.
 git init -q "$TEST_ROOT/hookspath"
 cd "$TEST_ROOT/hookspath"
@@ -68,6 +74,7 @@ assert_blobs_committed
 git jpblob uninstall > /dev/null
 [ ! -e tools/hooks/pre-commit ] || fail "uninstall left the hook in core.hooksPath"
 
+subcase "--local writes the repository's config only"
 # --local writes the repository's config only.
 git jpblob install --local > /dev/null
 [ -n "$(git config --local filter.jpblob.process)" ] || fail "--local did not write local config"

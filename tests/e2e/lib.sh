@@ -1,12 +1,52 @@
 # Shared set-up for the end-to-end tests: each test sources this, gets a
 # fresh temporary HOME and repository, and calls `pass` at the end.
+#
+# Sub-cases. A suite is a sequence of named cases, each begun by
+#   subcase "what it shows"
+# An assertion that does not hold calls `fail "why"`: that records the
+# failure against the current case and the suite goes on, so one failure
+# does not hide the checks after it. A command that fails unexpectedly
+# still stops the suite (set -e), and the case it stopped in is named.
+# `pass` ends every suite with the line "N passed, M failed" and exits 1
+# when any case failed. Failures are kept in a file, so `fail` counts from
+# inside a subshell or a pipeline too.
 set -euo pipefail
 
 : "${JPBLOB_BIN:?JPBLOB_BIN must name the git-jpblob binary}"
 FIXTURES="${JPBLOB_FIXTURES:-}"
 
 TEST_ROOT=$(mktemp -d "${TMPDIR:-/tmp}/jpblob-e2e-XXXXXX")
-trap 'chmod -R u+w "$TEST_ROOT" 2>/dev/null; rm -rf "$TEST_ROOT"' EXIT
+CASES="$TEST_ROOT/.cases"  # "case <name>" and "fail <name>" lines
+: > "$CASES"
+CURRENT_CASE="set-up"
+SUMMARY_DONE=0
+
+summary() {
+  local total failed
+  total=$(grep -c '^case ' "$CASES" || true)
+  failed=$(grep '^fail ' "$CASES" | sort -u | wc -l)
+  [ "$total" -ge "$failed" ] || total=$failed
+  echo "$((total - failed)) passed, $failed failed"
+  SUMMARY_DONE=1
+  [ "$failed" -eq 0 ]
+}
+
+on_exit() {
+  local rc=$1
+  if [ "$rc" -ne 0 ] && [ "$SUMMARY_DONE" -eq 0 ]; then
+    echo "FAIL - $CURRENT_CASE: stopped by a command that failed (exit $rc)" >&2
+    echo "fail $CURRENT_CASE" >> "$CASES"
+    summary || true
+  fi
+  chmod -R u+w "$TEST_ROOT" 2>/dev/null
+  rm -rf "$TEST_ROOT"
+}
+trap 'on_exit $?' EXIT
+
+subcase() {
+  CURRENT_CASE="$*"
+  echo "case $CURRENT_CASE" >> "$CASES"
+}
 export HOME="$TEST_ROOT/home"
 mkdir -p "$HOME"
 export GIT_CONFIG_NOSYSTEM=1
@@ -17,8 +57,9 @@ git config --global init.defaultBranch main
 git config --global advice.detachedHead false
 
 fail() {
-  echo "FAIL: $*" >&2
-  exit 1
+  echo "FAIL - $CURRENT_CASE: $*" >&2
+  echo "fail $CURRENT_CASE" >> "$CASES"
+  return 0
 }
 
 # Configures the one-shot filter in the current repository, as `install`
@@ -94,7 +135,12 @@ assert_clean_status() {
 }
 
 pass() {
-  echo "PASS: $(basename "$0")"
+  if summary; then
+    echo "PASS: $(basename "$0")"
+  else
+    echo "FAIL: $(basename "$0")" >&2
+    exit 1
+  fi
 }
 
 # Puts git-jpblob on PATH and installs it (global config, and the

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # gc, verify, files, print, cat, migrate and stats against real repositories.
 . "$(dirname "$0")/lib.sh"
+subcase "gc, verify, files, print, cat, migrate and stats against real repositories"
 new_installed_repo
 write_conversation 17758406187-first "first tool output"
 write_conversation 17758406188-second "second tool output"
@@ -18,6 +19,7 @@ make_orphan() {  # content, age in seconds
   echo "$p"
 }
 
+subcase "stats and its JSON"
 # stats and its JSON.
 git jpblob stats --json | python3 -c '
 import json, sys
@@ -25,6 +27,7 @@ s = json.load(sys.stdin)
 assert s["conversations"] == 2 and s["unique_blobs"] >= 3, s
 assert s["stored_bytes"] > 0 and s["inline_payloads"] >= 4, s'
 
+subcase "files by id, by handle, by folder and by events.json"
 # files by id, by handle, by folder and by events.json; git add takes them.
 for name in 17758406187 jp-c17758406187 .jp/conversations/17758406187-first .jp/conversations/17758406187-first/events.json; do
   out=$(git jpblob files "$name")
@@ -35,9 +38,11 @@ git add $(git jpblob files 17758406188)
 set +e; git jpblob files 99999 > /dev/null 2>&1; rc=$?; set -e
 [ "$rc" -eq 2 ] || fail "files of an unknown id exited $rc"
 
+subcase "print resolves and decodes"
 # print resolves and decodes.
 git jpblob print 17758406187 | grep -q '"content": "first tool output"' || fail "print does not decode"
 
+subcase "cat by URL, digest and prefix"
 # cat by URL, digest and prefix.
 [ "$(git jpblob cat "blob:sha256:$d_first")" = "first tool output" ] || fail "cat url"
 [ "$(git jpblob cat "$d_first")" = "first tool output" ] || fail "cat digest"
@@ -45,6 +50,7 @@ git jpblob print 17758406187 | grep -q '"content": "first tool output"' || fail 
 set +e; git jpblob cat 1234567 > /dev/null 2>&1; rc=$?; set -e
 [ "$rc" -eq 2 ] || fail "cat of a short prefix exited $rc"
 
+subcase "verify: all good, then a flipped byte and a missing blob are named"
 # verify: all good, then a flipped byte and a missing blob are named.
 git jpblob verify > /dev/null
 orphan_old=$(make_orphan "old orphan" 7200)
@@ -53,6 +59,7 @@ temp_old=".jp/blobs/00/00/.jpblob-tmp-1-1-deadbeef"
 mkdir -p "$(dirname "$temp_old")" && echo partial > "$temp_old" && touch -d '2 hours ago' "$temp_old"
 git jpblob verify | grep -q "unreferenced (gc candidate): $orphan_old" || fail "verify does not list gc candidates"
 
+subcase "gc: dry run deletes nothing"
 # gc: dry run deletes nothing; then old orphans and old temp files go,
 # young ones and referenced ones stay.
 git jpblob gc --dry-run | grep -q "would remove $orphan_old" || fail "dry run"
@@ -64,6 +71,7 @@ grep -q "Removed 2 file" "$TEST_ROOT/gc.out" || fail "gc: $(cat "$TEST_ROOT/gc.o
 [ -f "$(blob_path "$d_first")" ] || fail "gc deleted a referenced blob"
 git jpblob verify > /dev/null
 
+subcase "A tracked blob nothing references any more is deleted and unstaged"
 # A tracked blob nothing references any more is deleted and unstaged.
 git rm -q -r .jp/conversations/17758406188-second
 git commit -qm "drop second"
@@ -76,6 +84,7 @@ git commit -qm gc
 git jpblob gc --prune=now > /dev/null
 [ ! -e "$orphan_young" ] || fail "--prune=now kept a young orphan"
 
+subcase "A corrupt events.json: gc deletes nothing and says why"
 # A corrupt events.json: gc deletes nothing and says why.
 make_orphan "doomed orphan" 7200 > /dev/null
 cp .jp/conversations/17758406187-first/events.json "$TEST_ROOT/saved.json"
@@ -88,6 +97,7 @@ grep -q "cannot build the live set: .*17758406187-first/events.json is not valid
 [ "$(find .jp/blobs -type f | sort | sha256sum)" = "$before" ] || fail "gc deleted despite the error"
 cp "$TEST_ROOT/saved.json" .jp/conversations/17758406187-first/events.json
 
+subcase "verify names a corrupt blob and a missing one, and exits 1"
 # verify names a corrupt blob and a missing one, and exits 1.
 b=$(blob_path "$d_first")
 cp "$b" "$TEST_ROOT/blob"
@@ -96,6 +106,7 @@ set +e; git jpblob verify > "$TEST_ROOT/out"; rc=$?; set -e
 [ "$rc" -eq 1 ] && grep -q "problem: blob $b is corrupt" "$TEST_ROOT/out" || fail "verify: $rc $(cat "$TEST_ROOT/out")"
 cp "$TEST_ROOT/blob" "$b"
 
+subcase "verify --history: a commit whose blob is not in it"
 # verify --history: a commit whose blob is not in it.
 write_conversation 3-unstaged "never staged blob"
 git -c filter.jpblob.required=true add .jp/conversations/3-unstaged
@@ -106,6 +117,7 @@ set +e; git jpblob verify --history > "$TEST_ROOT/out"; rc=$?; set -e
 git add "$(blob_path "$(printf 'never staged blob' | sha256sum | cut -c1-64)")"
 git commit -qm "blob added"
 
+subcase "migrate rewrites the work tree to references"
 # migrate rewrites the work tree to references; JP reads those; checkout
 # gives the inline form back.
 git jpblob migrate --dry-run | grep -q "would rewrite" || fail "migrate dry run"
@@ -114,6 +126,7 @@ grep -q '"\$blob":"' .jp/conversations/17758406187-first/events.json || fail "mi
 git jpblob migrate | grep -q "Rewrote 0 conversation" || fail "second migrate changed something"
 [ -z "$(git status --porcelain --untracked-files=no)" ] || fail "migrate left changes: $(git status --porcelain)"
 
+subcase "--store on a plain folder, outside any repository"
 # --store on a plain folder, outside any repository.
 export GIT_CEILING_DIRECTORIES="$TEST_ROOT"
 mkdir -p "$TEST_ROOT/local/conversations/1-x"

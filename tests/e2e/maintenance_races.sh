@@ -3,8 +3,10 @@
 # followed by verify: no corrupt blob, no half-written events.json, and no
 # commit without its blobs.
 . "$(dirname "$0")/lib.sh"
+subcase "gc racing commits, and gc and migrate killed at random moments, each kill followed by verify: no…"
 new_installed_repo
 
+subcase "gc loops while another process writes, adds and commits conversations"
 # 1. gc loops while another process writes, adds and commits conversations
 #    whose payloads dedup to old (backdated) orphan blobs.
 for i in $(seq 1 20); do
@@ -23,6 +25,7 @@ while kill -0 "$writer" 2> /dev/null; do git jpblob gc > /dev/null 2>&1 || true;
 wait "$writer" || fail "a commit was refused while gc ran"
 git jpblob verify --history > /dev/null || fail "a commit lost a blob to gc"
 
+subcase "25 gc and 25 migrate runs, each killed at a random moment"
 # 2. Kill loop: 25 gc and 25 migrate runs, each killed at a random moment.
 if [ -n "$FIXTURES" ] && [ -d "$FIXTURES/.jp/conversations" ]; then
   # The three smallest real conversations: every kill lands in real work,

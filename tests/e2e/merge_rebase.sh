@@ -3,6 +3,7 @@
 # conflict shows JSON with references, a resolution commits cleanly, and
 # every blob either side referenced is committed.
 . "$(dirname "$0")/lib.sh"
+subcase "Two branches that both grew the same conversation: merge and rebase"
 
 new_installed_repo
 write_conversation
@@ -16,6 +17,7 @@ git checkout -q -b right main
 grow_conversation "$conv" "right tool output"
 git commit -qam right
 
+subcase "Resolves a conflicted conversation: both sides' events, in order"
 # Resolves a conflicted conversation: both sides' events, in order.
 resolve() {
   python3 - "$conv" <<'PY'
@@ -31,6 +33,7 @@ with open(path, "w") as f:
 PY
 }
 
+subcase "Checks the conversation out afresh: both sides' tool output must be back"
 # Checks the conversation out afresh: both sides' tool output must be back.
 assert_both_sides_restored() {
   rm "$conv"
@@ -51,6 +54,7 @@ assert_no_changes
 assert_blobs_committed
 assert_both_sides_restored merge
 
+subcase "Rebase right onto left"
 # Rebase right onto left.
 git checkout -q right
 git rebase -q left 2> /dev/null && fail "expected a rebase conflict"

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Bad input: one-line errors, passthrough with a warning, nothing lost.
 . "$(dirname "$0")/lib.sh"
+subcase "Bad input: one-line errors, passthrough with a warning, nothing lost"
 
 new_repo
 # Not JSON: passed through, one warning naming the file.
@@ -13,6 +14,7 @@ cmp <(git cat-file -p :.jp/conversations/1-broken/events.json) .jp/conversations
   fail "malformed file was not stored as it was"
 [ ! -d .jp/blobs ] || fail "blobs were written for malformed input"
 
+subcase "A missing blob at checkout: clear failure naming the digest"
 # A missing blob at checkout: clear failure naming the digest; the skip
 # variable gets past it.
 write_conversation 2-gone "content that will go missing"
@@ -31,12 +33,14 @@ JPBLOB_SKIP_SMUDGE=1 git checkout -- .jp/conversations/2-gone/events.json
 grep -q "\"\$blob\":\"$digest\"" .jp/conversations/2-gone/events.json || fail "skip did not leave references"
 git -c jpblob.smudge=refs checkout -- .jp/conversations/2-gone/events.json
 
+subcase "Usage errors exit 2"
 # Usage errors exit 2; failures exit 1, each with one line.
 set +e
 "$JPBLOB_BIN" frobnicate > /dev/null 2> "$TEST_ROOT/err"; rc=$?
 set -e
 [ "$rc" -eq 2 ] || fail "usage error exited $rc"
 
+subcase "A .jp/blobs that links outside the repository is refused"
 # A .jp/blobs that links outside the repository is refused; nothing written.
 mkdir -p "$TEST_ROOT/outside"
 rm -rf .jp/blobs

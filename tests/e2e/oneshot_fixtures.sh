@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Every real conversation goes through git add / commit / checkout unchanged.
 . "$(dirname "$0")/lib.sh"
+subcase "Every real conversation goes through git add / commit / checkout unchanged"
 if [ -z "$FIXTURES" ] || [ ! -d "$FIXTURES/.jp/conversations" ]; then
   echo "SKIP: ../shared/fixtures is absent"
   exit 0

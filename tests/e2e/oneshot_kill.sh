@@ -2,6 +2,7 @@
 # A clean killed at random moments leaves no partial blob: every file named
 # like a blob is complete and matches its name.
 . "$(dirname "$0")/lib.sh"
+subcase "A clean killed at random moments leaves no partial blob: every file named like a blob is…"
 new_repo
 python3 - > "$TEST_ROOT/big.json" <<'PY'
 import base64, os, random

@@ -10,6 +10,7 @@ if [ -z "${JPBLOB_IN_NAMESPACE:-}" ]; then
   JPBLOB_IN_NAMESPACE=1 exec unshare -m --propagation private bash "$0" "$@"
 fi
 . "$(dirname "$0")/lib.sh"
+subcase "A real full disk and a real read-only store, on a tiny tmpfs mounted over .jp/blobs in a private…"
 
 new_repo
 mkdir -p .jp/blobs
@@ -19,6 +20,7 @@ mkdir -p .jp/conversations/1-full
 printf '[{"type":"tool_call_response","content":"%s"},{"type":"tool_call_response","content":"%s"}]' \
   "$(payload 1000)" "$(payload 400000)" > .jp/conversations/1-full/events.json
 
+subcase "Full disk: the first blob fits, the second cannot"
 # Full disk: the first blob fits, the second cannot.
 set +e
 "$JPBLOB_BIN" clean .jp/conversations/1-full/events.json < .jp/conversations/1-full/events.json \
@@ -32,6 +34,7 @@ grep -q 'No space left on device' "$TEST_ROOT/err" || fail "message: $(cat "$TES
 [ -z "$(find .jp/blobs -name '.jpblob-tmp-*')" ] || fail "a temporary file was left behind"
 verify_blobs
 
+subcase "Through git: the add fails and the index does not change"
 # Through git: the add fails and the index does not change.
 if git add .jp/conversations/1-full/events.json 2> "$TEST_ROOT/err"; then
   fail "git add succeeded on a full disk"
@@ -39,6 +42,7 @@ fi
 [ -z "$(git ls-files .jp/conversations)" ] || fail "the index changed"
 grep -q 'No space left on device' "$TEST_ROOT/err" || fail "git add message: $(cat "$TEST_ROOT/err")"
 
+subcase "Read-only: a new blob is refused"
 # Read-only: a new blob is refused; a conversation whose blobs all exist
 # still cleans, because present blobs need no write.
 printf '[{"type":"tool_call_response","content":"%s"}]' "$(printf small | base64)" > "$TEST_ROOT/small.json"

@@ -2,6 +2,7 @@
 # add -> commit -> rm -> checkout restores byte-identical files through the
 # one-shot filter, and the repository holds references.
 . "$(dirname "$0")/lib.sh"
+subcase "add -> commit -> rm -> checkout restores byte-identical files through the one-shot filter, and…"
 
 new_repo
 write_conversation
@@ -25,6 +26,7 @@ git checkout -- "$conv"
 cmp "$conv" "$TEST_ROOT/original.json" || fail "checkout did not restore the file byte for byte"
 assert_clean_status
 
+subcase "A fresh clone restores it too"
 # A fresh clone restores it too.
 git clone -q "$PWD" "$TEST_ROOT/clone"
 cd "$TEST_ROOT/clone"

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # --store DIR uses a plain JP storage folder outside any repository.
 . "$(dirname "$0")/lib.sh"
+subcase "--store DIR uses a plain JP storage folder outside any repository"
 export GIT_CEILING_DIRECTORIES="$TEST_ROOT"
 mkdir -p "$TEST_ROOT/local/conversations/1-x" "$TEST_ROOT/elsewhere"
 cd "$TEST_ROOT/elsewhere"

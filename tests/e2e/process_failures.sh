@@ -4,6 +4,7 @@
 # `-c filter.jpblob.process=`; and the repository used where git-jpblob is
 # not installed at all.
 . "$(dirname "$0")/lib.sh"
+subcase "A missing blob at checkout fails clearly, naming the digest, and JPBLOB_SKIP_SMUDGE=1 gets past it"
 new_installed_repo
 write_conversation 1-gone "output whose blob will go missing"
 conv=.jp/conversations/1-gone/events.json
@@ -12,6 +13,7 @@ git add .jp/conversations
 git commit -qm gone
 digest=$(printf 'output whose blob will go missing' | sha256sum | cut -c1-64)
 
+subcase "Remove the blob from the work tree, the index and HEAD"
 # Remove the blob from the work tree, the index and HEAD. The conversation
 # goes first: git would re-clean it while committing, and clean rightly
 # writes its blobs again.
@@ -30,6 +32,7 @@ assert_no_changes
 git -c jpblob.smudge=refs checkout -- "$conv"
 assert_no_changes
 
+subcase "Put the blob back, then switch the filter off with an empty process setting: git runs nothing,…"
 # Put the blob back, then switch the filter off with an empty process
 # setting: git runs nothing, and because install sets required = true the
 # checkout fails rather than writing something unexpected.
@@ -51,6 +54,7 @@ git -c filter.jpblob.process= -c filter.jpblob.smudge="$JPBLOB_BIN smudge %f" ch
   git checkout -- "$conv"
 cmp "$conv" "$TEST_ROOT/original.json" || fail "restored bytes differ"
 
+subcase "A clone on a machine without git-jpblob: the committed form, and a clean status"
 # A clone on a machine without git-jpblob: the committed form, and a clean
 # status.
 export HOME="$TEST_ROOT/bare-home"

@@ -2,6 +2,7 @@
 # Installed git-jpblob (filter-process + hook): add, commit, rm, checkout,
 # clone from a bare remote, stash, amend; git status stays clean.
 . "$(dirname "$0")/lib.sh"
+subcase "Installed git-jpblob (filter-process + hook): add, commit, rm, checkout, clone from a bare…"
 
 new_installed_repo
 [ "$(git config --global filter.jpblob.process)" = "$JPBLOB_BIN filter-process" ] || fail "process not configured"
@@ -29,6 +30,7 @@ sleep 1
 git status > /dev/null
 assert_no_changes
 
+subcase "A bare remote and a fresh clone"
 # A bare remote and a fresh clone.
 git clone -q --bare . "$TEST_ROOT/remote.git"
 git clone -q "$TEST_ROOT/remote.git" "$TEST_ROOT/clone"
@@ -38,6 +40,7 @@ cmp "$conv" "$TEST_ROOT/original.json" || fail "clone did not restore the conver
 assert_no_changes
 [ -z "$(git status --porcelain)" ] || fail "clone has untracked files: $(git status --porcelain)"
 
+subcase "stash and pop"
 # stash and pop.
 grow_conversation "$conv" "stashed tool output"
 cp "$conv" "$TEST_ROOT/grown.json"
@@ -47,6 +50,7 @@ assert_no_changes
 git stash pop -q
 cmp "$conv" "$TEST_ROOT/grown.json" || fail "stash pop did not bring the change back"
 
+subcase "amend"
 # amend.
 git add "$conv"
 git commit -qm grown

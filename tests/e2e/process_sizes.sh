@@ -3,8 +3,10 @@
 # through the installed long-running filter: committed, checked out again
 # byte for byte.
 . "$(dirname "$0")/lib.sh"
+subcase "Conversations of 65,516 and 65,517 bytes, 2×65,516 ± 1 bytes, and 64 MB, through the installed…"
 new_installed_repo
 
+subcase "A conversation of exactly N bytes: one tool output, padded text"
 # A conversation of exactly N bytes: one tool output, padded text.
 make_sized() {
   python3 - "$1" "$2" <<'PY'
@@ -24,6 +26,7 @@ for n in "${sizes[@]}"; do
   cp ".jp/conversations/$n-sized/events.json" "$TEST_ROOT/$n.json"
 done
 
+subcase "64 MB: a long session's tool outputs"
 # 64 MB: a long session's tool outputs.
 python3 - .jp/conversations/64mb-session/events.json <<'PY'
 import base64, os, sys, random

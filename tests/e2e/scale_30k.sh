@@ -5,6 +5,7 @@
 # unstages every one and leaves no emptied aa/bb folder. Paths reach git on
 # standard input, never one argument each ("Argument list too long").
 . "$(dirname "$0")/lib.sh"
+subcase "30,000 blobs: the hook commits a conversation that references them, also when they are staged…"
 new_installed_repo
 git config jpblob.fsync false
 conv=.jp/conversations/1-big/events.json
@@ -22,9 +23,11 @@ git commit -qm "30,000 payloads"
 tracked=$(git ls-files .jp/blobs | wc -l)
 [ "$tracked" -eq 30000 ] || fail "the hook committed $tracked blobs, not 30000"
 
+subcase "The blobs leave the work tree but stay staged"
 # The blobs leave the work tree but stay staged; one more payload is added.
 grow_conversation "$conv" "one more output"
-git add "$conv" .jp/blobs
+git add "$conv"
+git add .jp/blobs  # the new blob, which clean wrote while adding the conversation
 rm -rf .jp/blobs
 git commit -qm "30,001 payloads" || fail "the hook refused blobs that are staged"
 [ "$(git ls-files .jp/blobs | wc -l)" -eq 30001 ] || fail "the new blob was not committed"

@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
-# git jpblob run / cat (SPEC §8): a command printing 1 MB keeps its last
+# git jpblob run / cat: a command printing 1 MB keeps its last
 # 50 KB on screen and the whole output as artifact://<id>, read back in pages.
-source "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib.sh"
+subcase "git jpblob run / cat: a command printing 1 MB keeps its last 50 KB on screen and the…"
 
 mkdir -p "$TEST_ROOT/agent" && cd "$TEST_ROOT/agent"
 session="$TEST_ROOT/agent/2026-11-22T10-00-00_abc123.jsonl"
 echo '{"type":"session","id":"abc123"}' > "$session"
 artifacts="${session%.jsonl}"
 
+subcase "1 MB of numbered lines on stdout, a line on stderr, and a failing status"
 # 1 MB of numbered lines on stdout, a line on stderr, and a failing status.
 gen='for i in $(seq 1 70000); do printf "line %06d of the output\n" "$i"; done | head -c 1048576; echo "warning: on stderr" >&2; exit 7'
 sh -c "$gen" > expected.txt 2>&1 || true
@@ -25,6 +27,7 @@ last=$(tail -n 1 shown.txt)
   fail "unexpected summary line: $last"
 head -n -1 shown.txt | cmp -s - <(tail -c 51200 expected.txt) || fail "the tail shown is not the last 50 KB"
 
+subcase "Read it back in pages of 10,000 lines through cat, following the notices"
 # Read it back in pages of 10,000 lines through cat, following the notices.
 offset=1
 : > pages.txt
@@ -43,6 +46,7 @@ done
 cmp -s pages.txt expected.txt || fail "the pages do not add up to the output"
 git jpblob cat "artifact://0" --session "$session" | cmp -s - expected.txt || fail "cat without paging differs"
 
+subcase "A second run continues the numbering"
 # A second run continues the numbering; a short one keeps no artifact.
 git jpblob run --session "$session" --tool python -- sh -c 'seq 1 20000' > /dev/null
 [ -f "$artifacts/1.python.log" ] || fail "the next artifact is not 1.python.log"
@@ -50,6 +54,7 @@ out=$(git jpblob run --session "$session" --tool bash -- echo short)
 [ "$out" = "short" ] || fail "short output changed: $out"
 [ "$(ls "$artifacts" | wc -l)" -eq 2 ] || fail "a short output made an artifact"
 
+subcase "Errors, each clear and each a failure"
 # Errors, each clear and each a failure.
 err=$(git jpblob cat "artifact://5" --session "$session" 2>&1 || true)
 [ "$err" = "git-jpblob: Artifact 5 not found. Available: 0, 1" ] || fail "unexpected: $err"
@@ -63,11 +68,13 @@ ln -s /etc/passwd "$artifacts/9.bash.log"
 err=$(git jpblob cat "artifact://9" --session "$session" 2>&1 || true)
 [[ "$err" == *"symbolic link leading outside the artifacts folder"* ]] || fail "unexpected: $err"
 
+subcase "Subagent outputs through agent://, with extraction"
 # Subagent outputs through agent://, with extraction.
 printf '{"files":[{"path":"src/main.rs","lines":120}]}\n' > "$artifacts/0-Explore.md"
 [ "$(git jpblob cat 'agent://0-Explore/files/0/path' --session "$session")" = "src/main.rs" ] || fail "path extraction"
 [ "$(git jpblob cat 'agent://0-Explore?q=.files[0].lines' --session "$session")" = "120" ] || fail "query extraction"
 
+subcase "On a terminal the output streams as it comes, and the last line says where the whole of it is"
 # On a terminal the output streams as it comes, and the last line says
 # where the whole of it is.
 script -qec "git jpblob run --session '$session' --tool tty -- sh -c 'seq 1 30000'" /dev/null > tty.txt
@@ -78,6 +85,7 @@ id=$(tail -n 1 tty.clean | sed -n 's/^\[Output of 168894 bytes\. Full output: ar
 [ "$(grep -c . tty.clean)" -eq 30001 ] || fail "the terminal did not see every line once"
 cmp -s "$artifacts/$id.tty.log" <(seq 1 30000) || fail "the artifact of the streamed run differs"
 
+subcase "A spill that cannot be saved still shows the tail, and says so"
 # A spill that cannot be saved still shows the tail, and says so.
 blocked="$TEST_ROOT/agent/blocked.jsonl"
 echo 'not a folder' > "${blocked%.jsonl}"

@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# Agent session files through git (SPEC §8): images in session JSONL are
+# Agent session files through git: images in session JSONL are
 # committed as blob:sha256: references with their blobs, and come back
 # byte-identical in a clone; gc keeps their blobs; the hook handles
 # sessions kept outside .jp too.
-source "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib.sh"
+subcase "Agent session files through git: images in session JSONL are committed as blob:sha256:…"
 
+subcase "A session with three 50 KB images, one of them twice, and a cut-off last line as a killed agent…"
 # A session with three 50 KB images, one of them twice, and a cut-off last
 # line as a killed agent leaves it.
 write_session() {
@@ -43,6 +45,7 @@ committed=$(git cat-file -p "HEAD:$session")
 cmp -s "$session" "$TEST_ROOT/original.jsonl" || fail "the work tree file changed"
 verify_blobs
 
+subcase "Each commit mode stages the blobs of a new image: git commit, git commit -a and git commit…"
 # Each commit mode stages the blobs of a new image: git commit, git commit
 # -a and git commit <paths>, each followed by a clean status.
 add_image_line() {
@@ -72,12 +75,14 @@ done
 cp "$session" "$TEST_ROOT/original.jsonl"
 committed=$(git cat-file -p "HEAD:$session")
 
+subcase "A clone gets the session back byte for byte"
 # A clone gets the session back byte for byte.
 git clone -q "$TEST_ROOT/origin" "$TEST_ROOT/clone"
 cd "$TEST_ROOT/clone"
 cmp -s "$session" "$TEST_ROOT/original.jsonl" || fail "the clone's session differs"
 assert_clean_status
 
+subcase "Checkout of an older state and back, and stash, keep it exact"
 # Checkout of an older state and back, and stash, keep it exact.
 printf '{"type":"message","id":"m10"}\n' >> "$session"
 git stash -q
@@ -86,12 +91,14 @@ git stash pop -q
 git checkout -q -- "$session"
 cmp -s "$session" "$TEST_ROOT/original.jsonl" || fail "checkout did not restore the session"
 
+subcase "gc keeps every blob a session references, and verify sees them"
 # gc keeps every blob a session references, and verify sees them.
 git jpblob gc --prune=now > /dev/null
 [ "$(find .jp/blobs -name '*.blob.gz' | wc -l)" -eq 6 ] || fail "gc deleted a session's blob"
 git jpblob verify > /dev/null || fail "verify failed"
 git jpblob verify --history > /dev/null || fail "verify --history failed"
 
+subcase "A missing blob: the session still checks out, with the reference kept and one warning, instead…"
 # A missing blob: the session still checks out, with the reference kept
 # and one warning, instead of failing the checkout. The blob is gone from
 # the store, the index and HEAD (a commit made with --no-verify).
@@ -108,6 +115,7 @@ grep -q "blob:sha256:$missing" "$session" || fail "the reference was not kept"
 [ "$(grep -c '"data":"blob:sha256:' "$session")" -eq 2 ] || fail "the other images were not loaded"
 git jpblob verify > /dev/null 2>&1 && fail "verify did not report the missing blob"
 
+subcase "A session outside .jp, routed by the user's own attribute line: the hook still commits its blobs"
 # A session outside .jp, routed by the user's own attribute line: the hook
 # still commits its blobs.
 cd "$TEST_ROOT/origin"
@@ -126,6 +134,7 @@ git commit -qm "a session outside .jp"
 git jpblob gc --prune=now > /dev/null
 [ "$(find .jp/blobs -name '*.blob.gz' | wc -l)" -eq 7 ] || fail "gc deleted a blob of a session outside .jp"
 
+subcase "A session whose agent already externalized an image to its own global store: the commit is…"
 # A session whose agent already externalized an image to its own global
 # store: the commit is refused until the bytes are in .jp/blobs, and
 # `git jpblob store` puts them there under the same name.
@@ -148,6 +157,7 @@ rm .jp/sessions/agent-ref.jsonl && git checkout -q -- .jp/sessions/agent-ref.jso
 grep -q "\"data\":\"$(base64 -w0 "$TEST_ROOT/agent-blob.png")\"" .jp/sessions/agent-ref.jsonl ||
   fail "checkout did not put the agent's image inline"
 
+subcase "Without the filter (a teammate who never installed), the hook externalizes the images of a…"
 # Without the filter (a teammate who never installed), the hook
 # externalizes the images of a staged session itself.
 git init -q "$TEST_ROOT/nofilter" && cd "$TEST_ROOT/nofilter"

@@ -2,6 +2,7 @@
 # core.autocrlf=true, and conversation folders named with spaces, quotes,
 # unicode and leading dashes.
 . "$(dirname "$0")/lib.sh"
+subcase "core.autocrlf=true, and conversation folders named with spaces, quotes, unicode and leading dashes"
 
 new_installed_repo
 git config core.autocrlf true

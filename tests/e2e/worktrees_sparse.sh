@@ -2,6 +2,7 @@
 # Linked worktrees, and a sparse checkout that leaves .jp/blobs out: smudge
 # reads the blobs from git's objects.
 . "$(dirname "$0")/lib.sh"
+subcase "Linked worktrees, and a sparse checkout that leaves .jp/blobs out: smudge reads the blobs from…"
 
 new_installed_repo
 write_conversation
@@ -10,6 +11,7 @@ cp "$conv" "$TEST_ROOT/original.json"
 git add .jp/conversations
 git commit -qm conversation
 
+subcase "A linked worktree: checkout restores, and a commit there stages blobs through the hook installed…"
 # A linked worktree: checkout restores, and a commit there stages blobs
 # through the hook installed in the main repository.
 git worktree add -q "$TEST_ROOT/wt" -b side
@@ -23,6 +25,7 @@ git commit -qam "from the worktree"
 assert_no_changes
 assert_blobs_committed
 
+subcase "Sparse checkout without the blobs"
 # Sparse checkout without the blobs.
 git clone -q --no-checkout "$TEST_ROOT/repo" "$TEST_ROOT/sparse"
 cd "$TEST_ROOT/sparse"
