@@ -47,12 +47,12 @@ std::string decode_blob(std::string_view gz, const Digest& digest,
   if (expected_size) bytes.reserve(static_cast<std::size_t>(*expected_size));
   try {
     gzip_decompress(gz, limit, [&](std::string_view piece) { bytes.append(piece); });
-  } catch (const Error& e) {
-    const std::string_view why = e.what();
-    if (expected_size && (why.starts_with("gzip data inflates past") ||
-                          why.starts_with("gzip trailer declares")))
+  } catch (const GzipTooLarge& e) {
+    if (expected_size)
       throw Error("blob " + what + " is corrupt: it holds more than the " +
                   std::to_string(*expected_size) + " bytes its reference declares");
+    throw Error("blob " + what + " is corrupt: " + e.what());
+  } catch (const Error& e) {
     throw Error("blob " + what + " is corrupt: " + e.what());
   }
   if (expected_size && bytes.size() != *expected_size)

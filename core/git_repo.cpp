@@ -34,6 +34,24 @@ void ensure_libgit2() {
   static Guard guard;
 }
 
+std::uint64_t parse_config_size(const std::string& key, const std::string& value) {
+  std::int64_t v = 0;
+  if (git_config_parse_int64(&v, value.c_str()) < 0 || v < 0) {
+    git_error_clear();
+    throw Error("bad value for git config " + key + ": '" + value + "' is not a size");
+  }
+  return static_cast<std::uint64_t>(v);
+}
+
+bool parse_config_bool(const std::string& key, const std::string& value) {
+  int v = 0;
+  if (git_config_parse_bool(&v, value.c_str()) < 0) {
+    git_error_clear();
+    throw Error("bad value for git config " + key + ": '" + value + "' is not a boolean");
+  }
+  return v != 0;
+}
+
 void RepoDeleter::operator()(git_repository* r) const { git_repository_free(r); }
 void IndexDeleter::operator()(git_index* i) const { git_index_free(i); }
 void ConfigDeleter::operator()(git_config* c) const { git_config_free(c); }

@@ -14,6 +14,7 @@
 // - It honours GIT_INDEX_FILE only when asked; index() does.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <memory>
 #include <optional>
@@ -52,6 +53,13 @@ std::vector<std::pair<std::string, std::string>> command_line_config();
 // The last `git -c` value for `key` (compared case-insensitively, as git's
 // section and variable names are), or nullopt.
 std::optional<std::string> command_line_config_value(const std::string& key);
+
+// A config value in git's integer syntax (digits with an optional k, m or
+// g suffix) or boolean syntax (true/yes/on/1, false/no/off/0, any case),
+// read by libgit2's own parsers so every form git accepts is accepted.
+// Throws Error naming `key` otherwise; a negative size is refused.
+std::uint64_t parse_config_size(const std::string& key, const std::string& value);
+bool parse_config_bool(const std::string& key, const std::string& value);
 
 class GitRepo {
  public:

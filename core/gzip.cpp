@@ -120,7 +120,7 @@ void gzip_decompress(std::string_view gz, std::uint64_t max_size,
   // prove a mismatch when the limit is below 4 GiB.
   const auto* tail = reinterpret_cast<const unsigned char*>(gz.data() + gz.size() - 8);
   if (max_size < (std::uint64_t{1} << 32) && get_le32(tail + 4) > max_size)
-    throw Error("gzip trailer declares " + std::to_string(get_le32(tail + 4)) +
+    throw GzipTooLarge("gzip trailer declares " + std::to_string(get_le32(tail + 4)) +
                 " bytes, more than the " + std::to_string(max_size) + " allowed");
 
   InflateStream s;
@@ -146,7 +146,7 @@ void gzip_decompress(std::string_view gz, std::uint64_t max_size,
     if (rc == Z_BUF_ERROR && produced == 0) throw corrupt("deflate data is truncated");
     total += produced;
     if (total > max_size)
-      throw Error("gzip data inflates past " + std::to_string(max_size) + " bytes");
+      throw GzipTooLarge("gzip data inflates past " + std::to_string(max_size) + " bytes");
     crc = crc32_z(crc, reinterpret_cast<Bytef*>(buf.get()), produced);
     if (produced) sink(std::string_view(buf.get(), produced));
   }

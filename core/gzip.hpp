@@ -12,14 +12,25 @@
 #include <string>
 #include <string_view>
 
+#include "error.hpp"
+
 namespace jpblob {
 
 // zlib levels 0..9; 6 is the default (git config jpblob.compressionLevel).
 std::string gzip_compress(std::string_view data, int level = 6);
 
-// Calls `sink` with consecutive pieces of the inflated bytes. Throws Error
-// ("corrupt gzip: …", "gzip trailer declares N bytes, more than the M
-// allowed" or "gzip data inflates past M bytes") on any problem;
+// The data would inflate past the limit it was given (a gzip bomb, or more
+// than a reference declares): a kind of its own, so callers can say why in
+// their own words without reading this message.
+class GzipTooLarge : public Error {
+ public:
+  using Error::Error;
+};
+
+// Calls `sink` with consecutive pieces of the inflated bytes. Throws
+// GzipTooLarge ("gzip trailer declares N bytes, more than the M allowed",
+// "gzip data inflates past M bytes") or Error ("corrupt gzip: …") on any
+// problem;
 // the sink may already have seen a prefix by then, so callers must treat the
 // whole output as void on a throw.
 void gzip_decompress(std::string_view gz, std::uint64_t max_size,

@@ -1,7 +1,5 @@
 #include "workspace.hpp"
 
-#include <git2.h>
-
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -15,28 +13,6 @@ namespace jpblob {
 namespace fs = std::filesystem;
 
 namespace {
-
-// git's integer syntax (digits with an optional k, m or g suffix), read
-// by libgit2's own parser so that every form git accepts is accepted.
-std::uint64_t parse_size(const std::string& key, const std::string& value) {
-  std::int64_t v = 0;
-  if (git_config_parse_int64(&v, value.c_str()) < 0 || v < 0) {
-    git_error_clear();
-    throw Error("bad value for git config " + key + ": '" + value + "' is not a size");
-  }
-  return static_cast<std::uint64_t>(v);
-}
-
-// git's boolean syntax: true/yes/on/1 and false/no/off/0 in any case, and
-// an empty value (`-c key`) as true.
-bool parse_bool(const std::string& key, const std::string& value) {
-  int v = 0;
-  if (git_config_parse_bool(&v, value.c_str()) < 0) {
-    git_error_clear();
-    throw Error("bad value for git config " + key + ": '" + value + "' is not a boolean");
-  }
-  return v != 0;
-}
 
 class GitFallbackSource : public BlobSource {
  public:
@@ -79,15 +55,15 @@ Settings load_settings(const GitRepo* repo) {
     return repo ? repo->config(key) : command_line_config_value(key);
   };
   if (auto v = get("jpblob.compressionLevel")) {
-    const auto level = parse_size("jpblob.compressionLevel", *v);
+    const auto level = parse_config_size("jpblob.compressionLevel", *v);
     if (level > 9)
       throw Error("bad value for git config jpblob.compressionLevel: '" + *v +
                   "' is not a level from 0 to 9");
     s.store.compression_level = static_cast<int>(level);
   }
-  if (auto v = get("jpblob.maxBlobSize")) s.store.max_blob_size = parse_size("jpblob.maxBlobSize", *v);
-  if (auto v = get("jpblob.minSize")) s.min_size = parse_size("jpblob.minSize", *v);
-  if (auto v = get("jpblob.fsync")) s.store.fsync = parse_bool("jpblob.fsync", *v);
+  if (auto v = get("jpblob.maxBlobSize")) s.store.max_blob_size = parse_config_size("jpblob.maxBlobSize", *v);
+  if (auto v = get("jpblob.minSize")) s.min_size = parse_config_size("jpblob.minSize", *v);
+  if (auto v = get("jpblob.fsync")) s.store.fsync = parse_config_bool("jpblob.fsync", *v);
   if (auto v = get("jpblob.smudge")) {
     if (*v == "refs") s.smudge_refs_only = true;
     else if (*v != "restore")
