@@ -9,6 +9,7 @@ namespace jpblob {
 std::int64_t parse_age(const std::string& text) {
   if (text == "now") return 0;
   if (text == "never") return INT64_MAX;
+  if (text == "yesterday") return 86400;
   std::string t = text;
   if (t.ends_with(".ago")) t.resize(t.size() - 4);
   std::size_t digits = 0;
@@ -21,7 +22,7 @@ std::int64_t parse_age(const std::string& text) {
   static const std::pair<const char*, std::int64_t> units[] = {
       {"", 1},          {"s", 1},     {"second", 1},     {"m", 60},  {"minute", 60},
       {"h", 3600},      {"hour", 3600}, {"d", 86400},    {"day", 86400},
-      {"w", 604800},    {"week", 604800}};
+      {"w", 604800},    {"week", 604800}, {"month", 30 * 86400}, {"year", 365 * 86400}};
   for (const auto& [name, seconds] : units)
     if (unit == name) return n * seconds;
   throw Error("bad age '" + text + "' (try 1.hour.ago, 2d or now)", ErrorKind::Usage);

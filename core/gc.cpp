@@ -1,11 +1,54 @@
 #include "gc.hpp"
 
 #include <ctime>
+#include <optional>
+#include <unordered_set>
 
+#include "error.hpp"
 #include "git_cli.hpp"
 #include "live_set.hpp"
 
 namespace jpblob {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+using DigestSet = std::unordered_set<Digest, DigestHash>;
+
+// Blobs referenced by a document in a commit some reflog names (in any
+// worktree): the way back to them is `git reset HEAD@{n}` and the like.
+// Only asked for blobs that no git object holds, so usually never built.
+DigestSet reflog_references(const Workspace& ws) {
+  DigestSet out;
+  std::unordered_set<std::string> commits, documents;
+  const GitCli git(ws.top());
+  std::vector<fs::path> worktrees = git.worktrees();
+  for (const fs::path& wt : worktrees) {
+    std::error_code ec;
+    if (!fs::exists(wt, ec)) continue;
+    for (auto& c : GitCli(wt).rev_list({"--no-walk", "--reflog"})) commits.insert(std::move(c));
+  }
+  for (const std::string& commit : commits) {
+    for (const TreeEntry& e : git.tree_entries(commit, {std::string(kStorageFolder)})) {
+      const auto kind = document_kind_at(e.path);
+      if (!kind || !e.mode.starts_with("100") || !documents.insert(e.id).second) continue;
+      const auto text = ws.repo()->read_object(e.id);
+      if (!text) continue;
+      for (const BlobUse& use : document_needs(*kind, *text, 0).references) out.insert(use.digest);
+    }
+  }
+  return out;
+}
+
+// True when git's objects hold this blob file's bytes: git can give the
+// file back, so the work-tree copy is not the only one.
+bool in_git_objects(const Workspace& ws, const Digest& digest) {
+  const auto raw = ws.store().read_raw(digest);
+  return raw && ws.repo()->has_object(ws.repo()->hash_blob(*raw));
+}
+
+}  // namespace
 
 GcReport run_gc(const Workspace& ws, const GcOptions& options, const Progress& progress) {
   GcReport report;
@@ -18,9 +61,13 @@ GcReport run_gc(const Workspace& ws, const GcOptions& options, const Progress& p
   const std::vector<StoreEntry> entries = store.entries();
   const LiveSet live = build_live_set(ws, progress);
   report.conversations = live.documents;
-  std::vector<std::string> unstage;
+  std::optional<DigestSet> reflogs;  // built on first need
+
+  std::vector<const StoreEntry*> doomed;
+  DigestSet present;
   for (const StoreEntry& e : entries) {
     if (e.kind == StoreEntry::Kind::Foreign) continue;  // not ours to judge
+    if (e.digest) present.insert(*e.digest);
     if (e.digest && live.digests.count(*e.digest)) {
       ++report.kept_live;
       continue;
@@ -30,21 +77,49 @@ GcReport run_gc(const Workspace& ws, const GcOptions& options, const Progress& p
       ++report.kept_young;
       continue;
     }
+    // The only copy of a blob that a commit in a reflog references stays:
+    // the way back to that commit needs it.
+    if (e.digest && ws.in_work_tree() && !in_git_objects(ws, *e.digest)) {
+      if (!reflogs) reflogs = reflog_references(ws);
+      if (reflogs->count(*e.digest)) {
+        ++report.kept_live;
+        continue;
+      }
+    }
+    doomed.push_back(&e);
+  }
+
+  // Unstage first, then delete: a gc killed in between leaves untracked
+  // orphans, which the next gc deletes. Also unstaged: tracked blobs
+  // nothing needs whose file is already gone (what a gc killed after
+  // deleting, by an older version, left behind), except those a sparse
+  // checkout keeps out of the work tree.
+  if (!options.dry_run && ws.in_work_tree()) {
+    const GitCli git(ws.top());
+    std::vector<std::string> unstage;
+    for (const StoreEntry* e : doomed)
+      if (e->digest) unstage.push_back(tracked_blob_path(*e->digest));
+    for (const IndexEntry& i : git.index_entries({literal_pathspec(kWorkTreeStore)})) {
+      const auto digest = digest_of_tracked_path(i.path);
+      if (digest && !i.skip_worktree && !present.count(*digest) && !live.digests.count(*digest))
+        unstage.push_back(i.path);
+    }
+    git.remove_from_index(unstage);
+  }
+
+  for (const StoreEntry* e : doomed) {
     if (!options.dry_run) {
       // The age again, just before deleting: a clean may have used it.
-      const Removal removal = store.remove(e, ::time(nullptr) - options.grace_seconds);
+      const Removal removal = store.remove(*e, ::time(nullptr) - options.grace_seconds);
       if (removal == Removal::Gone) continue;
       if (removal == Removal::Fresh) {
         ++report.kept_young;
         continue;
       }
     }
-    report.removed.push_back({(store.root() / e.relative).lexically_relative(ws.top()).string(), e.size});
-    report.bytes_freed += e.size;
-    if (e.digest) unstage.push_back(tracked_blob_path(*e.digest));
+    report.removed.push_back({(store.root() / e->relative).lexically_relative(ws.top()).string(), e->size});
+    report.bytes_freed += e->size;
   }
-  // Only a work tree's own store has entries in its index.
-  if (!options.dry_run && !unstage.empty() && ws.in_work_tree()) GitCli(ws.top()).remove_from_index(unstage);
   return report;
 }
 

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include "error.hpp"
+#include "fs.hpp"
 #include "subprocess.hpp"
 
 namespace jpblob {
@@ -68,16 +69,17 @@ std::string GitCli::must(const std::string& what, std::vector<std::string> args,
 }
 
 std::vector<IndexEntry> GitCli::index_entries(const std::vector<std::string>& pathspecs) const {
-  std::vector<std::string> args = {"ls-files", "--stage", "-z", "--"};
+  std::vector<std::string> args = {"ls-files", "--stage", "-t", "-z", "--"};
   args.insert(args.end(), pathspecs.begin(), pathspecs.end());
   std::vector<IndexEntry> out;
-  // Records: "<mode> <id> <stage>\t<path>".
+  // Records: "<tag> <mode> <id> <stage>\t<path>"; tag S: skip-worktree.
   for (const std::string& record : split_records(must("read the index", args), '\0')) {
     const auto tab = record.find('\t');
     if (tab == std::string::npos) continue;
     const auto f = fields(std::string_view(record).substr(0, tab));
-    if (f.size() != 3) continue;
-    out.push_back({std::string(f[0]), std::string(f[1]), f[2].empty() ? 0 : f[2][0] - '0', record.substr(tab + 1)});
+    if (f.size() != 4) continue;
+    out.push_back({std::string(f[1]), std::string(f[2]), f[3].empty() ? 0 : f[3][0] - '0', record.substr(tab + 1),
+                   f[0] == "S" || f[0] == "s"});
   }
   return out;
 }
@@ -166,6 +168,62 @@ std::vector<TreeEntry> GitCli::tree_entries(const std::string& commit, const std
 
 std::vector<std::string> GitCli::all_commits() const {
   return split_records(must("list the commits", {"rev-list", "--all"}), '\n');
+}
+
+std::vector<std::string> GitCli::rev_list(const std::vector<std::string>& args) const {
+  std::vector<std::string> full = {"rev-list"};
+  full.insert(full.end(), args.begin(), args.end());
+  return split_records(must("list commits", full), '\n');
+}
+
+std::optional<std::string> GitCli::resolve_commit(const std::string& rev) const {
+  auto r = run({"rev-parse", "-q", "--verify", "--end-of-options", rev + "^{commit}"});
+  if (r.status != 0 || first_line(r.out).empty()) return std::nullopt;
+  return first_line(r.out);
+}
+
+std::vector<std::string> GitCli::stash_commits() const {
+  if (!resolve_commit("refs/stash")) return {};
+  std::vector<std::string> out;
+  // "<entry> <HEAD then> <index> [<untracked>]": all but the HEAD then,
+  // which is an ordinary commit.
+  for (const std::string& line : split_records(must("list the stash", {"log", "-g", "--format=%H %P", "refs/stash"}), '\n')) {
+    const auto f = fields(line);
+    for (std::size_t i = 0; i < f.size(); ++i)
+      if (i != 1 && !f[i].empty()) out.emplace_back(f[i]);
+  }
+  return out;
+}
+
+std::vector<std::string> GitCli::in_progress_commits() const {
+  std::vector<std::string> out;
+  for (const char* head : {"MERGE_HEAD", "CHERRY_PICK_HEAD", "REVERT_HEAD", "REBASE_HEAD", "ORIG_HEAD"})
+    if (auto id = resolve_commit(head)) out.push_back(*id);
+  // A rebase stopped midway still has to replay orig-head's commits that
+  // are not on onto.
+  const auto git_path = [&](const std::string& p) {
+    return fs::path(first_line(must("find the git folder", {"rev-parse", "--git-path", p})));
+  };
+  for (const char* dir : {"rebase-merge", "rebase-apply"}) {
+    std::error_code ec;
+    const fs::path folder = fs::absolute(cwd_ / git_path(dir));
+    if (!fs::is_directory(folder, ec)) continue;
+    auto read_id = [&](const char* name) -> std::optional<std::string> {
+      std::string text;
+      try {
+        text = read_file(folder / name, 1024);
+      } catch (const Error&) {
+        return std::nullopt;
+      }
+      return resolve_commit(first_line(text));
+    };
+    const auto orig = read_id("orig-head"), onto = read_id("onto");
+    if (!orig) continue;
+    std::vector<std::string> args = {*orig};
+    if (onto) args.insert(args.end(), {"--not", *onto});
+    for (auto& id : rev_list(args)) out.push_back(std::move(id));
+  }
+  return out;
 }
 
 std::vector<fs::path> GitCli::worktrees() const {

@@ -31,6 +31,7 @@ struct IndexEntry {
   std::string id;
   int stage = 0;     // 0, or 1–3 during a merge conflict
   std::string path;
+  bool skip_worktree = false;  // left out of the work tree (a sparse checkout)
 };
 
 // One staged change against HEAD (`git diff --cached --raw`).
@@ -93,6 +94,23 @@ class GitCli {
 
   // Every commit reachable from any ref; empty in a repository without one.
   std::vector<std::string> all_commits() const;
+
+  // `git rev-list` with these arguments (revisions and options), one id
+  // per commit.
+  std::vector<std::string> rev_list(const std::vector<std::string>& args) const;
+
+  // The commit a revision names, or nullopt when it names none.
+  std::optional<std::string> resolve_commit(const std::string& rev) const;
+
+  // Every commit that holds a stash entry's state: each entry's work-tree
+  // commit, its index commit and, for `stash -u`, its untracked-files
+  // commit. Empty when there is no stash.
+  std::vector<std::string> stash_commits() const;
+
+  // The commits an operation in progress in this worktree can go back to
+  // or still needs: MERGE_HEAD, CHERRY_PICK_HEAD, REVERT_HEAD, REBASE_HEAD,
+  // ORIG_HEAD, and the commits a rebase has yet to replay.
+  std::vector<std::string> in_progress_commits() const;
 
   // The top folder of every worktree of the repository, this one included.
   std::vector<std::filesystem::path> worktrees() const;

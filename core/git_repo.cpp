@@ -254,6 +254,19 @@ std::string GitRepo::hash_blob(std::string_view content) const {
   return git_oid_tostr_s(&id);
 }
 
+bool GitRepo::has_object(const std::string& hex) const {
+  git_oid id;
+  if (git_oid_fromstr(&id, hex.c_str()) < 0) {
+    git_error_clear();
+    return false;
+  }
+  git_odb* odb = nullptr;
+  check_git(git_repository_odb(&odb, repo_.get()), "cannot open git's objects");
+  const bool exists = git_odb_exists(odb, &id) == 1;
+  git_odb_free(odb);
+  return exists;
+}
+
 std::string GitRepo::write_blob(std::string_view content) const {
   git_oid id;
   check_git(git_blob_create_from_buffer(&id, repo_.get(), content.data(), content.size()),

@@ -92,6 +92,9 @@ class GitRepo {
   // settings applied on top; nullopt when unset.
   std::optional<std::string> config(const std::string& key) const;
 
+  // True when the object database holds this object (no lazy fetch).
+  bool has_object(const std::string& hex) const;
+
   // The id git would give `content` as a blob, in hex; nothing is written.
   std::string hash_blob(std::string_view content) const;
   // Writes `content` as a blob object; returns its id in hex.

@@ -3,6 +3,7 @@
 #include <atomic>
 #include <memory>
 #include <mutex>
+#include <unordered_set>
 
 #include "error.hpp"
 #include "fs.hpp"
@@ -37,6 +38,19 @@ void add_files(const SafeDir& base, const fs::path& storage, const std::string& 
     out.push_back({&base, f, {}, {prefix + f.string(), document_kind(f.string()), DocumentOrigin::WorkTree}});
 }
 
+// The documents in commits git can give back (stash entries, operations
+// in progress), each distinct version once.
+void add_pending(const GitCli& git, const std::vector<std::string>& commits, std::unordered_set<std::string>& seen,
+                 std::vector<Source>& out) {
+  for (const std::string& commit : commits) {
+    for (const TreeEntry& e : git.tree_entries(commit, {std::string(kStorageFolder)})) {
+      const auto kind = document_kind_at(e.path);
+      if (!kind || !e.mode.starts_with("100") || !seen.insert(e.id).second) continue;
+      out.push_back({nullptr, {}, e.id, {"commit " + commit.substr(0, 12) + ":" + e.path, *kind, DocumentOrigin::Pending}});
+    }
+  }
+}
+
 }  // namespace
 
 void for_each_document(const Workspace& ws, const DocumentFn& fn, const Progress& progress) {
@@ -45,20 +59,25 @@ void for_each_document(const Workspace& ws, const DocumentFn& fn, const Progress
   if (ws.base()) add_files(*ws.base(), ws.storage(), "", sources);
   if (ws.in_work_tree()) {
     const fs::path top = ws.top();
+    const GitCli git(top);
+    std::unordered_set<std::string> seen;  // pending document versions
     add_staged(top, "", sources);
-    for (const fs::path& wt : GitCli(top).worktrees()) {
+    add_pending(git, git.stash_commits(), seen, sources);
+    add_pending(git, git.in_progress_commits(), seen, sources);
+    for (const fs::path& wt : git.worktrees()) {
       std::error_code ec;
       if (fs::equivalent(wt, top, ec) || !fs::exists(wt, ec)) continue;
       others.push_back(std::make_unique<SafeDir>(SafeDir::open(wt)));
       add_files(*others.back(), kStorageFolder, (wt / "").string(), sources);
       add_staged(wt, (wt / "").string(), sources);
+      add_pending(git, GitCli(wt).in_progress_commits(), seen, sources);
     }
   }
   std::atomic<std::size_t> done{0};
   parallel_for(sources.size(), [&](std::size_t i) {
     const Source& s = sources[i];
     std::string text;
-    if (s.ref.origin == DocumentOrigin::Index) {
+    if (s.ref.origin != DocumentOrigin::WorkTree) {
       auto content = ws.repo()->read_object(s.id);
       if (!content) throw Error(s.ref.what + " is missing from git's objects");
       text = std::move(*content);

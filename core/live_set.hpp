@@ -21,6 +21,8 @@ namespace jpblob {
 enum class DocumentOrigin {
   WorkTree,  // a file in a work tree
   Index,     // a version staged in an index (any merge stage)
+  Pending,   // a version in a commit git can give back that no branch may
+             // hold: a stash entry, an operation in progress
 };
 
 struct DocumentRef {
@@ -43,8 +45,10 @@ struct LiveSet {
 
 // Gathers the live set: every conversation and session in the work tree
 // (.archive included), every staged version in the index (any file
-// .gitattributes routes to the filter included), and in a repository with
-// linked worktrees every other worktree's documents and index. A work tree
+// .gitattributes routes to the filter included), in a repository with
+// linked worktrees every other worktree's documents and index, every stash
+// entry (its work tree, index and untracked parts), and the commits of a
+// merge, cherry-pick, revert or rebase in progress in any worktree. A work tree
 // document counts with the blobs clean would write for its inline
 // payloads, whatever jpblob.minSize says. Throws Error naming the file on
 // anything unreadable or unparseable: the caller must then delete nothing.

@@ -85,6 +85,9 @@ VerifyReport run_verify(const Workspace& ws, bool history, const Progress& progr
         for (const auto& p : needs.inline_payloads) live.insert(p.digest);
         for (const auto& r : needs.references) {
           live.insert(r.digest);
+          // A stash entry or an operation in progress keeps its blobs,
+          // but its own commits may hold them: not checked here.
+          if (doc.origin == DocumentOrigin::Pending) continue;
           ++report.references;
           const auto size = sizes.find(r.digest);
           if (size != sizes.end()) {

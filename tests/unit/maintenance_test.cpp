@@ -21,6 +21,9 @@ TEST(ParseAge, GitAndShortForms) {
   EXPECT_EQ(parse_age("2.weeks.ago"), 2 * 604800);
   EXPECT_EQ(parse_age("30m"), 1800);
   EXPECT_EQ(parse_age("3d"), 3 * 86400);
+  EXPECT_EQ(parse_age("yesterday"), 86400);
+  EXPECT_EQ(parse_age("2.months.ago"), 60 * 86400);
+  EXPECT_EQ(parse_age("1.year.ago"), 365 * 86400);
   for (const char* bad : {"", "soon", "1.fortnight", "-5", "h"}) EXPECT_THROW(parse_age(bad), Error) << bad;
 }
 
