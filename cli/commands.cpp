@@ -9,6 +9,7 @@
 #include "core/render.hpp"
 #include "core/workspace.hpp"
 #include "hooks/pre_commit.hpp"
+#include "hooks/pre_push.hpp"
 
 namespace jpblob {
 
@@ -52,6 +53,23 @@ void run_pre_commit() {
                                             ? " (and " + std::to_string(report.problems.size() - 1) +
                                                   " more above); commit refused"
                                             : "; commit refused"));
+}
+
+}  // namespace jpblob
+
+namespace jpblob {
+
+void run_pre_push(const std::string& remote) {
+  const std::string updates = read_all(STDIN_FILENO, "standard input");
+  const auto report = run_pre_push_hook(std::filesystem::current_path(), remote, updates);
+  if (report.problems.empty()) return;
+  for (std::size_t i = 0; i + 1 < report.problems.size(); ++i)
+    std::cerr << "git-jpblob: " << report.problems[i] << '\n';
+  throw Error(report.problems.back() + (report.problems.size() > 1
+                                            ? " (and " + std::to_string(report.problems.size() - 1) + " more above)"
+                                            : std::string()) +
+              "; push refused: commit the missing blobs (git jpblob verify --history lists them), "
+              "or push with --no-verify to skip this check");
 }
 
 }  // namespace jpblob

@@ -17,5 +17,8 @@ void run_uninstall(const InstallOptions& options);
 void run_textconv(const std::filesystem::path& file);
 // Throws Error listing every problem when the commit must be refused.
 void run_pre_commit();
+// The pre-push hook: reads git's ref updates from standard input; throws
+// Error listing every problem when the push must be refused.
+void run_pre_push(const std::string& remote);
 
 }  // namespace jpblob

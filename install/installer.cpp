@@ -13,15 +13,13 @@
 #include "core/git_repo.hpp"
 #include "core/safe_path.hpp"
 #include "core/subprocess.hpp"
+#include "hook_folder.hpp"
 
 namespace jpblob {
 
 namespace fs = std::filesystem;
 
 namespace {
-
-constexpr std::string_view kHookMarker = "# git-jpblob pre-commit hook";
-constexpr const char* kChained = "pre-commit.jpblob-chained";
 
 std::string scope_name(ConfigScope s) {
   switch (s) {
@@ -47,69 +45,6 @@ std::vector<std::pair<std::string, std::string>> config_entries(const fs::path& 
           {"diff.jpblob.textconv", q + " textconv"}};
 }
 
-std::string hook_text(const fs::path& program) {
-  return "#!/bin/sh\n" + std::string(kHookMarker) +
-         ": stages the blobs each committed conversation\n"
-         "# references and verifies them. `git jpblob uninstall` removes it and puts\n"
-         "# back the hook it chained, if any.\n"
-         "chained=\"$(dirname \"$0\")/" + kChained + "\"\n"
-         "if [ -x \"$chained\" ]; then\n"
-         "  \"$chained\" \"$@\" || exit $?\n"
-         "fi\n"
-         "exec " + shell_quote(program.string()) + " pre-commit\n";
-}
-
-std::vector<std::string> split_lines(const std::string& text);
-
-// A hooks folder, every file in it opened without following a link: below
-// the work tree when the folder is inside it (core.hooksPath=.githooks, or
-// .git/hooks), so a link anywhere on the way is refused.
-class HookFolder {
- public:
-  HookFolder(const fs::path& hooks, const fs::path& top)
-      : path_(hooks), location_(locate(hooks, top)) {}
-
-  const fs::path& path() const { return path_; }
-  bool exists(const std::string& name) const { return location_.base.lstat(location_.rel / name).has_value(); }
-
-  // The file's text when it is a regular file; nullopt otherwise.
-  std::optional<std::string> read(const std::string& name) const {
-    const auto st = location_.base.lstat(location_.rel / name);
-    if (!st || !S_ISREG(st->st_mode)) return std::nullopt;
-    return location_.base.read(location_.rel / name, 1 << 20);
-  }
-
-  bool is_ours(const std::string& name) const {
-    const auto text = read(name);
-    if (!text) return false;
-    const auto lines = split_lines(*text);
-    for (std::size_t i = 0; i < std::min<std::size_t>(3, lines.size()); ++i)
-      if (lines[i].starts_with(kHookMarker)) return true;
-    return false;
-  }
-
-  void write_hook(const std::string& name, const std::string& text) const {
-    location_.base.write_atomic(location_.rel / name, text, 0755);
-  }
-  void rename(const std::string& from, const std::string& to) const {
-    location_.base.rename(location_.rel / from, location_.rel / to);
-  }
-  void remove(const std::string& name) const { location_.base.remove(location_.rel / name); }
-
- private:
-  static SafeLocation locate(const fs::path& hooks, const fs::path& top) {
-    // A folder outside the work tree (a shared core.hooksPath) is the
-    // user's own; its parent is made when missing, as git would need.
-    std::error_code ec;
-    if (hooks.lexically_relative(top).empty() || *hooks.lexically_relative(top).begin() == "..")
-      fs::create_directories(hooks.parent_path(), ec);
-    return locate_safely(hooks, top);
-  }
-
-  fs::path path_;
-  SafeLocation location_;
-};
-
 std::vector<std::string> split_lines(const std::string& text) {
   std::vector<std::string> lines;
   std::istringstream in(text);
@@ -132,22 +67,29 @@ std::vector<std::string> install(const fs::path& cwd, const InstallOptions& opti
   std::optional<HookFolder> hooks;
   std::optional<SafeDir> top;
   std::string attributes;
-  bool chain = false;
+  std::vector<std::string> to_chain, left_alone;
   if (repo) {
     top = SafeDir::open(repo->top);
     attributes = top->read(".gitattributes").value_or("");
     hooks.emplace(repo->hooks, repo->top);
-    const fs::path hook = hooks->path() / "pre-commit";
-    if (hooks->exists("pre-commit") && !hooks->is_ours("pre-commit")) {
-      if (hooks->exists(kChained))
-        throw Error("cannot chain " + hook.string() + ": " + (hooks->path() / kChained).string() +
+    for (const std::string& name : our_hooks()) {
+      const fs::path hook = hooks->path() / name;
+      if (!hooks->exists(name) || hooks->is_ours(name)) continue;
+      if (hooks->exists(chained_name(name)))
+        throw Error("cannot chain " + hook.string() + ": " + (hooks->path() / chained_name(name)).string() +
                     " already exists; merge the two hooks by hand, then run install again");
-      if (!options.force)
+      if (options.force) {
+        to_chain.push_back(name);
+      } else if (name == "pre-commit") {
         throw Error("refusing to replace " + hook.string() +
                     ", which git-jpblob did not write. Run `git jpblob install --force` to keep it as " +
-                    kChained + " and run it before git-jpblob's check, or chain it by hand: add the line `" +
+                    chained_name(name) + " and run it before git-jpblob's check, or chain it by hand: add the line `" +
                     shell_quote(options.program.string()) + " pre-commit || exit 1` to it");
-      chain = true;
+      } else {
+        // The second line only: keep the user's hook (git-lfs writes a
+        // pre-push hook too) and say how to add ours.
+        left_alone.push_back(name);
+      }
     }
   }
 
@@ -179,16 +121,24 @@ std::vector<std::string> install(const fs::path& cwd, const InstallOptions& opti
     done.push_back("Added " + std::to_string(added) + " line(s) to .gitattributes.");
   }
 
-  // 3. The hook.
-  const std::string wanted = hook_text(options.program);
-  if (chain) {
-    hooks->rename("pre-commit", kChained);
-    done.push_back("Kept the existing pre-commit hook as " + (hooks->path() / kChained).string() +
-                   "; it runs before git-jpblob's check.");
-  }
-  if (hooks->read("pre-commit") != wanted) {
-    hooks->write_hook("pre-commit", wanted);
-    done.push_back("Installed the pre-commit hook in " + hooks->path().string() + ".");
+  // 3. The hooks.
+  for (const std::string& name : our_hooks()) {
+    if (std::find(left_alone.begin(), left_alone.end(), name) != left_alone.end()) {
+      done.push_back("Left the " + name + " hook in " + hooks->path().string() +
+                     " alone: git-jpblob did not write it. Run `git jpblob install --force` to chain it, or add `" +
+                     shell_quote(options.program.string()) + " " + name + " \"$@\"` to it.");
+      continue;
+    }
+    if (std::find(to_chain.begin(), to_chain.end(), name) != to_chain.end()) {
+      hooks->rename(name, chained_name(name));
+      done.push_back("Kept the existing " + name + " hook as " + (hooks->path() / chained_name(name)).string() +
+                     "; it runs before git-jpblob's check.");
+    }
+    const std::string wanted = hook_text(name, options.program);
+    if (hooks->read(name) != wanted) {
+      hooks->write_hook(name, wanted);
+      done.push_back("Installed the " + name + " hook in " + hooks->path().string() + ".");
+    }
   }
   return done.empty() ? std::vector<std::string>{"Nothing to change."} : done;
 }
@@ -203,7 +153,10 @@ bool our_hook_in_place(const GitRepo* repo) {
   } else {
     hooks = repo->commondir() / "hooks";
   }
-  return HookFolder(hooks, *repo->workdir()).is_ours("pre-commit");
+  // Nothing to do: our pre-commit hook, and a pre-push hook (ours, or the
+  // user's, which ensure_hook leaves alone).
+  const HookFolder folder(hooks, *repo->workdir());
+  return folder.is_ours("pre-commit") && folder.exists("pre-push");
 }
 
 std::optional<std::string> ensure_hook(const fs::path& cwd, const GitRepo* repo, const fs::path& program) {
@@ -216,9 +169,10 @@ std::optional<std::string> ensure_hook(const fs::path& cwd, const GitRepo* repo,
     const fs::path& common = layout->common_dir;
     const fs::path hook = hooks / "pre-commit";
     const HookFolder folder(hooks, top);
-    if (folder.is_ours("pre-commit")) return std::nullopt;
+    const bool commit_ours = folder.is_ours("pre-commit");
+    if (commit_ours && folder.exists("pre-push")) return std::nullopt;
     if (GitCli(top).config_get("jpblob.autoInstallHook", std::nullopt, "bool") == "false") return std::nullopt;
-    if (folder.exists("pre-commit"))
+    if (!commit_ours && folder.exists("pre-commit"))
       return "warning: " + hook.string() +
              " is not git-jpblob's, so commits here are not checked for their blobs; run "
              "`git jpblob install --force` to chain it";
@@ -232,9 +186,17 @@ std::optional<std::string> ensure_hook(const fs::path& cwd, const GitRepo* repo,
       return "warning: no pre-commit hook in " + hooks.string() +
              " (core.hooksPath, outside this repository), so commits here are not checked for their "
              "blobs; run `git jpblob install` to put one there";
-    folder.write_hook("pre-commit", hook_text(program));
-    return "installed the pre-commit hook in " + hooks.string() +
-           " (it stages the blobs each commit references)";
+    std::vector<std::string> installed;
+    for (const std::string& name : our_hooks()) {
+      if (folder.exists(name)) continue;  // ours already, or the user's (a pre-push of git-lfs)
+      folder.write_hook(name, hook_text(name, program));
+      installed.push_back(name);
+    }
+    if (installed.empty()) return std::nullopt;
+    std::string names = installed[0];
+    for (std::size_t i = 1; i < installed.size(); ++i) names += " and " + installed[i];
+    return "installed the " + names + " hook" + (installed.size() > 1 ? "s" : "") + " in " + hooks.string() +
+           " (they stage and check the blobs each commit references)";
   } catch (const std::exception& e) {
     return std::string("warning: cannot install the pre-commit hook: ") + e.what();
   }
@@ -274,12 +236,13 @@ std::vector<std::string> uninstall(const fs::path& cwd, const InstallOptions& op
   }
 
   const HookFolder hooks(repo->hooks, repo->top);
-  if (hooks.is_ours("pre-commit")) {
-    hooks.remove("pre-commit");
-    done.push_back("Removed the pre-commit hook from " + repo->hooks.string() + ".");
-    if (hooks.exists(kChained)) {
-      hooks.rename(kChained, "pre-commit");
-      done.push_back("Put the chained pre-commit hook back in place.");
+  for (const std::string& name : our_hooks()) {
+    if (!hooks.is_ours(name)) continue;
+    hooks.remove(name);
+    done.push_back("Removed the " + name + " hook from " + repo->hooks.string() + ".");
+    if (hooks.exists(chained_name(name))) {
+      hooks.rename(chained_name(name), name);
+      done.push_back("Put the chained " + name + " hook back in place.");
     }
   }
   return done.empty() ? std::vector<std::string>{"Nothing to change."} : done;

@@ -13,10 +13,12 @@ subcase "A teammate: global install once, then clones"
 # A teammate: global install once, then clones. Nothing else.
 git clone -q "$TEST_ROOT/origin" "$TEST_ROOT/clone" 2> clone.err
 cd "$TEST_ROOT/clone"
-grep -q "installed the pre-commit hook" "$TEST_ROOT/origin/clone.err" ||
-  fail "the clone did not say it installed the hook: $(cat "$TEST_ROOT/origin/clone.err")"
+grep -q "installed the pre-commit and pre-push hooks" "$TEST_ROOT/origin/clone.err" ||
+  fail "the clone did not say it installed the hooks: $(cat "$TEST_ROOT/origin/clone.err")"
 grep -q "git-jpblob pre-commit hook" .git/hooks/pre-commit || fail "no git-jpblob hook in the clone"
 [ -x .git/hooks/pre-commit ] || fail "the hook is not executable"
+grep -q "git-jpblob pre-push hook" .git/hooks/pre-push || fail "no git-jpblob pre-push hook in the clone"
+[ -x .git/hooks/pre-push ] || fail "the pre-push hook is not executable"
 write_conversation 2-second "second output, new in the clone"
 git add .jp/conversations && git commit -qm second
 assert_blobs_committed

@@ -1,0 +1,93 @@
+#include "hook_folder.hpp"
+
+#include <sys/stat.h>
+
+#include "core/subprocess.hpp"
+
+namespace jpblob {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string marker(const std::string& hook) { return "# git-jpblob " + hook + " hook"; }
+
+SafeLocation locate(const fs::path& hooks, const fs::path& top) {
+  const fs::path rel = hooks.lexically_relative(top);
+  if (rel.empty() || *rel.begin() == "..") {
+    std::error_code ec;
+    fs::create_directories(hooks.parent_path(), ec);
+  }
+  return locate_safely(hooks, top);
+}
+
+}  // namespace
+
+const std::vector<std::string>& our_hooks() {
+  static const std::vector<std::string> hooks = {"pre-commit", "pre-push"};
+  return hooks;
+}
+
+std::string chained_name(const std::string& hook) { return hook + ".jpblob-chained"; }
+
+std::string hook_text(const std::string& hook, const fs::path& program) {
+  const std::string run = shell_quote(program.string()) + " " + hook + " \"$@\"";
+  const std::string chained = "chained=\"$(dirname \"$0\")/" + chained_name(hook) + "\"\n";
+  if (hook == "pre-push") {
+    // git writes the refs to push on standard input: both hooks read it.
+    return "#!/bin/sh\n" + marker(hook) +
+           ": refuses to push a commit whose conversations\n"
+           "# reference a blob it lacks or holds corrupt. `git jpblob uninstall` removes\n"
+           "# it and puts back the hook it chained, if any.\n"
+           "input=$(cat)\n" + chained +
+           "if [ -x \"$chained\" ]; then\n"
+           "  printf '%s\\n' \"$input\" | \"$chained\" \"$@\" || exit $?\n"
+           "fi\n"
+           "printf '%s\\n' \"$input\" | " + run + "\n";
+  }
+  return "#!/bin/sh\n" + marker(hook) +
+         ": stages the blobs each committed conversation\n"
+         "# references and verifies them. `git jpblob uninstall` removes it and puts\n"
+         "# back the hook it chained, if any.\n" + chained +
+         "if [ -x \"$chained\" ]; then\n"
+         "  \"$chained\" \"$@\" || exit $?\n"
+         "fi\n"
+         "exec " + run + "\n";
+}
+
+HookFolder::HookFolder(const fs::path& hooks, const fs::path& top) : path_(hooks), location_(locate(hooks, top)) {}
+
+bool HookFolder::exists(const std::string& name) const {
+  return location_.base.lstat(location_.rel / name).has_value();
+}
+
+std::optional<std::string> HookFolder::read(const std::string& name) const {
+  const auto st = location_.base.lstat(location_.rel / name);
+  if (!st || !S_ISREG(st->st_mode)) return std::nullopt;
+  return location_.base.read(location_.rel / name, 1 << 20);
+}
+
+bool HookFolder::is_ours(const std::string& hook) const {
+  const auto text = read(hook);
+  if (!text) return false;
+  // The marker stands on one of the first three lines.
+  std::size_t start = 0;
+  for (int line = 0; line < 3 && start < text->size(); ++line) {
+    const std::size_t end = std::min(text->find('\n', start), text->size());
+    if (std::string_view(*text).substr(start, end - start).starts_with(marker(hook))) return true;
+    start = end + 1;
+  }
+  return false;
+}
+
+void HookFolder::write_hook(const std::string& name, const std::string& text) const {
+  location_.base.write_atomic(location_.rel / name, text, 0755);
+}
+
+void HookFolder::rename(const std::string& from, const std::string& to) const {
+  location_.base.rename(location_.rel / from, location_.rel / to);
+}
+
+void HookFolder::remove(const std::string& name) const { location_.base.remove(location_.rel / name); }
+
+}  // namespace jpblob

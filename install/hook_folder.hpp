@@ -1,0 +1,48 @@
+// The hooks git-jpblob installs (pre-commit, pre-push) and the folder git
+// runs them from, every file in it opened without following a link
+// (core/safe_path): below the work tree when the folder is inside it
+// (core.hooksPath=.githooks, or .git/hooks), so a link anywhere on the way
+// is refused.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/safe_path.hpp"
+
+namespace jpblob {
+
+// The hooks install writes, in the order it writes them.
+const std::vector<std::string>& our_hooks();
+
+// The script for `hook`: runs the hook it chained (kept as
+// chained_name(hook)) first, with the same arguments and standard input,
+// then `program <hook>`.
+std::string hook_text(const std::string& hook, const std::filesystem::path& program);
+std::string chained_name(const std::string& hook);
+
+class HookFolder {
+ public:
+  // `hooks` as git resolves it; `top` the work tree's top. A folder
+  // outside the work tree (a shared core.hooksPath) gets its parent made
+  // when missing, as git would need.
+  HookFolder(const std::filesystem::path& hooks, const std::filesystem::path& top);
+
+  const std::filesystem::path& path() const { return path_; }
+  bool exists(const std::string& name) const;
+  // The file's text when it is a regular file; nullopt otherwise.
+  std::optional<std::string> read(const std::string& name) const;
+  // True when `hook` is there and git-jpblob wrote it.
+  bool is_ours(const std::string& hook) const;
+  void write_hook(const std::string& name, const std::string& text) const;
+  void rename(const std::string& from, const std::string& to) const;
+  void remove(const std::string& name) const;
+
+ private:
+  std::filesystem::path path_;
+  SafeLocation location_;
+};
+
+}  // namespace jpblob
