@@ -13,7 +13,10 @@ const std::string& CommitChecker::blob_problem(const std::string& id, const Blob
   std::string problem;
   try {
     auto raw = repo_.read_object(id);
-    if (!raw) problem = "its object " + id + " is missing from git's objects";
+    // .jp/blobs kept in git-lfs: the commit holds a pointer; check what it
+    // points to.
+    if (raw && is_lfs_pointer(*raw)) raw = git_.lfs_smudge(*raw, tracked_blob_path(use.digest));
+    if (!raw) problem = "its object " + id + " is missing from git's objects (or git-lfs's)";
     else decode_blob(*raw, use.digest, use.size, max_blob_size_, tracked_blob_path(use.digest));
   } catch (const Error& e) {
     problem = e.what();

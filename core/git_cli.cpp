@@ -49,6 +49,10 @@ std::string nul_joined(const std::vector<std::string>& items, bool literal) {
 
 std::string literal_pathspec(std::string_view path) { return ":(literal)" + std::string(path); }
 
+bool is_lfs_pointer(std::string_view content) {
+  return content.size() < 1024 && content.starts_with("version https://git-lfs.github.com/spec/v1\n");
+}
+
 GitCli::GitCli(fs::path cwd, std::optional<fs::path> index_file)
     : cwd_(std::move(cwd)), index_file_(std::move(index_file)) {}
 
@@ -224,6 +228,33 @@ std::vector<std::string> GitCli::in_progress_commits() const {
     for (auto& id : rev_list(args)) out.push_back(std::move(id));
   }
   return out;
+}
+
+std::optional<std::string> GitCli::read_blob(const std::string& id) const {
+  auto r = run({"cat-file", "blob", id});
+  if (r.status != 0) return std::nullopt;
+  return std::move(r.out);
+}
+
+std::vector<std::pair<std::string, std::string>> GitCli::blobs_in_history(const std::string& folder) const {
+  // "<id> <path>" per object; a path may hold spaces, none of ours do.
+  const auto lines = split_records(
+      must("list the history of " + folder,
+           {"rev-list", "--objects", "--all", "--missing=allow-promisor", "--", literal_pathspec(folder)}),
+      '\n');
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const std::string& line : lines) {
+    const auto space = line.find(' ');
+    if (space == std::string::npos) continue;  // a commit or the root tree
+    out.emplace_back(line.substr(space + 1), line.substr(0, space));
+  }
+  return out;
+}
+
+std::optional<std::string> GitCli::lfs_smudge(const std::string& pointer, const std::string& path) const {
+  auto r = run({"lfs", "smudge", "--", path}, pointer);
+  if (r.status != 0) return std::nullopt;
+  return std::move(r.out);
 }
 
 std::vector<fs::path> GitCli::worktrees() const {

@@ -25,6 +25,9 @@ namespace jpblob {
 // folder, what is inside it).
 std::string literal_pathspec(std::string_view path);
 
+// True when a blob's content is a git-lfs pointer file.
+bool is_lfs_pointer(std::string_view content);
+
 // One entry of an index (`git ls-files --stage`).
 struct IndexEntry {
   std::string mode;  // "100644", "100755", "120000" (a link), "160000" (a submodule)
@@ -114,6 +117,21 @@ class GitCli {
 
   // The top folder of every worktree of the repository, this one included.
   std::vector<std::filesystem::path> worktrees() const;
+
+  // The content of a blob object, fetched from the promisor remote when a
+  // partial clone lacks it (git does that; libgit2 cannot); nullopt when
+  // git cannot give it.
+  std::optional<std::string> read_blob(const std::string& id) const;
+
+  // Every blob below `folder` (a literal path) in any commit reachable from
+  // any ref, the stash included: (path, id) pairs, each object once. Blobs
+  // a partial clone lacks are listed too, without being fetched.
+  std::vector<std::pair<std::string, std::string>> blobs_in_history(const std::string& folder) const;
+
+  // git-lfs's smudge of a pointer file (`git lfs smudge`), which reads its
+  // local store or downloads the object; nullopt when git-lfs is missing
+  // or fails.
+  std::optional<std::string> lfs_smudge(const std::string& pointer, const std::string& path) const;
 
   // The layout around cwd, or nullopt when cwd is not in a work tree.
   std::optional<RepoLayout> layout() const;

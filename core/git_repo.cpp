@@ -233,6 +233,26 @@ std::optional<std::string> GitRepo::read_head(std::string_view path) const {
   return read_blob(repo_.get(), &oid, p + " in HEAD");
 }
 
+std::optional<std::string> GitRepo::blob_id_at(const std::string& rev, std::string_view path) const {
+  git_object* tree = nullptr;
+  if (git_revparse_single(&tree, repo_.get(), (rev + "^{tree}").c_str()) < 0) {
+    git_error_clear();
+    return std::nullopt;
+  }
+  git_tree_entry* entry = nullptr;
+  const std::string p(path);
+  const int rc = git_tree_entry_bypath(&entry, reinterpret_cast<git_tree*>(tree), p.c_str());
+  git_object_free(tree);
+  if (rc < 0) {
+    git_error_clear();
+    return std::nullopt;
+  }
+  std::optional<std::string> id;
+  if (git_tree_entry_type(entry) == GIT_OBJECT_BLOB) id = git_oid_tostr_s(git_tree_entry_id(entry));
+  git_tree_entry_free(entry);
+  return id;
+}
+
 std::optional<std::string> GitRepo::config(const std::string& key) const {
   // `git -c` wins over files; the last one given wins among them.
   if (auto from_command_line = command_line_config_value(key)) return from_command_line;

@@ -84,6 +84,12 @@ class GitRepo {
   std::optional<std::string> read_staged(std::string_view path) const;
   std::optional<std::string> read_head(std::string_view path) const;
 
+  // The id of the blob at `path` in the tree of `rev` (a commit or tree
+  // id, or any revision); nullopt when there is none. The blob itself may
+  // be absent from a partial clone: read it with read_object, or through
+  // git, which fetches it.
+  std::optional<std::string> blob_id_at(const std::string& rev, std::string_view path) const;
+
   // The content of the blob object with this hex id, read from the object
   // database alone (no index); nullopt when absent.
   std::optional<std::string> read_object(const std::string& hex) const;

@@ -1,5 +1,7 @@
 #include "transform.hpp"
 
+#include <atomic>
+
 #include <vector>
 
 #include "base64.hpp"
@@ -226,18 +228,31 @@ TransformReport smudge(std::string_view input, const BlobSource& source,
   }
   // Fetch (read, inflate, verify) on every core; splice in order after.
   std::vector<std::optional<std::string>> fetched(restores.size());
+  std::atomic<std::size_t> kept{0};
   parallel_for(restores.size(), [&](std::size_t k) {
     const Reference& ref = restores[k].ref;
     try {
       fetched[k] = source.fetch(ref.digest, ref.size);
     } catch (const Error& e) {
+      if (options.keep_missing) {
+        ++kept;
+        return;
+      }
       throw Error("cannot restore blob " + ref.digest.hex() + " referenced by " + options.path + ": " +
                   e.what());
     }
-    if (!fetched[k])
+    if (!fetched[k] && options.keep_missing) {
+      ++kept;
+    } else if (!fetched[k]) {
       throw Error("blob " + ref.digest.hex() + " referenced by " + options.path +
-                  " is missing (not in .jp/blobs, the index or HEAD)");
+                  " is missing (not in .jp/blobs, the commit being checked out, the index, HEAD or any "
+                  "other commit)");
+    }
   });
+  if (kept > 0)
+    report.warnings.push_back(options.path + ": " + std::to_string(kept.load()) +
+                              " blob(s) it references are in no copy git-jpblob can reach; showing their "
+                              "references");
   std::string output;
   output.reserve(input.size() * 2);
   std::size_t copied = 0;
@@ -245,6 +260,7 @@ TransformReport smudge(std::string_view input, const BlobSource& source,
   for (std::size_t k = 0; k < restores.size(); ++k) {
     const Restore& r = restores[k];
     std::optional<std::string>& bytes = fetched[k];
+    if (!bytes) continue;  // kept as a reference (keep_missing)
     if (r.ref.encoding == PayloadEncoding::Base64) {
       // Canonical standard base64 is what clean reads first, so it always
       // restores: encode straight into the output.

@@ -80,10 +80,15 @@ class StoreBlobSource : public BlobSource {
 
 struct SmudgeOptions {
   std::string path = "<stdin>";
+  // For a display (git diff and log through textconv): a blob that no copy
+  // anywhere gives back leaves its reference as it is, with one warning,
+  // rather than failing git's command. A checkout never sets it.
+  bool keep_missing = false;
 };
 
 // Throws Error naming the digest and `options.path` when a referenced blob
-// is missing or corrupt; nothing has been written to `out` then.
+// is missing or corrupt (unless keep_missing); nothing has been written to
+// `out` then.
 TransformReport smudge(std::string_view input, const BlobSource& source,
                        const SmudgeOptions& options, const OutputSink& out);
 

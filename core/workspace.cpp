@@ -14,39 +14,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-class GitFallbackSource : public BlobSource {
- public:
-  // `repo` is given when the store is its work tree's, so its blobs have
-  // tracked paths.
-  GitFallbackSource(const BlobStore& store, const GitRepo* repo) : store_(store), repo_(repo) {}
-
-  std::optional<std::string> fetch(const Digest& digest,
-                                   std::optional<std::uint64_t> size) const override {
-    return find(digest, size);
-  }
-
-  std::optional<std::string> find(const Digest& digest, std::optional<std::uint64_t> size) const {
-    if (auto bytes = store_.get(digest, size)) return bytes;
-    if (!repo_) return std::nullopt;
-    // libgit2 objects are not to be shared between threads: the fallback,
-    // which is rare, runs one at a time.
-    std::lock_guard lock(git_mutex_);
-    const std::string path = tracked_blob_path(digest);
-    for (bool staged : {true, false}) {
-      auto raw = staged ? repo_->read_staged(path) : repo_->read_head(path);
-      if (raw)
-        return decode_blob(*raw, digest, size, store_.options().max_blob_size,
-                           path + (staged ? " (index)" : " (HEAD)"));
-    }
-    return std::nullopt;
-  }
-
- private:
-  const BlobStore& store_;
-  const GitRepo* repo_;
-  mutable std::mutex git_mutex_;
-};
-
 }  // namespace
 
 Settings load_settings(const GitRepo* repo) {
@@ -77,7 +44,7 @@ Settings load_settings(const GitRepo* repo) {
 
 std::optional<std::string> Workspace::find_blob(const Digest& digest,
                                                std::optional<std::uint64_t> size) const {
-  return static_cast<const GitFallbackSource&>(*source_).find(digest, size);
+  return source_->find(digest, size, std::nullopt);
 }
 
 Workspace Workspace::open(const fs::path& cwd, const std::optional<fs::path>& store_dir) {
@@ -97,7 +64,7 @@ Workspace Workspace::open(const fs::path& cwd, const std::optional<fs::path>& st
   }
   std::error_code ec;
   if (fs::is_directory(w.top_, ec)) w.base_ = std::make_unique<SafeDir>(SafeDir::open(w.top_));
-  w.source_ = std::make_unique<GitFallbackSource>(*w.store_, w.in_work_tree_ ? w.repo() : nullptr);
+  w.source_ = std::make_unique<BlobLookup>(*w.store_, w.in_work_tree_ ? w.repo() : nullptr);
   return w;
 }
 

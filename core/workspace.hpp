@@ -13,6 +13,7 @@
 #include <optional>
 #include <string>
 
+#include "blob_lookup.hpp"
 #include "blob_store.hpp"
 #include "git_repo.hpp"
 #include "safe_path.hpp"
@@ -57,9 +58,8 @@ class Workspace {
   const std::filesystem::path& storage() const { return storage_; }
 
   // Blob bytes for smudge and readers: the store first, then, when the
-  // store is the work tree's, the blob file as staged in the index, then as
-  // committed in HEAD. Each copy is verified before use.
-  const BlobSource& blobs() const { return *source_; }
+  // store is the work tree's, git's objects (core/blob_lookup).
+  const BlobLookup& blobs() const { return *source_; }
 
   // The same lookup by digest alone, for callers with no reference (and so
   // no declared size): `git jpblob cat`.
@@ -72,7 +72,7 @@ class Workspace {
   // addresses, which must survive the Workspace being moved.
   std::unique_ptr<GitRepo> repo_;
   std::unique_ptr<BlobStore> store_;
-  std::unique_ptr<BlobSource> source_;
+  std::unique_ptr<BlobLookup> source_;
   Settings settings_;
   std::filesystem::path top_;
   std::unique_ptr<SafeDir> base_;

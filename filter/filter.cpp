@@ -10,8 +10,8 @@ Filter::Filter(const std::filesystem::path& cwd,
                const std::optional<std::filesystem::path>& store_dir)
     : workspace_(Workspace::open(cwd, store_dir)) {}
 
-void Filter::run(FilterMode mode, std::string_view input, const std::string& path,
-                 const OutputSink& out) const {
+void Filter::run(FilterMode mode, std::string_view input, const std::string& path, const OutputSink& out,
+                 const SmudgeContext& context) const {
   const std::string name = path.empty() ? std::string("<stdin>") : path;
   // git names the file (%f, or the pathname key of filter-process); a
   // one-shot run without a name is a conversation.
@@ -27,7 +27,8 @@ void Filter::run(FilterMode mode, std::string_view input, const std::string& pat
   } else {
     SmudgeOptions options;
     options.path = name;
-    report = smudge_document(kind, input, workspace_.blobs(), options, out);
+    options.keep_missing = !context.checkout;
+    report = smudge_document(kind, input, *workspace_.blobs().at(context.treeish), options, out);
   }
   for (const auto& w : report.warnings) std::cerr << "git-jpblob: warning: " << w << std::endl;
 }

@@ -15,6 +15,16 @@ namespace jpblob {
 
 enum class FilterMode { Clean, Smudge };
 
+// What git says about a smudge (filter-process metadata).
+struct SmudgeContext {
+  // The commit or tree being checked out (`treeish`), looked in first.
+  std::optional<std::string> treeish;
+  // True when git writes the file into the work tree: it always names the
+  // blob then (`blob`). A smudge without it is for a display (git diff and
+  // log through textconv), which never fails for a missing blob.
+  bool checkout = true;
+};
+
 class Filter {
  public:
   // Opens the workspace for a filter run in `cwd` (git runs filters at the
@@ -24,8 +34,8 @@ class Filter {
   // Filters one file. `path` is git's name for it, for messages. Warnings
   // go to stderr, one line each, prefixed "git-jpblob: warning: ". Throws
   // Error on failure, having written nothing to `out`.
-  void run(FilterMode mode, std::string_view input, const std::string& path,
-           const OutputSink& out) const;
+  void run(FilterMode mode, std::string_view input, const std::string& path, const OutputSink& out,
+           const SmudgeContext& context = {}) const;
 
   const Workspace& workspace() const { return workspace_; }
 

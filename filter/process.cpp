@@ -53,13 +53,16 @@ void run_filter_process(int in_fd, int out_fd, const std::optional<std::filesyst
   while (auto request = in.read_list_or_eof()) {
     const std::string command = value_of(*request, "command");
     const std::string path = value_of(*request, "pathname");
+    SmudgeContext context;
+    if (const std::string treeish = value_of(*request, "treeish"); !treeish.empty()) context.treeish = treeish;
+    context.checkout = !value_of(*request, "blob").empty();
     const std::string input = in.read_content();
     result.clear();
     try {
       if (command != "clean" && command != "smudge")
         throw Error("filter-process: unknown command '" + command + "' for " + path);
       filter.run(command == "clean" ? FilterMode::Clean : FilterMode::Smudge, input, path,
-                 [&](std::string_view piece) { result.append(piece); });
+                 [&](std::string_view piece) { result.append(piece); }, context);
     } catch (const Error& e) {
       // One file failed; git reports it and sends the next.
       std::cerr << "git-jpblob: " << e.what() << std::endl;

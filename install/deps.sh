@@ -10,6 +10,7 @@ packages=(
   libgtest-dev libgmock-dev
   clang libclang-rt-dev
   python3 bsdutils  # bsdutils: script(1), a terminal for the e2e tests
+  git-lfs  # the e2e tests of .jp/blobs kept in git-lfs
 )
 
 missing=()

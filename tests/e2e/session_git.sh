@@ -100,19 +100,31 @@ git jpblob verify --history > /dev/null || fail "verify --history failed"
 
 subcase "A missing blob: the session still checks out, with the reference kept and one warning, instead…"
 # A missing blob: the session still checks out, with the reference kept
-# and one warning, instead of failing the checkout. The blob is gone from
-# the store, the index and HEAD (a commit made with --no-verify).
-missing=$(grep -o 'blob:sha256:[0-9a-f]\{64\}' <<< "$committed" | head -n 1 | cut -c13-)
-blob=".jp/blobs/${missing:0:2}/${missing:2:2}/$missing.blob.gz"
-git rm -q "$blob"
+# and one warning, instead of failing the checkout. The blob is in no
+# commit (the session was committed with --no-verify) and its file is gone.
+lost=.jp/sessions/work/2026-11-22T11-00-00_lost.jsonl
+python3 - "$lost" "$TEST_ROOT/original.jsonl" <<'PY'
+import base64, json, random, sys
+rng = random.Random(11)
+lost = base64.b64encode(bytes(rng.getrandbits(8) for _ in range(2048))).decode()
+kept = json.loads(open(sys.argv[2]).readlines()[1])["message"]["content"][1]["data"]  # committed long ago
+with open(sys.argv[1], "w") as f:
+    for i, img in enumerate([lost, kept, lost]):
+        f.write(json.dumps({"type": "message", "id": "l%d" % i, "message": {"role": "user", "content": [
+            {"type": "image", "data": img, "mimeType": "image/png"}]}}, separators=(",", ":")) + "\n")
+PY
+git add "$lost"
 git commit -q --no-verify -m "lose a blob"
-rm "$session" "$blob"  # clean recreated the blob file from the inline session
-git checkout -q -- "$session" 2> checkout.err
-grep -q "blob $missing referenced by $session is missing; left as a reference" checkout.err ||
+committed_lost=$(git cat-file -p "HEAD:$lost")
+missing=$(grep -o 'blob:sha256:[0-9a-f]\{64\}' <<< "$committed_lost" | head -n 1 | cut -c13-)
+blob=".jp/blobs/${missing:0:2}/${missing:2:2}/$missing.blob.gz"
+rm "$lost" "$blob"
+git checkout -q -- "$lost" 2> checkout.err
+grep -q "blob $missing referenced by $lost is missing; left as a reference" checkout.err ||
   fail "no warning for the missing blob: $(cat checkout.err)"
 [ "$(grep -c "is missing" checkout.err)" -eq 1 ] || fail "more than one warning for one blob used twice: $(cat checkout.err)"
-grep -q "blob:sha256:$missing" "$session" || fail "the reference was not kept"
-[ "$(grep -c '"data":"blob:sha256:' "$session")" -eq 2 ] || fail "the other images were not loaded"
+grep -q "blob:sha256:$missing" "$lost" || fail "the reference was not kept"
+[ "$(grep -c '"data":"blob:sha256:' "$lost")" -eq 2 ] || fail "the other image was not loaded"
 git jpblob verify > /dev/null 2>&1 && fail "verify did not report the missing blob"
 
 subcase "A session outside .jp, routed by the user's own attribute line: the hook still commits its blobs"

@@ -140,17 +140,32 @@ TEST(GitRepo, SmudgeFallsBackToTheIndexThenHead) {
   g.git("rm -q --cached " + rel);
   EXPECT_EQ(smudged(), original);  // from HEAD
   g.git("commit -qm gone");
-  EXPECT_THROW(smudged(), Error);  // nowhere
+  EXPECT_EQ(smudged(), original);  // from the commit that still holds it
+  const std::string nowhere =
+      R"([{"type":"tool_call_response","content":{"$blob":")" + Sha256::of("never stored").hex() +
+      R"(","size":12,"encoding":"text"}}])";
+  EXPECT_THROW(smudge(nowhere, Workspace::open(g.repo()).blobs(), {}, [](std::string_view) {}), Error);
+}
 
-  // GIT_INDEX_FILE is the index git means (git commit -a and <paths> use
-  // another file).
-  g.git("checkout -q HEAD~1 -- " + rel);
-  g.git("commit -qm back");
+// GIT_INDEX_FILE is the index git means (git commit -a and <paths> use
+// another file).
+TEST(GitRepo, SmudgeReadsTheIndexGitNames) {
+  GitSandbox g;
+  auto ws = Workspace::open(g.repo());
+  std::string cleaned;
+  const std::string original = R"([{"type":"tool_call_response","content":"aGVsbG8="}])";
+  clean(original, ws.store(), {}, [&](std::string_view s) { cleaned.append(s); });
+  const fs::path blob = ws.store().path_of(Sha256::of("hello"));
+  g.git("add .jp");
   fs::copy_file(g.repo() / ".git/index", g.repo() / ".git/other-index");
-  g.git("rm -q --cached " + rel);
+  g.git("rm -q --cached " + fs::relative(blob, g.repo()).string());
   fs::remove(blob);
-  g.git("commit -qm gone-again");
-  EXPECT_THROW(smudged(), Error);
+  auto smudged = [&] {
+    std::string out;
+    smudge(cleaned, Workspace::open(g.repo()).blobs(), {}, [&](std::string_view s) { out.append(s); });
+    return out;
+  };
+  EXPECT_THROW(smudged(), Error);  // in no commit, not in this index
   ScopedEnv index("GIT_INDEX_FILE", (g.repo() / ".git/other-index").c_str());
   EXPECT_EQ(smudged(), original);
 }

@@ -70,11 +70,15 @@ class Server {
   };
   // Sends one request. Git writes the whole file before reading the reply;
   // so does this, from a thread, so a large file fills the pipe both ways.
-  Reply request(const std::string& command, const std::string& path, const std::string& data) {
+  // `metadata`: further "key=value" lines, as git sends for a checkout
+  // ("blob=<id>", "treeish=<id>").
+  Reply request(const std::string& command, const std::string& path, const std::string& data,
+                const std::vector<std::string>& metadata = {}) {
     std::thread sender([&] {
       PktWriter w(in_);
       w.text("command=" + command);
       w.text("pathname=" + path);
+      for (const auto& line : metadata) w.text(line);
       w.flush_packet();
       w.content(data);
       w.flush_packet();
@@ -141,8 +145,14 @@ TEST(FilterProcess, OneFailedFileDoesNotStopTheRest) {
   s.handshake();
   const std::string missing = "[{\"type\":\"tool_call_response\",\"content\":{\"$blob\":\"" +
                               Sha256::of("nowhere").hex() + "\",\"size\":7,\"encoding\":\"text\"}}]";
-  EXPECT_EQ(s.request("smudge", "a/events.json", missing).status, "status=error");
+  // A checkout (git names the blob it writes) of a file whose blob is
+  // nowhere fails that file only.
+  EXPECT_EQ(s.request("smudge", "a/events.json", missing, {"blob=" + std::string(40, '1')}).status, "status=error");
   EXPECT_EQ(s.request("frobnicate", "b/events.json", "[]").status, "status=error");
+  // A display (git diff's textconv: no blob named) shows the reference.
+  auto shown = s.request("smudge", "a/events.json", missing);
+  EXPECT_EQ(shown.status, "status=success");
+  EXPECT_EQ(shown.content, missing);
   auto ok = s.request("clean", "c/events.json", "not json");
   EXPECT_EQ(ok.status, "status=success");
   EXPECT_EQ(ok.content, "not json");

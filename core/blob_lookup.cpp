@@ -1,0 +1,89 @@
+#include "blob_lookup.hpp"
+
+#include "error.hpp"
+#include "git_cli.hpp"
+
+namespace jpblob {
+
+namespace {
+
+class AtTreeish : public BlobSource {
+ public:
+  AtTreeish(const BlobLookup& lookup, std::optional<std::string> treeish)
+      : lookup_(lookup), treeish_(std::move(treeish)) {}
+  std::optional<std::string> fetch(const Digest& digest, std::optional<std::uint64_t> size) const override {
+    return lookup_.find(digest, size, treeish_);
+  }
+
+ private:
+  const BlobLookup& lookup_;
+  std::optional<std::string> treeish_;
+};
+
+}  // namespace
+
+std::unique_ptr<BlobSource> BlobLookup::at(std::optional<std::string> treeish) const {
+  return std::make_unique<AtTreeish>(*this, std::move(treeish));
+}
+
+std::optional<std::string> BlobLookup::read_object(const std::string& id, const std::string& path) const {
+  std::optional<std::string> raw = repo_->read_object(id);
+  if (!raw && repo_->workdir()) raw = GitCli(*repo_->workdir()).read_blob(id);  // a partial clone fetches
+  if (raw && is_lfs_pointer(*raw) && repo_->workdir()) {
+    // .jp/blobs tracked by git-lfs: the object its pointer names, from
+    // git-lfs itself (its local store, or a download).
+    raw = GitCli(*repo_->workdir()).lfs_smudge(*raw, path);
+  }
+  return raw;
+}
+
+std::optional<std::string> BlobLookup::find(const Digest& digest, std::optional<std::uint64_t> size,
+                                            const std::optional<std::string>& treeish) const {
+  if (auto bytes = store_.get(digest, size)) return bytes;
+  if (!repo_) return std::nullopt;
+  // libgit2 objects are not to be shared between threads: the git side,
+  // which is rare, runs one lookup at a time.
+  std::lock_guard lock(git_mutex_);
+  const std::string path = tracked_blob_path(digest);
+  const std::uint64_t max = store_.options().max_blob_size;
+  std::optional<std::string> first_error;
+  // Each copy is verified; a corrupt one does not hide a good one further on.
+  auto try_copy = [&](const std::optional<std::string>& id, const std::string& where) -> std::optional<std::string> {
+    if (!id) return std::nullopt;
+    const auto raw = read_object(*id, path);
+    if (!raw) return std::nullopt;
+    try {
+      return decode_blob(*raw, digest, size, max, path + " (" + where + ")");
+    } catch (const Error& e) {
+      if (!first_error) first_error = e.what();
+      return std::nullopt;
+    }
+  };
+  if (treeish)
+    if (auto bytes = try_copy(repo_->blob_id_at(*treeish, path), "in " + treeish->substr(0, 12))) return bytes;
+  if (auto raw = repo_->read_staged(path)) {
+    try {
+      return decode_blob(is_lfs_pointer(*raw) && repo_->workdir()
+                             ? GitCli(*repo_->workdir()).lfs_smudge(*raw, path).value_or(*raw)
+                             : *raw,
+                         digest, size, max, path + " (index)");
+    } catch (const Error& e) {
+      if (!first_error) first_error = e.what();
+    }
+  }
+  if (auto bytes = try_copy(repo_->blob_id_at("HEAD", path), "HEAD")) return bytes;
+  if (!history_ && repo_->workdir()) {
+    history_.emplace();
+    for (auto& [p, id] : GitCli(*repo_->workdir()).blobs_in_history(std::string(kWorkTreeStore)))
+      if (auto d = digest_of_tracked_path(p)) history_->emplace(*d, std::move(id));
+  }
+  if (history_) {
+    const auto found = history_->find(digest);
+    if (found != history_->end())
+      if (auto bytes = try_copy(found->second, "history")) return bytes;
+  }
+  if (first_error) throw Error(*first_error);
+  return std::nullopt;
+}
+
+}  // namespace jpblob

@@ -1,0 +1,60 @@
+// Where smudge and readers find a blob (docs/ARCHITECTURE.md, "Two homes,
+// one truth"): the work-tree store holds what is not committed yet and,
+// where wanted, a checked-out copy; git's objects hold every committed
+// blob. Nothing depends on the work-tree copy existing, nor on git having
+// written the blob files before the conversations (parallel checkout,
+// git-lfs's delayed smudge, `stash -u`).
+//
+// In order: the store; the commit git is checking out (`treeish`, when git
+// says); the index; HEAD; then any commit reachable from a ref or the stash
+// (one listing, made on the first miss and kept). A blob object a partial
+// clone lacks is fetched through git; a blob file that git-lfs tracks is
+// read through its pointer. Every copy is verified before use.
+//
+// Thread safety: fetch() may be called from several threads; the git side
+// runs one lookup at a time.
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <unordered_map>
+
+#include "blob_store.hpp"
+#include "git_repo.hpp"
+#include "transform.hpp"
+
+namespace jpblob {
+
+class BlobLookup : public BlobSource {
+ public:
+  // `repo` when the store is its work tree's (blobs have tracked paths),
+  // else null: the store alone. Both must outlive the lookup.
+  BlobLookup(const BlobStore& store, const GitRepo* repo) : store_(store), repo_(repo) {}
+
+  std::optional<std::string> fetch(const Digest& digest, std::optional<std::uint64_t> size) const override {
+    return find(digest, size, std::nullopt);
+  }
+
+  // The verified bytes, or nullopt when no copy exists anywhere. Throws
+  // Error when the only copies found are corrupt.
+  std::optional<std::string> find(const Digest& digest, std::optional<std::uint64_t> size,
+                                  const std::optional<std::string>& treeish) const;
+
+  // The same lookup with the commit git is checking out looked in first.
+  std::unique_ptr<BlobSource> at(std::optional<std::string> treeish) const;
+
+ private:
+  // A blob object's bytes: from libgit2, else through git (a partial
+  // clone's missing object), with a git-lfs pointer resolved.
+  std::optional<std::string> read_object(const std::string& id, const std::string& path) const;
+
+  const BlobStore& store_;
+  const GitRepo* repo_;
+  mutable std::mutex git_mutex_;
+  // Digest -> blob object id in any reachable commit, built on first need.
+  mutable std::optional<std::unordered_map<Digest, std::string, DigestHash>> history_;
+};
+
+}  // namespace jpblob
