@@ -68,10 +68,21 @@ VerifyReport run_verify(const Workspace& ws, bool history, const Progress& progr
   });
 
   // 2. Every reference in the work tree and the index resolves.
+  // A reference resolves when its blob is in the store or staged, in any
+  // worktree: documents are read from every worktree, so blobs are looked
+  // for in every one too.
   std::set<std::string> staged_blobs;
-  if (ws.in_work_tree())
-    for (IndexEntry& e : GitCli(ws.top()).index_entries({std::string(kWorkTreeStore)}))
-      staged_blobs.insert(std::move(e.path));
+  if (ws.in_work_tree()) {
+    for (const fs::path& wt : GitCli(ws.top()).worktrees()) {
+      std::error_code ec;
+      if (!fs::exists(wt, ec)) continue;
+      for (IndexEntry& e : GitCli(wt).index_entries({literal_pathspec(kWorkTreeStore)}))
+        staged_blobs.insert(std::move(e.path));
+      if (fs::equivalent(wt, ws.top(), ec)) continue;
+      for (const StoreEntry& e : BlobStore::for_work_tree(wt, store.options()).entries())
+        if (e.kind == StoreEntry::Kind::Blob) present.insert(*e.digest);
+    }
+  }
   std::unordered_set<Digest, DigestHash> live;
   for_each_document(
       ws,

@@ -25,6 +25,16 @@ git commit -qam "from the worktree"
 assert_no_changes
 assert_blobs_committed
 
+subcase "verify in either of two linked worktrees reports nothing missing"
+cd "$TEST_ROOT/wt"
+write_conversation 2-only-here "added in the linked worktree only"
+git add .jp/conversations/2-only-here
+cd "$TEST_ROOT/repo"
+git jpblob verify > "$TEST_ROOT/verify.out" 2>&1 || fail "verify in the main worktree: $(cat "$TEST_ROOT/verify.out")"
+cd "$TEST_ROOT/wt"
+git jpblob verify > "$TEST_ROOT/verify.out" 2>&1 || fail "verify in the linked worktree: $(cat "$TEST_ROOT/verify.out")"
+git reset -q && rm -rf .jp/conversations/2-only-here
+
 subcase "Sparse checkout without the blobs"
 # Sparse checkout without the blobs.
 git clone -q --no-checkout "$TEST_ROOT/repo" "$TEST_ROOT/sparse"
