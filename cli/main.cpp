@@ -126,6 +126,7 @@ int main(int argc, char** argv) {
   run->callback([&] { run_status = jpblob::run_run_command(m); });
   auto* migrate = maintenance("migrate", "rewrite every conversation to its cleaned form", jpblob::run_migrate_command);
   migrate->add_flag("--dry-run", m.dry_run, "say what would be rewritten");
+  maintenance("repair", "write corrupt or missing blobs again from any good copy", jpblob::run_repair_command);
   auto* stats = maintenance("stats", "conversations, blobs and savings", jpblob::run_stats_command);
   stats->add_flag("--json", m.json, "machine output");
   stats->add_option("--store", m.store, "a JP storage folder instead of the work tree's .jp");

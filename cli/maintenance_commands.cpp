@@ -20,6 +20,7 @@
 #include "core/payload.hpp"
 #include "core/reference.hpp"
 #include "core/render.hpp"
+#include "core/repair.hpp"
 #include "core/stats.hpp"
 #include "core/subprocess.hpp"
 #include "core/transform.hpp"
@@ -226,6 +227,21 @@ void run_migrate_command(const MaintenanceArgs& args) {
   for (const auto& f : r.skipped) std::cerr << "git-jpblob: warning: skipped " << f << '\n';
   std::cout << (args.dry_run ? "Would rewrite " : "Rewrote ") << r.rewritten.size() << " conversation(s); "
             << r.unchanged << " already migrated.\n";
+}
+
+void run_repair_command(const MaintenanceArgs& args) {
+  const Workspace ws = open_workspace(args);
+  RepairReport r;
+  {
+    TerminalProgress progress;
+    r = run_repair(ws, progress.callback());
+  }
+  for (const auto& p : r.repaired) std::cout << "repaired " << p << '\n';
+  for (const auto& p : r.unrecoverable) std::cout << "cannot repair " << p << '\n';
+  std::cout << "Checked " << r.checked << " blob(s): repaired " << r.repaired.size() << ", "
+            << r.unrecoverable.size() << " without a good copy.\n";
+  if (!r.unrecoverable.empty())
+    throw Error(std::to_string(r.unrecoverable.size()) + " blob(s) have no good copy anywhere");
 }
 
 void run_stats_command(const MaintenanceArgs& args) {

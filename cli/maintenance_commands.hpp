@@ -32,6 +32,7 @@ void run_print_command(const MaintenanceArgs& args);
 void run_cat_command(const MaintenanceArgs& args);
 void run_migrate_command(const MaintenanceArgs& args);
 void run_stats_command(const MaintenanceArgs& args);
+void run_repair_command(const MaintenanceArgs& args);  // throws when a blob has no good copy
 // Returns the command's exit status.
 int run_run_command(const MaintenanceArgs& args);
 void run_store_command(const MaintenanceArgs& args);

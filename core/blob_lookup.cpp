@@ -40,6 +40,11 @@ std::optional<std::string> BlobLookup::read_object(const std::string& id, const 
 std::optional<std::string> BlobLookup::find(const Digest& digest, std::optional<std::uint64_t> size,
                                             const std::optional<std::string>& treeish) const {
   if (auto bytes = store_.get(digest, size)) return bytes;
+  return find_in_git(digest, size, treeish);
+}
+
+std::optional<std::string> BlobLookup::find_in_git(const Digest& digest, std::optional<std::uint64_t> size,
+                                                   const std::optional<std::string>& treeish) const {
   if (!repo_) return std::nullopt;
   // libgit2 objects are not to be shared between threads: the git side,
   // which is rare, runs one lookup at a time.

@@ -42,6 +42,11 @@ class BlobLookup : public BlobSource {
   std::optional<std::string> find(const Digest& digest, std::optional<std::uint64_t> size,
                                   const std::optional<std::string>& treeish) const;
 
+  // The lookup without the store: git's objects alone (for repairing a
+  // corrupt store file). Same order and rules as find().
+  std::optional<std::string> find_in_git(const Digest& digest, std::optional<std::uint64_t> size,
+                                         const std::optional<std::string>& treeish) const;
+
   // The same lookup with the commit git is checking out looked in first.
   std::unique_ptr<BlobSource> at(std::optional<std::string> treeish) const;
 

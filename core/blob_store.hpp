@@ -157,6 +157,13 @@ class BlobStore {
   // on failures other than the file being gone.
   Removal remove(const StoreEntry& entry, std::time_t not_newer_than) const;
 
+  // Replaces a blob file that verify() found corrupt with `bytes`, whose
+  // SHA-256 must be `digest` (an Error otherwise, and nothing is written).
+  // The one exception to "a present blob is never rewritten": what is
+  // there is not the blob. Returns false, writing nothing, when the file
+  // is (by now) a good copy.
+  bool replace_corrupt(const Digest& digest, std::string_view bytes) const;
+
   // Reads and fully checks a blob (see decode_blob) and returns its size;
   // nullopt when absent. Throws Error("blob <path> is corrupt: …"), the
   // path relative to the boundary (the work tree's top, or --store).

@@ -8,6 +8,7 @@
 
 #include "blob_store.hpp"
 #include "error.hpp"
+#include "gzip.hpp"
 
 namespace jpblob {
 
@@ -130,6 +131,22 @@ std::optional<std::uint64_t> BlobStore::verify(const Digest& digest, std::option
   // Named as the user sees it: relative to the work tree (or --store).
   const std::string what = path_of(digest).lexically_relative(display_base_).string();
   return decode_blob(*raw, digest, expected_size, options_.max_blob_size, what).size();
+}
+
+bool BlobStore::replace_corrupt(const Digest& digest, std::string_view bytes) const {
+  if (Sha256::of(bytes) != digest)
+    throw Error("refusing to repair blob " + digest.hex() + ": the bytes offered are another blob's");
+  try {
+    if (verify(digest)) return false;  // a good copy is there after all
+  } catch (const Error&) {
+    // corrupt, as expected
+  }
+  Fd leaf = open_leaf(digest, true);
+  AtomicFile file(leaf.get(), digest.hex() + ".blob.gz", "blob " + path_of(digest).string(), 0666,
+                  options_.fsync ? AtomicFile::Durability::Full : AtomicFile::Durability::None);
+  file.write(gzip_compress(bytes, options_.compression_level));
+  file.commit(AtomicFile::Replace::Yes);
+  return true;
 }
 
 std::optional<std::uint64_t> BlobStore::trailer_size(const StoreEntry& entry) const {

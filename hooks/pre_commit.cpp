@@ -23,9 +23,9 @@ namespace {
 
 // The ways back to a blob file, for messages.
 std::string how_to_restore(const std::string& path) {
-  return "restore the blob file (git checkout <commit> -- " + path +
-         "), add the file that held the content again so clean rewrites it, or store the "
-         "content itself with `git jpblob store <file>` (an agent's own blob file, say)";
+  return "run `git jpblob repair`, which writes it again from any good copy in git's objects or in a "
+         "conversation that still holds the content inline; or restore the blob file (git checkout <commit> -- " +
+         path + "), or store the content itself with `git jpblob store <file>` (an agent's own blob file, say)";
 }
 
 class Hook {

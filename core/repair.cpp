@@ -1,0 +1,115 @@
+#include "repair.hpp"
+
+#include <unistd.h>
+
+#include <atomic>
+#include <filesystem>
+#include <mutex>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "error.hpp"
+#include "live_set.hpp"
+#include "parallel.hpp"
+
+namespace jpblob {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// The bytes of the inline payloads of work-tree documents whose digest is
+// among `wanted`, stored by cleaning each such document into a throwaway
+// store: the one place that knows how to decode a payload is clean.
+std::unordered_map<Digest, std::string, DigestHash> from_documents(
+    const Workspace& ws, const std::unordered_map<Digest, std::string, DigestHash>& wanted) {
+  std::unordered_map<Digest, std::string, DigestHash> found;
+  std::mutex mutex;
+  std::string pattern = (fs::temp_directory_path() / "jpblob-repair-XXXXXX").string();
+  if (!::mkdtemp(pattern.data())) throw errno_error("cannot make a scratch folder", errno);
+  const fs::path scratch = pattern;
+  struct Cleanup {
+    fs::path dir;
+    ~Cleanup() {
+      std::error_code ec;
+      fs::remove_all(dir, ec);
+    }
+  } cleanup{scratch};
+  StoreOptions options = ws.settings().store;
+  options.fsync = false;
+  const BlobStore store = BlobStore::for_storage(scratch, scratch, options);
+  for_each_document(
+      ws,
+      [&](const DocumentRef& doc, const std::string& text) {
+        if (doc.origin != DocumentOrigin::WorkTree) return;
+        const DocumentNeeds needs = document_needs(doc.kind, text, 0);
+        bool useful = false;
+        for (const auto& p : needs.inline_payloads) useful = useful || wanted.count(p.digest);
+        if (!useful) return;
+        clean_document(doc.kind, text, store, CleanOptions{}, [](std::string_view) {});
+        for (const auto& p : needs.inline_payloads)
+          if (wanted.count(p.digest))
+            if (auto bytes = store.get(p.digest)) {
+              std::lock_guard lock(mutex);
+              found.emplace(p.digest, std::move(*bytes));
+            }
+      },
+      {});
+  return found;
+}
+
+}  // namespace
+
+RepairReport run_repair(const Workspace& ws, const Progress& progress) {
+  RepairReport report;
+  const BlobStore& store = ws.store();
+  std::vector<StoreEntry> blobs;
+  for (StoreEntry& e : store.entries())
+    if (e.kind == StoreEntry::Kind::Blob) blobs.push_back(std::move(e));
+  report.checked = blobs.size();
+  std::unordered_map<Digest, std::string, DigestHash> corrupt;  // digest -> why
+  std::mutex mutex;
+  std::atomic<std::size_t> done{0};
+  parallel_for(blobs.size(), [&](std::size_t i) {
+    try {
+      store.verify(*blobs[i].digest);
+    } catch (const Error& e) {
+      std::lock_guard lock(mutex);
+      corrupt.emplace(*blobs[i].digest, e.what());
+    }
+    if (progress) progress("Verifying blobs", ++done, blobs.size());
+  });
+  // Referenced blobs missing from the store are written too, from the
+  // same copies: what the hook and verify name as missing.
+  std::unordered_set<Digest, DigestHash> present;
+  for (const StoreEntry& e : blobs) present.insert(*e.digest);
+  std::unordered_set<Digest, DigestHash> missing;
+  for (const Digest& d : build_live_set(ws, {}).referenced)
+    if (!present.count(d)) missing.insert(d);
+  for (const Digest& d : missing) corrupt.emplace(d, "missing");
+  if (corrupt.empty()) return report;
+
+  std::unordered_map<Digest, std::string, DigestHash> good;
+  for (const auto& [digest, why] : corrupt)
+    if (auto bytes = ws.blobs().find_in_git(digest, std::nullopt, std::nullopt)) good.emplace(digest, std::move(*bytes));
+  std::unordered_map<Digest, std::string, DigestHash> rest;
+  for (const auto& [digest, why] : corrupt)
+    if (!good.count(digest)) rest.emplace(digest, why);
+  if (!rest.empty())
+    for (auto& [digest, bytes] : from_documents(ws, rest)) good.emplace(digest, std::move(bytes));
+
+  for (const auto& [digest, why] : corrupt) {
+    const std::string path = store.path_of(digest).lexically_relative(ws.top()).string();
+    const auto bytes = good.find(digest);
+    if (bytes == good.end()) {
+      report.unrecoverable.push_back(path + ": no good copy in git's objects or in a work-tree document (" + why + ")");
+      continue;
+    }
+    if (missing.count(digest)) store.put(digest, bytes->second);
+    else store.replace_corrupt(digest, bytes->second);
+    report.repaired.push_back(path);
+  }
+  return report;
+}
+
+}  // namespace jpblob
