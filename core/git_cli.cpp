@@ -18,14 +18,7 @@ std::string first_line(const std::string& text) {
   return line;
 }
 
-std::string scope_flag(ConfigScope scope) {
-  switch (scope) {
-    case ConfigScope::Local: return "--local";
-    case ConfigScope::System: return "--system";
-    case ConfigScope::Global: break;
-  }
-  return "--global";
-}
+std::string scope_flag(ConfigScope scope) { return "--" + config_scope_name(scope); }
 
 // Splits "a b c" into its space-separated fields.
 std::vector<std::string_view> fields(std::string_view meta) {
@@ -46,6 +39,15 @@ std::string nul_joined(const std::vector<std::string>& items, bool literal) {
 }
 
 }  // namespace
+
+std::string config_scope_name(ConfigScope scope) {
+  switch (scope) {
+    case ConfigScope::Local: return "local";
+    case ConfigScope::System: return "system";
+    case ConfigScope::Global: break;
+  }
+  return "global";
+}
 
 std::string literal_pathspec(std::string_view path) { return ":(literal)" + std::string(path); }
 

@@ -61,6 +61,8 @@ struct RepoLayout {
 };
 
 enum class ConfigScope { Local, Global, System };
+// "local", "global", "system": git's name for a scope.
+std::string config_scope_name(ConfigScope scope);
 
 class GitCli {
  public:

@@ -21,15 +21,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string scope_name(ConfigScope s) {
-  switch (s) {
-    case ConfigScope::Local: return "local";
-    case ConfigScope::System: return "system";
-    case ConfigScope::Global: break;
-  }
-  return "global";
-}
-
 using Repo = RepoLayout;
 
 // The repository around cwd, if any, asked of git itself so that
@@ -104,7 +95,7 @@ std::vector<std::string> install(const fs::path& cwd, const InstallOptions& opti
     config_changed = true;
   }
   if (config_changed) done.push_back("Set the jpblob filter and diff driver in the " +
-                                     scope_name(options.scope) + " git config.");
+                                     config_scope_name(options.scope) + " git config.");
   if (!repo) return done.empty() ? std::vector<std::string>{"Nothing to change."} : done;
 
   // 2. .gitattributes.
@@ -215,7 +206,7 @@ std::vector<std::string> uninstall(const fs::path& cwd, const InstallOptions& op
   // Drop the section headers git leaves behind, but only when empty.
   for (const char* section : {"filter.jpblob", "diff.jpblob"}) config.config_remove_empty_section(section, options.scope);
   if (config_changed) done.push_back("Removed the jpblob filter and diff driver from the " +
-                                     scope_name(options.scope) + " git config.");
+                                     config_scope_name(options.scope) + " git config.");
   if (!repo) return done.empty() ? std::vector<std::string>{"Nothing to change."} : done;
 
   const SafeDir top = SafeDir::open(repo->top);
