@@ -1,5 +1,6 @@
 #include "gc.hpp"
 
+#include <algorithm>
 #include <ctime>
 #include <optional>
 #include <unordered_set>
@@ -48,6 +49,15 @@ bool in_git_objects(const Workspace& ws, const Digest& digest) {
   return raw && ws.repo()->has_object(ws.repo()->hash_blob(*raw));
 }
 
+// A temporary file may belong to a writer still at work, whatever
+// --prune says: it waits an hour at least, as git's prune waits for its
+// own temporary objects. A killed writer's leftovers go the next time.
+std::int64_t grace_of(const StoreEntry& e, const GcOptions& options) {
+  constexpr std::int64_t kTemporaryGrace = 3600;
+  return e.kind == StoreEntry::Kind::Temporary ? std::max(options.grace_seconds, kTemporaryGrace)
+                                              : options.grace_seconds;
+}
+
 }  // namespace
 
 GcReport run_gc(const Workspace& ws, const GcOptions& options, const Progress& progress) {
@@ -72,7 +82,7 @@ GcReport run_gc(const Workspace& ws, const GcOptions& options, const Progress& p
       ++report.kept_live;
       continue;
     }
-    const bool old = options.grace_seconds != INT64_MAX && e.mtime + options.grace_seconds <= now;
+    const bool old = options.grace_seconds != INT64_MAX && e.mtime + grace_of(e, options) <= now;
     if (!old) {
       ++report.kept_young;
       continue;
@@ -110,7 +120,7 @@ GcReport run_gc(const Workspace& ws, const GcOptions& options, const Progress& p
   for (const StoreEntry* e : doomed) {
     if (!options.dry_run) {
       // The age again, just before deleting: a clean may have used it.
-      const Removal removal = store.remove(*e, ::time(nullptr) - options.grace_seconds);
+      const Removal removal = store.remove(*e, ::time(nullptr) - grace_of(*e, options));
       if (removal == Removal::Gone) continue;
       if (removal == Removal::Fresh) {
         ++report.kept_young;

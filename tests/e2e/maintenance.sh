@@ -83,6 +83,12 @@ git status --porcelain | grep -q "^D  $(blob_path "$d_second")" || fail "gc did 
 git commit -qm gc
 git jpblob gc --prune=now > /dev/null
 [ ! -e "$orphan_young" ] || fail "--prune=now kept a young orphan"
+# A writer's temporary file is never taken from under it, --prune=now or not.
+temp_young=".jp/blobs/00/00/.jpblob-tmp-2-2-cafef00d"
+mkdir -p "$(dirname "$temp_young")" && echo writing > "$temp_young"
+git jpblob gc --prune=now > /dev/null
+[ -e "$temp_young" ] || fail "gc --prune=now deleted a temporary file being written"
+rm "$temp_young"
 
 subcase "A corrupt events.json: gc deletes nothing and says why"
 # A corrupt events.json: gc deletes nothing and says why.
