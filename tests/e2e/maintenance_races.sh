@@ -10,7 +10,7 @@ subcase "gc loops while another process writes, adds and commits conversations"
 # 1. gc loops while another process writes, adds and commits conversations
 #    whose payloads dedup to old (backdated) orphan blobs.
 for i in $(seq 1 20); do
-  printf 'payload %s' "$i" | git jpblob clean > /dev/null <<<"[{\"type\":\"tool_call_response\",\"content\":\"$(printf 'payload %s' "$i" | base64 -w0)\"}]"
+  git jpblob clean > /dev/null <<<"[{\"type\":\"tool_call_response\",\"content\":\"$(printf 'payload %s' "$i" | base64 -w0)\"}]"
 done
 find .jp/blobs -type f -exec touch -d '3 hours ago' {} +
 (
