@@ -9,81 +9,93 @@ blob_of() { local h; h=$(printf '%s' "$1" | sha256sum | cut -c1-64); echo ".jp/b
 age_blobs() { find .jp/blobs -type f -exec touch -d "3 hours ago" {} +; git update-index -q --refresh > /dev/null || true; }
 conv=.jp/conversations/1-stashed/events.json
 
-subcase "stash: an added conversation's only blob survives gc, and stash pop gives it back byte for byte"
-write_conversation 1-stashed "stashed tool output"
-git add "$conv"
-cp "$conv" "$TEST_ROOT/before.json"
-git stash -q
-[ ! -e "$conv" ] || fail "stash left the conversation"
-age_blobs
-git jpblob gc > /dev/null
-[ -f "$(blob_of "stashed tool output")" ] || fail "gc at the default grace deleted the stashed blob"
-git jpblob gc --prune=now > /dev/null
-[ -f "$(blob_of "stashed tool output")" ] || fail "gc --prune=now deleted the stashed blob"
-git stash pop -q || fail "stash pop failed"
-cmp -s "$conv" "$TEST_ROOT/before.json" || fail "the conversation did not come back byte for byte"
-git reset -q
-rm -rf .jp/conversations/1-stashed
+stash_keeps_blob() {
+  write_conversation 1-stashed "stashed tool output"
+  git add "$conv"
+  cp "$conv" "$TEST_ROOT/before.json"
+  git stash -q
+  [ ! -e "$conv" ] || fail "stash left the conversation"
+  age_blobs
+  git jpblob gc > /dev/null
+  [ -f "$(blob_of "stashed tool output")" ] || fail "gc at the default grace deleted the stashed blob"
+  git jpblob gc --prune=now > /dev/null
+  [ -f "$(blob_of "stashed tool output")" ] || fail "gc --prune=now deleted the stashed blob"
+  git stash pop -q || fail "stash pop failed"
+  cmp -s "$conv" "$TEST_ROOT/before.json" || fail "the conversation did not come back byte for byte"
+  git reset -q
+  rm -rf .jp/conversations/1-stashed
+}
+case_ "stash: an added conversation's only blob survives gc, and stash pop gives it back byte for byte" stash_keeps_blob
 
-subcase "stash -u: an untracked conversation and its blob come back after gc --prune=now"
-write_conversation 2-untracked "untracked tool output"
-cp .jp/conversations/2-untracked/events.json "$TEST_ROOT/untracked.json"
-git add .jp/conversations/2-untracked && git reset -q  # clean wrote its blob, now untracked too
-git stash -q -u
-[ ! -e .jp/conversations/2-untracked ] || fail "stash -u left the conversation"
-git jpblob gc --prune=now > /dev/null
-git stash pop -q || fail "stash pop failed"
-cmp -s .jp/conversations/2-untracked/events.json "$TEST_ROOT/untracked.json" || fail "not byte for byte after stash -u"
-rm -rf .jp/conversations/2-untracked
-git jpblob gc --prune=now > /dev/null
+stash_untracked_keeps_blob() {
+  write_conversation 2-untracked "untracked tool output"
+  cp .jp/conversations/2-untracked/events.json "$TEST_ROOT/untracked.json"
+  git add .jp/conversations/2-untracked && git reset -q  # clean wrote its blob, now untracked too
+  git stash -q -u
+  [ ! -e .jp/conversations/2-untracked ] || fail "stash -u left the conversation"
+  git jpblob gc --prune=now > /dev/null
+  git stash pop -q || fail "stash pop failed"
+  cmp -s .jp/conversations/2-untracked/events.json "$TEST_ROOT/untracked.json" || fail "not byte for byte after stash -u"
+  rm -rf .jp/conversations/2-untracked
+  git jpblob gc --prune=now > /dev/null
+}
+case_ "stash -u: an untracked conversation and its blob come back after gc --prune=now" stash_untracked_keeps_blob
 
-subcase "a merge in progress keeps the blobs of both sides"
-git checkout -q -b side
-write_conversation 3-merge "side tool output"
-git add .jp/conversations/3-merge
-git commit -qm side
-git checkout -q main
-write_conversation 3-merge "main tool output"
-git add .jp/conversations/3-merge
-git commit -qm main
-git merge -q side > /dev/null 2>&1 && fail "expected a conflict"
-# Resolved to our side but not committed: only MERGE_HEAD still names the
-# other side's conversation, and a merge --abort or a new resolution may
-# want its blob back.
-git checkout -q --ours .jp/conversations/3-merge/events.json
-git add .jp/conversations/3-merge/events.json
-age_blobs
-git jpblob gc --prune=now > /dev/null
-[ -f "$(blob_of "side tool output")" ] || fail "gc deleted a blob the merge in progress names"
-git ls-files --error-unmatch "$(blob_of "side tool output")" > /dev/null 2>&1 || fail "gc unstaged it"
-git merge --abort
+merge_in_progress() {
+  git checkout -q -b side
+  write_conversation 3-merge "side tool output"
+  git add .jp/conversations/3-merge
+  git commit -qm side
+  git checkout -q main
+  write_conversation 3-merge "main tool output"
+  git add .jp/conversations/3-merge
+  git commit -qm main
+  if git merge -q side > /dev/null 2>&1; then fail "expected a conflict"; fi
+  # Resolved to our side but not committed: only MERGE_HEAD still names the
+  # other side's conversation, and a merge --abort or a new resolution may
+  # want its blob back.
+  git checkout -q --ours .jp/conversations/3-merge/events.json
+  git add .jp/conversations/3-merge/events.json
+  age_blobs
+  git jpblob gc --prune=now > /dev/null
+  [ -f "$(blob_of "side tool output")" ] || fail "gc deleted a blob the merge in progress names"
+  git ls-files --error-unmatch "$(blob_of "side tool output")" > /dev/null 2>&1 || fail "gc unstaged it"
+  git merge --abort
+}
+case_ "a merge in progress keeps the blobs of both sides" merge_in_progress
 
-subcase "a commit only a reflog remembers keeps a blob no git object holds"
-write_conversation 4-reflog "reflog-only tool output"
-git add .jp/conversations/4-reflog
-git commit -q --no-verify -m "no blob committed"
-git reset -q --hard HEAD~1
-blob=$(blob_of "reflog-only tool output")
-[ -f "$blob" ] || fail "the set-up lost the blob"
-touch -d '3 hours ago' "$blob"
-git jpblob gc --prune=now > /dev/null
-[ -f "$blob" ] || fail "gc deleted the only copy a reflog commit references"
-git checkout -q HEAD@{1} -- .jp/conversations/4-reflog || fail "the reflog commit cannot be checked out"
-grep -q "$(printf 'reflog-only tool output' | base64 -w0)" .jp/conversations/4-reflog/events.json ||
-  fail "the reflog commit's conversation is not readable"
-git reset -q --hard
+reflog_commit() {
+  write_conversation 4-reflog "reflog-only tool output"
+  git add .jp/conversations/4-reflog
+  git commit -q --no-verify -m "no blob committed"
+  git reset -q --hard HEAD~1
+  local blob
+  blob=$(blob_of "reflog-only tool output")
+  [ -f "$blob" ] || fail "the set-up lost the blob"
+  touch -d '3 hours ago' "$blob"
+  git jpblob gc --prune=now > /dev/null
+  [ -f "$blob" ] || fail "gc deleted the only copy a reflog commit references"
+  git checkout -q HEAD@{1} -- .jp/conversations/4-reflog || fail "the reflog commit cannot be checked out"
+  grep -q "$(printf 'reflog-only tool output' | base64 -w0)" .jp/conversations/4-reflog/events.json ||
+    fail "the reflog commit's conversation is not readable"
+  git reset -q --hard
+}
+case_ "a commit only a reflog remembers keeps a blob no git object holds" reflog_commit
 
-subcase "a gc killed after deleting leaves index entries a second gc unstages"
-write_conversation 5-dropped "dropped tool output"
-git add .jp/conversations/5-dropped
-git commit -qm dropped
-blob=$(blob_of "dropped tool output")
-git rm -q -r .jp/conversations/5-dropped
-git commit -qm "drop it"
-rm "$blob"  # as a gc killed between its deletion and its unstaging left it
-git ls-files --error-unmatch "$blob" > /dev/null 2>&1 || fail "the set-up did not leave the blob tracked"
-git jpblob gc --prune=now > /dev/null
-git ls-files --error-unmatch "$blob" > /dev/null 2>&1 && fail "the second gc left a deleted blob in the index"
-git commit -qm gc
-assert_no_changes
+second_gc_finishes() {
+  write_conversation 5-dropped "dropped tool output"
+  git add .jp/conversations/5-dropped
+  git commit -qm dropped
+  local blob
+  blob=$(blob_of "dropped tool output")
+  git rm -q -r .jp/conversations/5-dropped
+  git commit -qm "drop it"
+  rm "$blob"  # as a gc killed between its deletion and its unstaging left it
+  git ls-files --error-unmatch "$blob" > /dev/null 2>&1 || fail "the set-up did not leave the blob tracked"
+  git jpblob gc --prune=now > /dev/null
+  if git ls-files --error-unmatch "$blob" > /dev/null 2>&1; then fail "the second gc left a deleted blob in the index"; fi
+  git commit -qm gc
+  assert_no_changes
+}
+case_ "a gc killed after deleting leaves index entries a second gc unstages" second_gc_finishes
 pass

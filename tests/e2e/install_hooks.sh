@@ -3,12 +3,10 @@
 # core.hooksPath. Nothing is ever overwritten, and uninstall puts back
 # exactly what was there.
 . "$(dirname "$0")/lib.sh"
-subcase "install, reinstall and uninstall: beside an existing hook, and with core.hooksPath"
 git init -q "$TEST_ROOT/repo"
 cd "$TEST_ROOT/repo"
 snapshot() { { git config --global --list 2>/dev/null; cat .gitattributes 2>/dev/null; ls -la "$1" 2>/dev/null | awk '{print $1, $NF}'; cat "$1"/* 2>/dev/null; } | sha256sum; }
 
-subcase "A user's own hook, which fails commits whose message says \"bad\""
 # A user's own hook, which fails commits whose message says "bad".
 mkdir -p .git/hooks
 cat > .git/hooks/pre-commit <<'HOOK'
@@ -20,65 +18,81 @@ chmod +x .git/hooks/pre-commit
 cp .git/hooks/pre-commit "$TEST_ROOT/user-hook"
 before=$(snapshot .git/hooks)
 
-subcase "Without --force: refused, with how to chain by hand, and nothing changed"
-# Without --force: refused, with how to chain by hand, and nothing changed.
-set +e
-git jpblob install > "$TEST_ROOT/out" 2> "$TEST_ROOT/err"
-rc=$?
-set -e
-[ "$rc" -eq 1 ] || fail "install over a foreign hook exited $rc"
-grep -q "refusing to replace .*pre-commit" "$TEST_ROOT/err" || fail "message: $(cat "$TEST_ROOT/err")"
-grep -q "pre-commit || exit 1" "$TEST_ROOT/err" || fail "no hint how to chain by hand"
-[ "$(snapshot .git/hooks)" = "$before" ] || fail "a refused install changed something"
+refused_without_force() {
+  local rc
+  set +e
+  git jpblob install > "$TEST_ROOT/out" 2> "$TEST_ROOT/err"
+  rc=$?
+  set -e
+  [ "$rc" -eq 1 ] || fail "install over a foreign hook exited $rc"
+  grep -q "refusing to replace .*pre-commit" "$TEST_ROOT/err" || fail "message: $(cat "$TEST_ROOT/err")"
+  grep -q "pre-commit || exit 1" "$TEST_ROOT/err" || fail "no hint how to chain by hand"
+  [ "$(snapshot .git/hooks)" = "$before" ] || fail "a refused install changed something"
+}
+case_ "without --force: refused, with how to chain by hand, and nothing changed" refused_without_force
 
-subcase "With --force: chained"
-# With --force: chained. Both hooks run; the user's can still fail a commit.
-git jpblob install --force > /dev/null
-cmp .git/hooks/pre-commit.jpblob-chained "$TEST_ROOT/user-hook" || fail "the user hook was not kept intact"
-after_install=$(snapshot .git/hooks)
-git jpblob install > "$TEST_ROOT/out"
-grep -qx "Nothing to change." "$TEST_ROOT/out" || fail "reinstall: $(cat "$TEST_ROOT/out")"
-[ "$(snapshot .git/hooks)" = "$after_install" ] || fail "reinstall changed something"
-git add .gitattributes && git commit -qm attributes
-write_conversation
-git add .jp/conversations
-git commit -qm conversation
-grep -q "user hook ran" .git/user-hook.log || fail "the chained user hook did not run"
-assert_blobs_committed
-touch forbidden && git add forbidden
-if git commit -qm "bad" 2>/dev/null; then fail "the chained user hook could not fail the commit"; fi
-git rm -q --cached forbidden && rm forbidden
+chained_with_force() {
+  git jpblob install --force > /dev/null
+  cmp .git/hooks/pre-commit.jpblob-chained "$TEST_ROOT/user-hook" || fail "the user hook was not kept intact"
+}
+case_ "with --force: the user's hook is kept, chained" chained_with_force
 
-subcase "uninstall: our hook gone, the user's back in place, byte for byte"
-# uninstall: our hook gone, the user's back in place, byte for byte.
-git jpblob uninstall > /dev/null
-cmp .git/hooks/pre-commit "$TEST_ROOT/user-hook" || fail "uninstall did not restore the user hook"
-[ ! -e .git/hooks/pre-commit.jpblob-chained ] || fail "chained copy left behind"
-[ -z "$(git config --global --get-regexp '^(filter|diff)\.jpblob\.' || true)" ] || fail "config left behind"
-! grep -q jpblob .gitattributes 2>/dev/null || fail "attributes left behind"
-git jpblob uninstall | grep -qx "Nothing to change." || fail "second uninstall changed something"
+reinstall_changes_nothing() {
+  local after_install
+  after_install=$(snapshot .git/hooks)
+  git jpblob install > "$TEST_ROOT/out"
+  grep -qx "Nothing to change." "$TEST_ROOT/out" || fail "reinstall: $(cat "$TEST_ROOT/out")"
+  [ "$(snapshot .git/hooks)" = "$after_install" ] || fail "reinstall changed something"
+}
+case_ "install again changes nothing" reinstall_changes_nothing
 
-subcase "core.hooksPath: the hook goes there, not into .git/hooks"
-# core.hooksPath: the hook goes there, not into .git/hooks.
-git init -q "$TEST_ROOT/hookspath"
-cd "$TEST_ROOT/hookspath"
-git config core.hooksPath tools/hooks
-git jpblob install > /dev/null
-[ -x tools/hooks/pre-commit ] || fail "hook not installed in core.hooksPath"
-[ ! -e .git/hooks/pre-commit ] || fail "hook installed in .git/hooks despite core.hooksPath"
-git add .gitattributes && git commit -qm attributes
-write_conversation
-git add .jp/conversations
-git commit -qm conversation
-assert_blobs_committed
-git jpblob uninstall > /dev/null
-[ ! -e tools/hooks/pre-commit ] || fail "uninstall left the hook in core.hooksPath"
+both_hooks_run() {
+  git add .gitattributes && git commit -qm attributes
+  write_conversation
+  git add .jp/conversations
+  git commit -qm conversation
+  grep -q "user hook ran" .git/user-hook.log || fail "the chained user hook did not run"
+  assert_blobs_committed
+  touch forbidden && git add forbidden
+  if git commit -qm "bad" 2>/dev/null; then fail "the chained user hook could not fail the commit"; fi
+  git rm -q --cached forbidden && rm forbidden
+}
+case_ "both hooks run, and the user's can still fail a commit" both_hooks_run
 
-subcase "--local writes the repository's config only"
-# --local writes the repository's config only.
-git jpblob install --local > /dev/null
-[ -n "$(git config --local filter.jpblob.process)" ] || fail "--local did not write local config"
-[ -z "$(git config --global filter.jpblob.process || true)" ] || fail "--local wrote global config"
-git jpblob uninstall --local > /dev/null
-[ -z "$(git config --local filter.jpblob.process || true)" ] || fail "uninstall --local"
+uninstall_restores() {
+  git jpblob uninstall > /dev/null
+  cmp .git/hooks/pre-commit "$TEST_ROOT/user-hook" || fail "uninstall did not restore the user hook"
+  [ ! -e .git/hooks/pre-commit.jpblob-chained ] || fail "chained copy left behind"
+  [ -z "$(git config --global --get-regexp '^(filter|diff)\.jpblob\.' || true)" ] || fail "config left behind"
+  ! grep -q jpblob .gitattributes 2>/dev/null || fail "attributes left behind"
+  git jpblob uninstall | grep -qx "Nothing to change." || fail "second uninstall changed something"
+}
+case_ "uninstall: our hook gone, the user's back in place, byte for byte" uninstall_restores
+
+hooks_path() {
+  git init -q "$TEST_ROOT/hookspath"
+  cd "$TEST_ROOT/hookspath"
+  git config core.hooksPath tools/hooks
+  git jpblob install > /dev/null
+  [ -x tools/hooks/pre-commit ] || fail "hook not installed in core.hooksPath"
+  [ ! -e .git/hooks/pre-commit ] || fail "hook installed in .git/hooks despite core.hooksPath"
+  git add .gitattributes && git commit -qm attributes
+  write_conversation
+  git add .jp/conversations
+  git commit -qm conversation
+  assert_blobs_committed
+  git jpblob uninstall > /dev/null
+  [ ! -e tools/hooks/pre-commit ] || fail "uninstall left the hook in core.hooksPath"
+}
+case_ "core.hooksPath: the hook goes there, not into .git/hooks, and uninstall takes it away" hooks_path
+
+local_scope() {
+  cd "$TEST_ROOT/hookspath"
+  git jpblob install --local > /dev/null
+  [ -n "$(git config --local filter.jpblob.process)" ] || fail "--local did not write local config"
+  [ -z "$(git config --global filter.jpblob.process || true)" ] || fail "--local wrote global config"
+  git jpblob uninstall --local > /dev/null
+  [ -z "$(git config --local filter.jpblob.process || true)" ] || fail "uninstall --local"
+}
+case_ "--local writes the repository's config only" local_scope
 pass

@@ -1,52 +1,71 @@
 # Shared set-up for the end-to-end tests: each test sources this, gets a
-# fresh temporary HOME and repository, and calls `pass` at the end.
+# fresh temporary HOME, and calls `pass` at the end.
 #
-# Sub-cases. A suite is a sequence of named cases, each begun by
-#   subcase "what it shows"
-# An assertion that does not hold calls `fail "why"`: that records the
-# failure against the current case and the suite goes on, so one failure
-# does not hide the checks after it. A command that fails unexpectedly
-# still stops the suite (set -e), and the case it stopped in is named.
-# `pass` ends every suite with the line "N passed, M failed" and exits 1
-# when any case failed. Failures are kept in a file, so `fail` counts from
-# inside a subshell or a pipeline too.
+# Named cases. A suite sets up what its cases share at top level, then runs
+# each check as
+#   case_ "what it shows" fn [args...]
+# which calls the shell function fn in a subshell with set -e, and prints
+#   ok - what it shows
+# or
+#   FAIL - what it shows: <why>
+# where <why> is the message given to `fail`, or the command that failed
+# unexpectedly. Either way the suite goes on to its next case: `fail`
+# inside a case ends only that case (outside any case it ends the suite).
+# Cases may share files on disk (a repository one case commits to and the
+# next reads), but a variable or a `cd` set inside a case is gone when it
+# ends: compute what several cases need at top level, before them. Steps
+# that depend on each other belong in one case. `pass`, the last line of
+# every suite, prints "N passed, M failed" and exits 1 when any case failed.
 set -euo pipefail
 
 : "${JPBLOB_BIN:?JPBLOB_BIN must name the git-jpblob binary}"
 FIXTURES="${JPBLOB_FIXTURES:-}"
 
 TEST_ROOT=$(mktemp -d "${TMPDIR:-/tmp}/jpblob-e2e-XXXXXX")
-CASES="$TEST_ROOT/.cases"  # "case <name>" and "fail <name>" lines
-: > "$CASES"
-CURRENT_CASE="set-up"
-SUMMARY_DONE=0
-
-summary() {
-  local total failed
-  total=$(grep -c '^case ' "$CASES" || true)
-  failed=$(grep '^fail ' "$CASES" | sort -u | wc -l)
-  [ "$total" -ge "$failed" ] || total=$failed
-  echo "$((total - failed)) passed, $failed failed"
-  SUMMARY_DONE=1
-  [ "$failed" -eq 0 ]
-}
-
+SUITE_DONE=0
 on_exit() {
-  local rc=$1
-  if [ "$rc" -ne 0 ] && [ "$SUMMARY_DONE" -eq 0 ]; then
-    echo "FAIL - $CURRENT_CASE: stopped by a command that failed (exit $rc)" >&2
-    echo "fail $CURRENT_CASE" >> "$CASES"
-    summary || true
-  fi
+  [ "$1" -eq 0 ] || [ "$SUITE_DONE" -eq 1 ] || echo "FAIL: $(basename "$0") stopped outside any case (exit $1)" >&2
   chmod -R u+w "$TEST_ROOT" 2>/dev/null
   rm -rf "$TEST_ROOT"
 }
 trap 'on_exit $?' EXIT
+CASES_PASSED=0
+CASES_FAILED=0
+CASE_NAME=""                       # set inside a case's subshell only
+CASE_WHY="$TEST_ROOT/.case-why"    # the last command that failed in a case
+CASE_FAIL="$TEST_ROOT/.case-fail"  # the message of `fail`, which wins
 
-subcase() {
-  CURRENT_CASE="$*"
-  echo "case $CURRENT_CASE" >> "$CASES"
+# The ERR trap of a case: the last unexpected failure is the one that
+# ended it (an earlier one inside a test or a command substitution did not).
+case_error() {
+  printf 'command failed (exit %s, line %s): %s\n' "$1" "$2" "${BASH_COMMAND%%$'\n'*}" > "$CASE_WHY"
 }
+
+case_() {
+  local name=$1 fn=$2 rc why
+  shift 2
+  rm -f "$CASE_WHY" "$CASE_FAIL"
+  # errexit is off around the subshell so that it can fail without ending
+  # the suite, and on again inside it; -E hands the ERR trap to functions.
+  set +e
+  (
+    set -eE
+    CASE_NAME=$name
+    trap 'case_error $? $LINENO' ERR
+    "$fn" "$@"
+  )
+  rc=$?
+  set -e
+  if [ "$rc" -eq 0 ]; then
+    echo "ok - $name"
+    CASES_PASSED=$((CASES_PASSED + 1))
+  else
+    why=$(cat "$CASE_FAIL" 2>/dev/null || cat "$CASE_WHY" 2>/dev/null || echo "exit $rc")
+    echo "FAIL - $name: $why"
+    CASES_FAILED=$((CASES_FAILED + 1))
+  fi
+}
+
 export HOME="$TEST_ROOT/home"
 mkdir -p "$HOME"
 export GIT_CONFIG_NOSYSTEM=1
@@ -57,9 +76,12 @@ git config --global init.defaultBranch main
 git config --global advice.detachedHead false
 
 fail() {
-  echo "FAIL - $CURRENT_CASE: $*" >&2
-  echo "fail $CURRENT_CASE" >> "$CASES"
-  return 0
+  if [ -n "$CASE_NAME" ]; then
+    printf '%s\n' "$*" > "$CASE_FAIL"
+  else
+    echo "FAIL: $*" >&2
+  fi
+  exit 1
 }
 
 # Configures the one-shot filter in the current repository, as `install`
@@ -135,12 +157,9 @@ assert_clean_status() {
 }
 
 pass() {
-  if summary; then
-    echo "PASS: $(basename "$0")"
-  else
-    echo "FAIL: $(basename "$0")" >&2
-    exit 1
-  fi
+  SUITE_DONE=1
+  echo "$CASES_PASSED passed, $CASES_FAILED failed"
+  [ "$CASES_FAILED" -eq 0 ] || exit 1
 }
 
 # Puts git-jpblob on PATH and installs it (global config, and the

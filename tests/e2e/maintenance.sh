@@ -1,146 +1,187 @@
 #!/usr/bin/env bash
 # gc, verify, files, print, cat, migrate and stats against real repositories.
 . "$(dirname "$0")/lib.sh"
-subcase "gc, verify, files, print, cat, migrate and stats against real repositories"
 new_installed_repo
 write_conversation 17758406187-first "first tool output"
 write_conversation 17758406188-second "second tool output"
 git add .jp/conversations
 git commit -qm conversations
-d_first=$(printf 'first tool output' | sha256sum | cut -c1-64)
+digest_of() { printf '%s' "$1" | sha256sum | cut -c1-64; }
 blob_path() { echo ".jp/blobs/${1:0:2}/${1:2:2}/$1.blob.gz"; }
 make_orphan() {  # content, age in seconds
   local h p
-  h=$(printf '%s' "$1" | sha256sum | cut -c1-64)
+  h=$(digest_of "$1")
   p=$(blob_path "$h")
   mkdir -p "$(dirname "$p")"
   printf '%s' "$1" | gzip -n > "$p"
   touch -d "@$(( $(date +%s) - $2 ))" "$p"
   echo "$p"
 }
+d_first=$(digest_of 'first tool output')
+d_second=$(digest_of 'second tool output')
+first=.jp/conversations/17758406187-first/events.json
 
-subcase "stats and its JSON"
-# stats and its JSON.
-git jpblob stats --json | python3 -c '
+stats_json() {
+  git jpblob stats --json | python3 -c '
 import json, sys
 s = json.load(sys.stdin)
 assert s["conversations"] == 2 and s["unique_blobs"] >= 3, s
 assert s["stored_bytes"] > 0 and s["inline_payloads"] >= 4, s'
+}
+case_ "stats and its JSON" stats_json
 
-subcase "files by id, by handle, by folder and by events.json"
-# files by id, by handle, by folder and by events.json; git add takes them.
-for name in 17758406187 jp-c17758406187 .jp/conversations/17758406187-first .jp/conversations/17758406187-first/events.json; do
-  out=$(git jpblob files "$name")
-  grep -qx ".jp/conversations/17758406187-first/events.json" <<<"$out" || fail "files $name: $out"
-  grep -qx "$(blob_path "$d_first")" <<<"$out" || fail "files $name lacks the blob: $out"
-done
-git add $(git jpblob files 17758406188)
-set +e; git jpblob files 99999 > /dev/null 2>&1; rc=$?; set -e
-[ "$rc" -eq 2 ] || fail "files of an unknown id exited $rc"
+files_by_every_name() {
+  local name out
+  for name in 17758406187 jp-c17758406187 .jp/conversations/17758406187-first "$first"; do
+    out=$(git jpblob files "$name")
+    grep -qx "$first" <<<"$out" || fail "files $name: $out"
+    grep -qx "$(blob_path "$d_first")" <<<"$out" || fail "files $name lacks the blob: $out"
+  done
+  git add $(git jpblob files 17758406188)
+}
+case_ "files by id, by handle, by folder and by events.json; git add takes them" files_by_every_name
 
-subcase "print resolves and decodes"
-# print resolves and decodes.
-git jpblob print 17758406187 | grep -q '"content": "first tool output"' || fail "print does not decode"
+files_of_unknown_id() {
+  local rc
+  set +e; git jpblob files 99999 > /dev/null 2>&1; rc=$?; set -e
+  [ "$rc" -eq 2 ] || fail "files of an unknown id exited $rc"
+}
+case_ "files of an unknown id exits 2" files_of_unknown_id
 
-subcase "cat by URL, digest and prefix"
-# cat by URL, digest and prefix.
-[ "$(git jpblob cat "blob:sha256:$d_first")" = "first tool output" ] || fail "cat url"
-[ "$(git jpblob cat "$d_first")" = "first tool output" ] || fail "cat digest"
-[ "$(git jpblob cat "${d_first:0:8}")" = "first tool output" ] || fail "cat prefix"
-set +e; git jpblob cat 1234567 > /dev/null 2>&1; rc=$?; set -e
-[ "$rc" -eq 2 ] || fail "cat of a short prefix exited $rc"
+print_decodes() {
+  git jpblob print 17758406187 | grep -q '"content": "first tool output"' || fail "print does not decode"
+}
+case_ "print resolves and decodes" print_decodes
 
-subcase "verify: all good, then a flipped byte and a missing blob are named"
-# verify: all good, then a flipped byte and a missing blob are named.
-git jpblob verify > /dev/null
+cat_by_url_digest_prefix() {
+  [ "$(git jpblob cat "blob:sha256:$d_first")" = "first tool output" ] || fail "cat url"
+  [ "$(git jpblob cat "$d_first")" = "first tool output" ] || fail "cat digest"
+  [ "$(git jpblob cat "${d_first:0:8}")" = "first tool output" ] || fail "cat prefix"
+  local rc
+  set +e; git jpblob cat 1234567 > /dev/null 2>&1; rc=$?; set -e
+  [ "$rc" -eq 2 ] || fail "cat of a short prefix exited $rc"
+}
+case_ "cat by URL, digest and prefix; a short prefix is a usage error" cat_by_url_digest_prefix
+
+verify_all_good() {
+  git jpblob verify > /dev/null
+}
+case_ "verify: all good" verify_all_good
+
+# Orphans, old and young, and an old temporary file, for verify and gc.
 orphan_old=$(make_orphan "old orphan" 7200)
 orphan_young=$(make_orphan "young orphan" 60)
 temp_old=".jp/blobs/00/00/.jpblob-tmp-1-1-deadbeef"
 mkdir -p "$(dirname "$temp_old")" && echo partial > "$temp_old" && touch -d '2 hours ago' "$temp_old"
-git jpblob verify | grep -q "unreferenced (gc candidate): $orphan_old" || fail "verify does not list gc candidates"
 
-subcase "gc: dry run deletes nothing"
-# gc: dry run deletes nothing; then old orphans and old temp files go,
-# young ones and referenced ones stay.
-git jpblob gc --dry-run | grep -q "would remove $orphan_old" || fail "dry run"
-[ -f "$orphan_old" ] || fail "the dry run deleted"
-git jpblob gc > "$TEST_ROOT/gc.out"
-grep -q "Removed 2 file" "$TEST_ROOT/gc.out" || fail "gc: $(cat "$TEST_ROOT/gc.out")"
-[ ! -e "$orphan_old" ] && [ ! -e "$temp_old" ] || fail "gc kept an old orphan"
-[ -f "$orphan_young" ] || fail "gc deleted a young orphan"
-[ -f "$(blob_path "$d_first")" ] || fail "gc deleted a referenced blob"
-git jpblob verify > /dev/null
+verify_lists_candidates() {
+  git jpblob verify | grep -q "unreferenced (gc candidate): $orphan_old" || fail "verify does not list gc candidates"
+}
+case_ "verify lists an unreferenced blob as a gc candidate" verify_lists_candidates
 
-subcase "A tracked blob nothing references any more is deleted and unstaged"
-# A tracked blob nothing references any more is deleted and unstaged.
-git rm -q -r .jp/conversations/17758406188-second
-git commit -qm "drop second"
-d_second=$(printf 'second tool output' | sha256sum | cut -c1-64)
-touch -d '2 hours ago' "$(blob_path "$d_second")"
-git jpblob gc --prune=1.hour.ago > /dev/null
-[ ! -e "$(blob_path "$d_second")" ] || fail "gc kept an unreferenced tracked blob"
-git status --porcelain | grep -q "^D  $(blob_path "$d_second")" || fail "gc did not unstage: $(git status --porcelain)"
-git commit -qm gc
-git jpblob gc --prune=now > /dev/null
-[ ! -e "$orphan_young" ] || fail "--prune=now kept a young orphan"
-# A writer's temporary file is never taken from under it, --prune=now or not.
-temp_young=".jp/blobs/00/00/.jpblob-tmp-2-2-cafef00d"
-mkdir -p "$(dirname "$temp_young")" && echo writing > "$temp_young"
-git jpblob gc --prune=now > /dev/null
-[ -e "$temp_young" ] || fail "gc --prune=now deleted a temporary file being written"
-rm "$temp_young"
+gc_dry_run() {
+  git jpblob gc --dry-run | grep -q "would remove $orphan_old" || fail "dry run"
+  [ -f "$orphan_old" ] || fail "the dry run deleted"
+}
+case_ "gc --dry-run deletes nothing" gc_dry_run
 
-subcase "A corrupt events.json: gc deletes nothing and says why"
-# A corrupt events.json: gc deletes nothing and says why.
-make_orphan "doomed orphan" 7200 > /dev/null
-cp .jp/conversations/17758406187-first/events.json "$TEST_ROOT/saved.json"
-echo '[{"type": ' > .jp/conversations/17758406187-first/events.json
-before=$(find .jp/blobs -type f | sort | sha256sum)
-set +e; git jpblob gc > /dev/null 2> "$TEST_ROOT/err"; rc=$?; set -e
-[ "$rc" -eq 1 ] || fail "gc over a corrupt conversation exited $rc"
-grep -q "cannot build the live set: .*17758406187-first/events.json is not valid JSON" "$TEST_ROOT/err" ||
-  fail "gc message: $(cat "$TEST_ROOT/err")"
-[ "$(find .jp/blobs -type f | sort | sha256sum)" = "$before" ] || fail "gc deleted despite the error"
-cp "$TEST_ROOT/saved.json" .jp/conversations/17758406187-first/events.json
+gc_removes_old_only() {
+  git jpblob gc > "$TEST_ROOT/gc.out"
+  grep -q "Removed 2 file" "$TEST_ROOT/gc.out" || fail "gc: $(cat "$TEST_ROOT/gc.out")"
+  [ ! -e "$orphan_old" ] && [ ! -e "$temp_old" ] || fail "gc kept an old orphan"
+  [ -f "$orphan_young" ] || fail "gc deleted a young orphan"
+  [ -f "$(blob_path "$d_first")" ] || fail "gc deleted a referenced blob"
+  git jpblob verify > /dev/null
+}
+case_ "gc: old orphans and old temp files go, young and referenced blobs stay" gc_removes_old_only
 
-subcase "verify names a corrupt blob and a missing one, and exits 1"
-# verify names a corrupt blob and a missing one, and exits 1.
-b=$(blob_path "$d_first")
-cp "$b" "$TEST_ROOT/blob"
-printf 'x' >> "$b"
-set +e; git jpblob verify > "$TEST_ROOT/out"; rc=$?; set -e
-[ "$rc" -eq 1 ] && grep -q "problem: blob $b is corrupt" "$TEST_ROOT/out" || fail "verify: $rc $(cat "$TEST_ROOT/out")"
-cp "$TEST_ROOT/blob" "$b"
+gc_unstages_tracked() {
+  git rm -q -r .jp/conversations/17758406188-second
+  git commit -qm "drop second"
+  touch -d '2 hours ago' "$(blob_path "$d_second")"
+  git jpblob gc --prune=1.hour.ago > /dev/null
+  [ ! -e "$(blob_path "$d_second")" ] || fail "gc kept an unreferenced tracked blob"
+  git status --porcelain | grep -q "^D  $(blob_path "$d_second")" || fail "gc did not unstage: $(git status --porcelain)"
+  git commit -qm gc
+}
+case_ "a tracked blob nothing references any more is deleted and unstaged" gc_unstages_tracked
 
-subcase "verify --history: a commit whose blob is not in it"
-# verify --history: a commit whose blob is not in it.
-write_conversation 3-unstaged "never staged blob"
-git -c filter.jpblob.required=true add .jp/conversations/3-unstaged
-git commit -qm "no blob" --no-verify
-set +e; git jpblob verify --history > "$TEST_ROOT/out"; rc=$?; set -e
-[ "$rc" -eq 1 ] && grep -q "references blob .*which that commit does not contain" "$TEST_ROOT/out" ||
-  fail "verify --history: $(cat "$TEST_ROOT/out")"
-git add "$(blob_path "$(printf 'never staged blob' | sha256sum | cut -c1-64)")"
-git commit -qm "blob added"
+gc_prune_now() {
+  git jpblob gc --prune=now > /dev/null
+  [ ! -e "$orphan_young" ] || fail "--prune=now kept a young orphan"
+}
+case_ "gc --prune=now removes a young orphan" gc_prune_now
 
-subcase "migrate rewrites the work tree to references"
-# migrate rewrites the work tree to references; JP reads those; checkout
-# gives the inline form back.
-git jpblob migrate --dry-run | grep -q "would rewrite" || fail "migrate dry run"
-git jpblob migrate > /dev/null
-grep -q '"\$blob":"' .jp/conversations/17758406187-first/events.json || fail "migrate did not rewrite"
-git jpblob migrate | grep -q "Rewrote 0 conversation" || fail "second migrate changed something"
-[ -z "$(git status --porcelain --untracked-files=no)" ] || fail "migrate left changes: $(git status --porcelain)"
+gc_leaves_young_temp_file() {
+  local temp_young=".jp/blobs/00/00/.jpblob-tmp-2-2-cafef00d"
+  mkdir -p "$(dirname "$temp_young")" && echo writing > "$temp_young"
+  git jpblob gc --prune=now > /dev/null
+  [ -e "$temp_young" ] || fail "gc --prune=now deleted a temporary file being written"
+  rm "$temp_young"
+}
+case_ "a writer's temporary file is never taken from under it, --prune=now or not" gc_leaves_young_temp_file
 
-subcase "--store on a plain folder, outside any repository"
-# --store on a plain folder, outside any repository.
-export GIT_CEILING_DIRECTORIES="$TEST_ROOT"
-mkdir -p "$TEST_ROOT/local/conversations/1-x"
-cp .jp/conversations/17758406187-first/events.json "$TEST_ROOT/local/conversations/1-x/"
-mkdir -p "$TEST_ROOT/local/blobs" && cp -r .jp/blobs/. "$TEST_ROOT/local/blobs/"
-cd "$TEST_ROOT"
-git jpblob gc --store "$TEST_ROOT/local" --prune=now > /dev/null
-[ -f "$TEST_ROOT/local/$(blob_path "$d_first" | sed 's|^.jp/||')" ] || fail "--store gc deleted a referenced blob"
-[ "$(find "$TEST_ROOT/local/blobs" -name '*.blob.gz' | wc -l)" -eq 2 ] || fail "--store gc kept orphans"
-git jpblob verify --store "$TEST_ROOT/local" > /dev/null
+# The next case breaks the first conversation; it is put back after it.
+cp "$first" "$TEST_ROOT/saved.json"
+gc_refuses_on_corrupt_conversation() {
+  make_orphan "doomed orphan" 7200 > /dev/null
+  echo '[{"type": ' > "$first"
+  local before rc
+  before=$(find .jp/blobs -type f | sort | sha256sum)
+  set +e; git jpblob gc > /dev/null 2> "$TEST_ROOT/err"; rc=$?; set -e
+  [ "$rc" -eq 1 ] || fail "gc over a corrupt conversation exited $rc"
+  grep -q "cannot build the live set: .*17758406187-first/events.json is not valid JSON" "$TEST_ROOT/err" ||
+    fail "gc message: $(cat "$TEST_ROOT/err")"
+  [ "$(find .jp/blobs -type f | sort | sha256sum)" = "$before" ] || fail "gc deleted despite the error"
+}
+case_ "a corrupt events.json: gc deletes nothing and says why" gc_refuses_on_corrupt_conversation
+cp "$TEST_ROOT/saved.json" "$first"
+
+# The next case breaks a blob; it is put back after it.
+cp "$(blob_path "$d_first")" "$TEST_ROOT/blob"
+verify_names_corrupt_blob() {
+  local b rc
+  b=$(blob_path "$d_first")
+  printf 'x' >> "$b"
+  set +e; git jpblob verify > "$TEST_ROOT/out"; rc=$?; set -e
+  [ "$rc" -eq 1 ] && grep -q "problem: blob $b is corrupt" "$TEST_ROOT/out" || fail "verify: $rc $(cat "$TEST_ROOT/out")"
+}
+case_ "verify names a corrupt blob and exits 1" verify_names_corrupt_blob
+cp "$TEST_ROOT/blob" "$(blob_path "$d_first")"
+
+verify_history() {
+  write_conversation 3-unstaged "never staged blob"
+  git -c filter.jpblob.required=true add .jp/conversations/3-unstaged
+  git commit -qm "no blob" --no-verify
+  local rc
+  set +e; git jpblob verify --history > "$TEST_ROOT/out"; rc=$?; set -e
+  [ "$rc" -eq 1 ] && grep -q "references blob .*which that commit does not contain" "$TEST_ROOT/out" ||
+    fail "verify --history: $(cat "$TEST_ROOT/out")"
+  git add "$(blob_path "$(digest_of 'never staged blob')")"
+  git commit -qm "blob added"
+}
+case_ "verify --history: a commit whose blob is not in it" verify_history
+
+# JP reads references; checkout gives the inline form back.
+migrate() {
+  git jpblob migrate --dry-run | grep -q "would rewrite" || fail "migrate dry run"
+  git jpblob migrate > /dev/null
+  grep -q '"\$blob":"' "$first" || fail "migrate did not rewrite"
+  git jpblob migrate | grep -q "Rewrote 0 conversation" || fail "second migrate changed something"
+  [ -z "$(git status --porcelain --untracked-files=no)" ] || fail "migrate left changes: $(git status --porcelain)"
+}
+case_ "migrate rewrites the work tree to references, once, leaving status clean" migrate
+
+store_outside_repository() {
+  export GIT_CEILING_DIRECTORIES="$TEST_ROOT"
+  mkdir -p "$TEST_ROOT/local/conversations/1-x"
+  cp "$first" "$TEST_ROOT/local/conversations/1-x/"
+  mkdir -p "$TEST_ROOT/local/blobs" && cp -r .jp/blobs/. "$TEST_ROOT/local/blobs/"
+  cd "$TEST_ROOT"
+  git jpblob gc --store "$TEST_ROOT/local" --prune=now > /dev/null
+  [ -f "$TEST_ROOT/local/$(blob_path "$d_first" | sed 's|^.jp/||')" ] || fail "--store gc deleted a referenced blob"
+  [ "$(find "$TEST_ROOT/local/blobs" -name '*.blob.gz' | wc -l)" -eq 2 ] || fail "--store gc kept orphans"
+  git jpblob verify --store "$TEST_ROOT/local" > /dev/null
+}
+case_ "--store on a plain folder, outside any repository" store_outside_repository
 pass

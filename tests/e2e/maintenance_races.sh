@@ -3,64 +3,74 @@
 # followed by verify: no corrupt blob, no half-written events.json, and no
 # commit without its blobs.
 . "$(dirname "$0")/lib.sh"
-subcase "gc racing commits, and gc and migrate killed at random moments, each kill followed by verify: no…"
 new_installed_repo
 
-subcase "gc loops while another process writes, adds and commits conversations"
-# 1. gc loops while another process writes, adds and commits conversations
-#    whose payloads dedup to old (backdated) orphan blobs.
-for i in $(seq 1 20); do
-  git jpblob clean > /dev/null <<<"[{\"type\":\"tool_call_response\",\"content\":\"$(printf 'payload %s' "$i" | base64 -w0)\"}]"
-done
-find .jp/blobs -type f -exec touch -d '3 hours ago' {} +
-(
+# gc loops while another process writes, adds and commits conversations
+# whose payloads dedup to old (backdated) orphan blobs.
+gc_racing_commits() {
+  local i writer
   for i in $(seq 1 20); do
-    write_conversation "$i-race" "payload $i"
-    git add ".jp/conversations/$i-race"
-    git commit -qm "race $i" || exit 1
+    git jpblob clean > /dev/null <<<"[{\"type\":\"tool_call_response\",\"content\":\"$(printf 'payload %s' "$i" | base64 -w0)\"}]"
   done
-) &
-writer=$!
-while kill -0 "$writer" 2> /dev/null; do git jpblob gc > /dev/null 2>&1 || true; done
-wait "$writer" || fail "a commit was refused while gc ran"
-git jpblob verify --history > /dev/null || fail "a commit lost a blob to gc"
-
-subcase "25 gc and 25 migrate runs, each killed at a random moment"
-# 2. Kill loop: 25 gc and 25 migrate runs, each killed at a random moment.
-if [ -n "$FIXTURES" ] && [ -d "$FIXTURES/.jp/conversations" ]; then
-  # The three smallest real conversations: every kill lands in real work,
-  # and fifty runs stay quick.
-  for c in $(cd "$FIXTURES/.jp/conversations" && ls -S */events.json | tail -3 | xargs -n1 dirname); do
-    mkdir -p ".jp/conversations/$c" && cp "$FIXTURES/.jp/conversations/$c/events.json" ".jp/conversations/$c/"
-  done
-  chmod -R u+w .jp
-fi
-git add .jp/conversations
-git diff --cached --quiet || git commit -qm more  # nothing new without the fixtures
-for i in $(seq 1 50); do
-  if [ $((i % 2)) -eq 0 ]; then
-    git checkout -q -- .jp/conversations   # inline again, so migrate has work
-    cmd="migrate"
-  else
-    for k in 1 2 3; do
-      h=$(printf 'orphan %s %s' "$i" "$k" | sha256sum | cut -c1-64)
-      mkdir -p ".jp/blobs/${h:0:2}/${h:2:2}"
-      printf 'orphan %s %s' "$i" "$k" | gzip -n > ".jp/blobs/${h:0:2}/${h:2:2}/$h.blob.gz"
+  find .jp/blobs -type f -exec touch -d '3 hours ago' {} +
+  (
+    for i in $(seq 1 20); do
+      write_conversation "$i-race" "payload $i"
+      git add ".jp/conversations/$i-race"
+      git commit -qm "race $i" || exit 1
     done
-    cmd="gc --prune=now"
+  ) &
+  writer=$!
+  while kill -0 "$writer" 2> /dev/null; do git jpblob gc > /dev/null 2>&1 || true; done
+  wait "$writer" || fail "a commit was refused while gc ran"
+  git jpblob verify --history > /dev/null || fail "a commit lost a blob to gc"
+}
+case_ "gc racing commits: no commit refused, none loses a blob" gc_racing_commits
+
+# 25 gc and 25 migrate runs, each killed at a random moment.
+kill_loop() {
+  local c i k h cmd pid
+  if [ -n "$FIXTURES" ] && [ -d "$FIXTURES/.jp/conversations" ]; then
+    # The three smallest real conversations: every kill lands in real work,
+    # and fifty runs stay quick.
+    for c in $(cd "$FIXTURES/.jp/conversations" && ls -S */events.json | tail -3 | xargs -n1 dirname); do
+      mkdir -p ".jp/conversations/$c" && cp "$FIXTURES/.jp/conversations/$c/events.json" ".jp/conversations/$c/"
+    done
+    chmod -R u+w .jp
   fi
-  git-jpblob $cmd > /dev/null 2>&1 &  # the program itself: git would run it as a child
-  pid=$!
-  sleep "0.0$((RANDOM % 10))$((RANDOM % 10))"
-  kill -9 "$pid" 2> /dev/null || true
-  wait "$pid" 2> /dev/null || true
-  # verify parses every conversation too: a half-written events.json is a
-  # problem it names, as is a corrupt or missing blob.
-  git jpblob verify > "$TEST_ROOT/verify.out" || fail "verify after killing $cmd (run $i): $(grep problem "$TEST_ROOT/verify.out")"
-done
+  git add .jp/conversations
+  git diff --cached --quiet || git commit -qm more  # nothing new without the fixtures
+  for i in $(seq 1 50); do
+    if [ $((i % 2)) -eq 0 ]; then
+      git checkout -q -- .jp/conversations   # inline again, so migrate has work
+      cmd="migrate"
+    else
+      for k in 1 2 3; do
+        h=$(printf 'orphan %s %s' "$i" "$k" | sha256sum | cut -c1-64)
+        mkdir -p ".jp/blobs/${h:0:2}/${h:2:2}"
+        printf 'orphan %s %s' "$i" "$k" | gzip -n > ".jp/blobs/${h:0:2}/${h:2:2}/$h.blob.gz"
+      done
+      cmd="gc --prune=now"
+    fi
+    git-jpblob $cmd > /dev/null 2>&1 &  # the program itself: git would run it as a child
+    pid=$!
+    sleep "0.0$((RANDOM % 10))$((RANDOM % 10))"
+    kill -9 "$pid" 2> /dev/null || true
+    wait "$pid" 2> /dev/null || true
+    # verify parses every conversation too: a half-written events.json is a
+    # problem it names, as is a corrupt or missing blob.
+    git jpblob verify > "$TEST_ROOT/verify.out" || fail "verify after killing $cmd (run $i): $(grep problem "$TEST_ROOT/verify.out")"
+  done
+}
+case_ "gc and migrate killed at random moments: verify finds nothing wrong" kill_loop
+
 # The check above can fail: a truncated conversation is reported.
-f=$(ls .jp/conversations/*/events.json | head -1)
-head -c 100 "$f" > "$TEST_ROOT/cut" && cp "$TEST_ROOT/cut" "$f"
-if git jpblob verify > /dev/null 2>&1; then fail "verify missed a half-written events.json"; fi
-git checkout -q -- "$f"
+verify_sees_truncation() {
+  local f
+  f=$(ls .jp/conversations/*/events.json | head -1)
+  head -c 100 "$f" > "$TEST_ROOT/cut" && cp "$TEST_ROOT/cut" "$f"
+  if git jpblob verify > /dev/null 2>&1; then fail "verify missed a half-written events.json"; fi
+  git checkout -q -- "$f"
+}
+case_ "verify names a half-written events.json" verify_sees_truncation
 pass

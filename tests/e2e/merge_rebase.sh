@@ -3,7 +3,6 @@
 # conflict shows JSON with references, a resolution commits cleanly, and
 # every blob either side referenced is committed.
 . "$(dirname "$0")/lib.sh"
-subcase "Two branches that both grew the same conversation: merge and rebase"
 
 new_installed_repo
 write_conversation
@@ -17,7 +16,6 @@ git checkout -q -b right main
 grow_conversation "$conv" "right tool output"
 git commit -qam right
 
-subcase "Resolves a conflicted conversation: both sides' events, in order"
 # Resolves a conflicted conversation: both sides' events, in order.
 resolve() {
   python3 - "$conv" <<'PY'
@@ -33,35 +31,39 @@ with open(path, "w") as f:
 PY
 }
 
-subcase "Checks the conversation out afresh: both sides' tool output must be back"
 # Checks the conversation out afresh: both sides' tool output must be back.
 assert_both_sides_restored() {
   rm "$conv"
   git checkout -- "$conv"
+  local text
   for text in "left tool output" "right tool output"; do
     grep -q "$(printf '%s' "$text" | base64 -w0)" "$conv" || fail "$1 lost: $text"
   done
 }
 
-git checkout -q main
-git merge -q left
-git merge -q right 2> /dev/null && fail "expected a conflict"
-grep -q '^<<<<<<<' "$conv" || fail "no conflict markers in the work tree"
-resolve
-git add "$conv"
-git commit -qm merge
-assert_no_changes
-assert_blobs_committed
-assert_both_sides_restored merge
+merge() {
+  git checkout -q main
+  git merge -q left
+  if git merge -q right 2> /dev/null; then fail "expected a conflict"; fi
+  grep -q '^<<<<<<<' "$conv" || fail "no conflict markers in the work tree"
+  resolve
+  git add "$conv"
+  git commit -qm merge
+  assert_no_changes
+  assert_blobs_committed
+  assert_both_sides_restored merge
+}
+case_ "merge: a conflict with markers, resolved and committed with every blob" merge
 
-subcase "Rebase right onto left"
-# Rebase right onto left.
-git checkout -q right
-git rebase -q left 2> /dev/null && fail "expected a rebase conflict"
-resolve
-git add "$conv"
-GIT_EDITOR=true git rebase --continue > /dev/null
-assert_no_changes
-assert_blobs_committed
-assert_both_sides_restored rebase
+rebase() {
+  git checkout -q right
+  if git rebase -q left 2> /dev/null; then fail "expected a rebase conflict"; fi
+  resolve
+  git add "$conv"
+  GIT_EDITOR=true git rebase --continue > /dev/null
+  assert_no_changes
+  assert_blobs_committed
+  assert_both_sides_restored rebase
+}
+case_ "rebase right onto left: a conflict, resolved and continued with every blob" rebase
 pass

@@ -7,71 +7,87 @@
 git init -q --bare "$TEST_ROOT/remote.git"
 new_installed_repo
 git remote add origin "$TEST_ROOT/remote.git"
-git push -q origin main || fail "the first push was refused"
 blob_of() { local h; h=$(printf '%s' "$1" | sha256sum | cut -c1-64); echo ".jp/blobs/${h:0:2}/${h:2:2}/$h.blob.gz"; }
-
-subcase "install puts a pre-push hook beside the pre-commit hook"
-grep -q "git-jpblob pre-push hook" .git/hooks/pre-push || fail "no pre-push hook"
-[ -x .git/hooks/pre-push ] || fail "the pre-push hook is not executable"
-
-subcase "a --no-verify commit lacking its blob is refused by git push, naming commit, conversation and digest"
-write_conversation 1-unverified "never committed blob"
-git add .jp/conversations/1-unverified
-git commit -q --no-verify -m "no blob"
 digest=$(printf 'never committed blob' | sha256sum | cut -c1-64)
-commit=$(git rev-parse --short=12 HEAD)
-if git push -q origin main 2> "$TEST_ROOT/err"; then fail "the push went through"; fi
-grep -q "commit $commit: .jp/conversations/1-unverified/events.json references blob $digest, which that commit does not contain" \
-  "$TEST_ROOT/err" || fail "message: $(cat "$TEST_ROOT/err")"
-grep -q "push refused" "$TEST_ROOT/err" || fail "no refusal line: $(cat "$TEST_ROOT/err")"
-[ "$(git rev-parse origin/main)" != "$(git rev-parse HEAD)" ] || fail "the remote got the commit"
-set +e; git jpblob verify --history > "$TEST_ROOT/out"; rc=$?; set -e
-[ "$rc" -eq 1 ] || fail "verify --history exited $rc"
 
-subcase "once the blob is committed the push goes through"
-git add "$(blob_of "never committed blob")"
-git commit -q -m "the blob"
-git push -q origin main 2> "$TEST_ROOT/err" && true
-# The commit without its blob is still in the history: it stays refused.
-grep -q "which that commit does not contain" "$TEST_ROOT/err" || fail "the broken commit was not named again"
-git reset -q --hard HEAD~2
-write_conversation 1-unverified "never committed blob"
-git add .jp/conversations/1-unverified
-git commit -q -m "with its blob"
-git push -q origin main || fail "a good commit was refused: $(git push origin main 2>&1 | tail -2)"
+first_push() {
+  git push -q origin main || fail "the first push was refused"
+}
+case_ "the first push goes through" first_push
 
-subcase "a commit holding a corrupt blob is refused, and verify --history names it, in a bare clone too"
-write_conversation 2-corrupt "soon corrupt"
-git add .jp/conversations/2-corrupt
-blob=$(blob_of "soon corrupt")
-printf 'not gzip at all' > "$TEST_ROOT/bad"
-id=$(git hash-object -w "$TEST_ROOT/bad")
-git update-index --add --cacheinfo "100644,$id,$blob"
-git commit -q --no-verify -m "corrupt blob"
-if git push -q origin main 2> "$TEST_ROOT/err"; then fail "a corrupt blob was pushed"; fi
-grep -q "references blob .*, which that commit holds corrupt" "$TEST_ROOT/err" || fail "message: $(cat "$TEST_ROOT/err")"
-set +e; git jpblob verify --history > "$TEST_ROOT/out"; rc=$?; set -e
-[ "$rc" -eq 1 ] && grep -q "holds corrupt" "$TEST_ROOT/out" || fail "verify --history: $rc $(cat "$TEST_ROOT/out")"
-git push -q --no-verify origin main  # as a careless teammate would
-git clone -q --bare "$TEST_ROOT/remote.git" "$TEST_ROOT/bare.git"
-cd "$TEST_ROOT/bare.git"
-set +e; git jpblob verify --history > "$TEST_ROOT/out" 2>&1; rc=$?; set -e
-[ "$rc" -eq 1 ] && grep -q "2-corrupt/events.json references blob .*holds corrupt" "$TEST_ROOT/out" ||
-  fail "verify --history in a bare repository: $rc $(cat "$TEST_ROOT/out")"
+hook_installed() {
+  grep -q "git-jpblob pre-push hook" .git/hooks/pre-push || fail "no pre-push hook"
+  [ -x .git/hooks/pre-push ] || fail "the pre-push hook is not executable"
+}
+case_ "install puts a pre-push hook beside the pre-commit hook" hook_installed
 
-subcase "a user's pre-push hook is kept and chained with --force, and still runs"
-cd "$TEST_ROOT/repo"
-git reset -q --hard HEAD~1
-git jpblob uninstall --local > /dev/null
-printf '#!/bin/sh\nread line\necho "user hook saw: $line" >> "%s/user-hook.log"\n' "$TEST_ROOT" > .git/hooks/pre-push
-chmod +x .git/hooks/pre-push
-git jpblob install --local > "$TEST_ROOT/out"
-grep -q "Left the pre-push hook" "$TEST_ROOT/out" || fail "install did not say it left the user's hook: $(cat "$TEST_ROOT/out")"
-git jpblob install --local --force > /dev/null
-[ -x .git/hooks/pre-push.jpblob-chained ] || fail "the user's hook was not chained"
-write_conversation 3-chained "pushed through both hooks"
-git add .jp/conversations/3-chained
-git commit -qm chained
-git push -q -f origin main || fail "push through both hooks failed"
-grep -q "user hook saw: refs/heads/main" "$TEST_ROOT/user-hook.log" || fail "the user's hook did not get git's input"
+missing_blob_refused() {
+  write_conversation 1-unverified "never committed blob"
+  git add .jp/conversations/1-unverified
+  git commit -q --no-verify -m "no blob"
+  local commit rc
+  commit=$(git rev-parse --short=12 HEAD)
+  if git push -q origin main 2> "$TEST_ROOT/err"; then fail "the push went through"; fi
+  grep -q "commit $commit: .jp/conversations/1-unverified/events.json references blob $digest, which that commit does not contain" \
+    "$TEST_ROOT/err" || fail "message: $(cat "$TEST_ROOT/err")"
+  grep -q "push refused" "$TEST_ROOT/err" || fail "no refusal line: $(cat "$TEST_ROOT/err")"
+  [ "$(git rev-parse origin/main)" != "$(git rev-parse HEAD)" ] || fail "the remote got the commit"
+  set +e; git jpblob verify --history > "$TEST_ROOT/out"; rc=$?; set -e
+  [ "$rc" -eq 1 ] || fail "verify --history exited $rc"
+}
+case_ "a --no-verify commit lacking its blob is refused by git push, naming commit, conversation and digest" missing_blob_refused
+
+push_after_blob_committed() {
+  git add "$(blob_of "never committed blob")"
+  git commit -q -m "the blob"
+  git push -q origin main 2> "$TEST_ROOT/err" && true
+  # The commit without its blob is still in the history: it stays refused.
+  grep -q "which that commit does not contain" "$TEST_ROOT/err" || fail "the broken commit was not named again"
+  git reset -q --hard HEAD~2
+  write_conversation 1-unverified "never committed blob"
+  git add .jp/conversations/1-unverified
+  git commit -q -m "with its blob"
+  git push -q origin main || fail "a good commit was refused: $(git push origin main 2>&1 | tail -2)"
+}
+case_ "once the blob is committed the push goes through" push_after_blob_committed
+
+corrupt_blob_refused() {
+  write_conversation 2-corrupt "soon corrupt"
+  git add .jp/conversations/2-corrupt
+  local blob id rc
+  blob=$(blob_of "soon corrupt")
+  printf 'not gzip at all' > "$TEST_ROOT/bad"
+  id=$(git hash-object -w "$TEST_ROOT/bad")
+  git update-index --add --cacheinfo "100644,$id,$blob"
+  git commit -q --no-verify -m "corrupt blob"
+  if git push -q origin main 2> "$TEST_ROOT/err"; then fail "a corrupt blob was pushed"; fi
+  grep -q "references blob .*, which that commit holds corrupt" "$TEST_ROOT/err" || fail "message: $(cat "$TEST_ROOT/err")"
+  set +e; git jpblob verify --history > "$TEST_ROOT/out"; rc=$?; set -e
+  [ "$rc" -eq 1 ] && grep -q "holds corrupt" "$TEST_ROOT/out" || fail "verify --history: $rc $(cat "$TEST_ROOT/out")"
+  git push -q --no-verify origin main  # as a careless teammate would
+  git clone -q --bare "$TEST_ROOT/remote.git" "$TEST_ROOT/bare.git"
+  cd "$TEST_ROOT/bare.git"
+  set +e; git jpblob verify --history > "$TEST_ROOT/out" 2>&1; rc=$?; set -e
+  [ "$rc" -eq 1 ] && grep -q "2-corrupt/events.json references blob .*holds corrupt" "$TEST_ROOT/out" ||
+    fail "verify --history in a bare repository: $rc $(cat "$TEST_ROOT/out")"
+}
+case_ "a commit holding a corrupt blob is refused, and verify --history names it, in a bare clone too" corrupt_blob_refused
+
+user_hook_chained() {
+  cd "$TEST_ROOT/repo"
+  git reset -q --hard HEAD~1
+  git jpblob uninstall --local > /dev/null
+  printf '#!/bin/sh\nread line\necho "user hook saw: $line" >> "%s/user-hook.log"\n' "$TEST_ROOT" > .git/hooks/pre-push
+  chmod +x .git/hooks/pre-push
+  git jpblob install --local > "$TEST_ROOT/out"
+  grep -q "Left the pre-push hook" "$TEST_ROOT/out" || fail "install did not say it left the user's hook: $(cat "$TEST_ROOT/out")"
+  git jpblob install --local --force > /dev/null
+  [ -x .git/hooks/pre-push.jpblob-chained ] || fail "the user's hook was not chained"
+  write_conversation 3-chained "pushed through both hooks"
+  git add .jp/conversations/3-chained
+  git commit -qm chained
+  git push -q -f origin main || fail "push through both hooks failed"
+  grep -q "user hook saw: refs/heads/main" "$TEST_ROOT/user-hook.log" || fail "the user's hook did not get git's input"
+}
+case_ "a user's pre-push hook is kept and chained with --force, and still runs" user_hook_chained
 pass

@@ -7,49 +7,60 @@ new_installed_repo
 blob_of() { local h; h=$(printf '%s' "$1" | sha256sum | cut -c1-64); echo ".jp/blobs/${h:0:2}/${h:2:2}/$h.blob.gz"; }
 flip() { chmod u+w "$1"; printf 'x' | dd of="$1" bs=1 seek=12 conv=notrunc 2> /dev/null; }
 
-subcase "a committed blob flipped in the work tree comes back from git's objects"
-write_conversation 1-committed "committed tool output"
-git add .jp/conversations/1-committed
-git commit -qm committed
-blob=$(blob_of "committed tool output")
-cp "$blob" "$TEST_ROOT/good"
-flip "$blob"
-git jpblob verify > /dev/null 2>&1 && fail "verify missed the flipped byte"
-git jpblob repair > "$TEST_ROOT/out" || fail "repair failed: $(cat "$TEST_ROOT/out")"
-grep -q "repaired $blob" "$TEST_ROOT/out" || fail "repair did not name it: $(cat "$TEST_ROOT/out")"
-cmp -s "$blob" "$TEST_ROOT/good" || fail "the repaired blob differs from the committed one"
-git jpblob verify > /dev/null || fail "verify still fails"
-assert_no_changes
+from_git_objects() {
+  write_conversation 1-committed "committed tool output"
+  git add .jp/conversations/1-committed
+  git commit -qm committed
+  local blob
+  blob=$(blob_of "committed tool output")
+  cp "$blob" "$TEST_ROOT/good"
+  flip "$blob"
+  if git jpblob verify > /dev/null 2>&1; then fail "verify missed the flipped byte"; fi
+  git jpblob repair > "$TEST_ROOT/out" || fail "repair failed: $(cat "$TEST_ROOT/out")"
+  grep -q "repaired $blob" "$TEST_ROOT/out" || fail "repair did not name it: $(cat "$TEST_ROOT/out")"
+  cmp -s "$blob" "$TEST_ROOT/good" || fail "the repaired blob differs from the committed one"
+  git jpblob verify > /dev/null || fail "verify still fails"
+  assert_no_changes
+}
+case_ "a committed blob flipped in the work tree comes back from git's objects" from_git_objects
 
-subcase "an uncommitted blob corrupt in the store comes back from the conversation that holds it inline, as the hook advises"
-write_conversation 2-new "new tool output"
-git add .jp/conversations/2-new
-blob=$(blob_of "new tool output")
-flip "$blob"
-if git commit -qm new 2> "$TEST_ROOT/err"; then fail "the hook committed a corrupt blob"; fi
-grep -q "git jpblob repair" "$TEST_ROOT/err" || fail "the hook does not name the repair: $(cat "$TEST_ROOT/err")"
-git jpblob repair > /dev/null || fail "repair failed"
-git commit -qm new || fail "the commit after repair failed"
-assert_blobs_committed
+from_inline_conversation() {
+  write_conversation 2-new "new tool output"
+  git add .jp/conversations/2-new
+  local blob
+  blob=$(blob_of "new tool output")
+  flip "$blob"
+  if git commit -qm new 2> "$TEST_ROOT/err"; then fail "the hook committed a corrupt blob"; fi
+  grep -q "git jpblob repair" "$TEST_ROOT/err" || fail "the hook does not name the repair: $(cat "$TEST_ROOT/err")"
+  git jpblob repair > /dev/null || fail "repair failed"
+  git commit -qm new || fail "the commit after repair failed"
+  assert_blobs_committed
+}
+case_ "an uncommitted blob corrupt in the store comes back from the conversation that holds it inline, as the hook advises" from_inline_conversation
 
-subcase "a missing blob a staged conversation references is written again"
-write_conversation 3-missing "missing tool output"
-git add .jp/conversations/3-missing
-rm "$(blob_of "missing tool output")"
-git jpblob repair > "$TEST_ROOT/out" || fail "repair failed: $(cat "$TEST_ROOT/out")"
-[ -f "$(blob_of "missing tool output")" ] || fail "repair did not write the missing blob"
-git commit -qm missing || fail "the commit after repair failed"
+missing_written_again() {
+  write_conversation 3-missing "missing tool output"
+  git add .jp/conversations/3-missing
+  rm "$(blob_of "missing tool output")"
+  git jpblob repair > "$TEST_ROOT/out" || fail "repair failed: $(cat "$TEST_ROOT/out")"
+  [ -f "$(blob_of "missing tool output")" ] || fail "repair did not write the missing blob"
+  git commit -qm missing || fail "the commit after repair failed"
+}
+case_ "a missing blob a staged conversation references is written again" missing_written_again
 
-subcase "a blob with no good copy anywhere is reported and left, with exit 1"
-write_conversation 4-lost "lost tool output"
-git add .jp/conversations/4-lost
-git commit -q --no-verify -m lost
-blob=$(blob_of "lost tool output")
-rm .jp/conversations/4-lost/events.json
-JPBLOB_SKIP_SMUDGE=1 git checkout -- .jp/conversations/4-lost  # the work tree holds references only
-flip "$blob"
-set +e; git jpblob repair > "$TEST_ROOT/out" 2>&1; rc=$?; set -e
-[ "$rc" -eq 1 ] || fail "repair exited $rc"
-grep -q "cannot repair $blob: no good copy" "$TEST_ROOT/out" || fail "repair did not say why: $(cat "$TEST_ROOT/out")"
-[ -f "$blob" ] || fail "repair deleted what it could not repair"
+no_good_copy() {
+  write_conversation 4-lost "lost tool output"
+  git add .jp/conversations/4-lost
+  git commit -q --no-verify -m lost
+  local blob rc
+  blob=$(blob_of "lost tool output")
+  rm .jp/conversations/4-lost/events.json
+  JPBLOB_SKIP_SMUDGE=1 git checkout -- .jp/conversations/4-lost  # the work tree holds references only
+  flip "$blob"
+  set +e; git jpblob repair > "$TEST_ROOT/out" 2>&1; rc=$?; set -e
+  [ "$rc" -eq 1 ] || fail "repair exited $rc"
+  grep -q "cannot repair $blob: no good copy" "$TEST_ROOT/out" || fail "repair did not say why: $(cat "$TEST_ROOT/out")"
+  [ -f "$blob" ] || fail "repair deleted what it could not repair"
+}
+case_ "a blob with no good copy anywhere is reported and left, with exit 1" no_good_copy
 pass

@@ -15,61 +15,73 @@ git commit -qm "drop the conversation"
 git jpblob gc --prune=now > /dev/null
 git commit -qm "gc"
 [ -z "$(find .jp/blobs -name '*.blob.gz' 2>/dev/null)" ] || fail "the set-up kept blob files"
-old_b64=$(printf 'old tool output' | base64 -w0)
 
-subcase "git log -p, show and diff across history exit 0 and show the old tool output"
-git log -p > "$TEST_ROOT/log" 2> "$TEST_ROOT/log.err" || fail "git log -p failed: $(tail -2 "$TEST_ROOT/log.err")"
-grep -q "old tool output" "$TEST_ROOT/log" || fail "log -p does not show the old tool output"
-git show "$old_commit" > /dev/null 2>&1 || fail "git show of the old commit failed"
-git diff "$old_commit" HEAD > /dev/null 2>&1 || fail "git diff across history failed"
-git log --textconv -S "old tool output" --oneline > "$TEST_ROOT/pickaxe" || fail "log --textconv -S failed"
-grep -q . "$TEST_ROOT/pickaxe" || fail "log --textconv -S does not find it"
+old_history_displays() {
+  git log -p > "$TEST_ROOT/log" 2> "$TEST_ROOT/log.err" || fail "git log -p failed: $(tail -2 "$TEST_ROOT/log.err")"
+  grep -q "old tool output" "$TEST_ROOT/log" || fail "log -p does not show the old tool output"
+  git show "$old_commit" > /dev/null 2>&1 || fail "git show of the old commit failed"
+  git diff "$old_commit" HEAD > /dev/null 2>&1 || fail "git diff across history failed"
+  git log --textconv -S "old tool output" --oneline > "$TEST_ROOT/pickaxe" || fail "log --textconv -S failed"
+  grep -q . "$TEST_ROOT/pickaxe" || fail "log --textconv -S does not find it"
+}
+case_ "git log -p, show and diff across history exit 0 and show the old tool output" old_history_displays
 
-subcase "git restore --source=<old> restores the conversation byte for byte"
-git restore --source="$old_commit" .jp/conversations || fail "restore --source failed"
-cmp -s .jp/conversations/1-old/events.json "$TEST_ROOT/old.json" || fail "restore --source is not byte for byte"
-rm -rf .jp/conversations/1-old
+restore_from_old_commit() {
+  git restore --source="$old_commit" .jp/conversations || fail "restore --source failed"
+  cmp -s .jp/conversations/1-old/events.json "$TEST_ROOT/old.json" || fail "restore --source is not byte for byte"
+  rm -rf .jp/conversations/1-old
+}
+case_ "git restore --source=<old> restores the conversation byte for byte" restore_from_old_commit
 
-subcase "checkout.workers=4 of an old commit restores every conversation byte for byte"
-for i in 1 2 3 4 5 6 7 8; do write_conversation "2-many-$i" "parallel output $i"; done
-git add .jp/conversations
-git commit -qm many
-many=$(git rev-parse HEAD)
-mkdir -p "$TEST_ROOT/many" && cp -r .jp/conversations "$TEST_ROOT/many/"
-git rm -q -r .jp/conversations && git commit -qm "drop many"
-git jpblob gc --prune=now > /dev/null && git commit -qm gc2
-git -c checkout.workers=4 -c checkout.thresholdForParallelism=1 checkout -q "$many" || fail "parallel checkout failed"
-diff -r "$TEST_ROOT/many/conversations" .jp/conversations > /dev/null || fail "parallel checkout is not byte for byte"
-git checkout -q main
+# Leaves the branch many-branch at the commit of eight conversations, and
+# their bytes in $TEST_ROOT/many, for the partial clone below.
+parallel_checkout() {
+  local i many
+  for i in 1 2 3 4 5 6 7 8; do write_conversation "2-many-$i" "parallel output $i"; done
+  git add .jp/conversations
+  git commit -qm many
+  many=$(git rev-parse HEAD)
+  git branch -q -f many-branch "$many"
+  mkdir -p "$TEST_ROOT/many" && cp -r .jp/conversations "$TEST_ROOT/many/"
+  git rm -q -r .jp/conversations && git commit -qm "drop many"
+  git jpblob gc --prune=now > /dev/null && git commit -qm gc2
+  git -c checkout.workers=4 -c checkout.thresholdForParallelism=1 checkout -q "$many" || fail "parallel checkout failed"
+  diff -r "$TEST_ROOT/many/conversations" .jp/conversations > /dev/null || fail "parallel checkout is not byte for byte"
+  git checkout -q main
+}
+case_ "checkout.workers=4 of an old commit restores every conversation byte for byte" parallel_checkout
 
-subcase "stash -u then pop restores a conversation whose blob file git writes after it"
-write_conversation 3-stash-u "stashed with -u"
-cp .jp/conversations/3-stash-u/events.json "$TEST_ROOT/stash-u.json"
-git add .jp/conversations/3-stash-u && git reset -q
-git stash -q -u
-git stash pop -q || fail "stash pop failed"
-cmp -s .jp/conversations/3-stash-u/events.json "$TEST_ROOT/stash-u.json" || fail "not byte for byte"
-rm -rf .jp/conversations/3-stash-u .jp/blobs/*/*/"$(printf 'stashed with -u' | sha256sum | cut -c1-64)".blob.gz
+stash_untracked_pop() {
+  write_conversation 3-stash-u "stashed with -u"
+  cp .jp/conversations/3-stash-u/events.json "$TEST_ROOT/stash-u.json"
+  git add .jp/conversations/3-stash-u && git reset -q
+  git stash -q -u
+  git stash pop -q || fail "stash pop failed"
+  cmp -s .jp/conversations/3-stash-u/events.json "$TEST_ROOT/stash-u.json" || fail "not byte for byte"
+  rm -rf .jp/conversations/3-stash-u .jp/blobs/*/*/"$(printf 'stashed with -u' | sha256sum | cut -c1-64)".blob.gz
+}
+case_ "stash -u then pop restores a conversation whose blob file git writes after it" stash_untracked_pop
 
-subcase "a partial clone (--filter=blob:none) fetches what it lacks, with and without the blobs in its sparse checkout"
-git branch -q -f many-branch "$many"
-git init -q --bare "$TEST_ROOT/server.git"
-git -C "$TEST_ROOT/server.git" config uploadpack.allowFilter true
-git -C "$TEST_ROOT/server.git" config uploadpack.allowAnySHA1InWant true
-git push -q "$TEST_ROOT/server.git" main many-branch
-git clone -q --filter=blob:none --branch many-branch "file://$TEST_ROOT/server.git" "$TEST_ROOT/partial" ||
-  fail "the partial clone failed"
-diff -r "$TEST_ROOT/many/conversations" "$TEST_ROOT/partial/.jp/conversations" > /dev/null ||
-  fail "the partial clone is not byte for byte"
-git clone -q --filter=blob:none --no-checkout --branch many-branch "file://$TEST_ROOT/server.git" "$TEST_ROOT/sparse"
-git -C "$TEST_ROOT/sparse" sparse-checkout set --no-cone '/*' '!/.jp/blobs/'
-git -C "$TEST_ROOT/sparse" checkout -q many-branch || fail "the sparse partial checkout failed"
-[ ! -d "$TEST_ROOT/sparse/.jp/blobs" ] || fail "the sparse checkout wrote the blobs"
-diff -r "$TEST_ROOT/many/conversations" "$TEST_ROOT/sparse/.jp/conversations" > /dev/null ||
-  fail "the sparse partial clone is not byte for byte"
+partial_clone() {
+  git init -q --bare "$TEST_ROOT/server.git"
+  git -C "$TEST_ROOT/server.git" config uploadpack.allowFilter true
+  git -C "$TEST_ROOT/server.git" config uploadpack.allowAnySHA1InWant true
+  git push -q "$TEST_ROOT/server.git" main many-branch
+  git clone -q --filter=blob:none --branch many-branch "file://$TEST_ROOT/server.git" "$TEST_ROOT/partial" ||
+    fail "the partial clone failed"
+  diff -r "$TEST_ROOT/many/conversations" "$TEST_ROOT/partial/.jp/conversations" > /dev/null ||
+    fail "the partial clone is not byte for byte"
+  git clone -q --filter=blob:none --no-checkout --branch many-branch "file://$TEST_ROOT/server.git" "$TEST_ROOT/sparse"
+  git -C "$TEST_ROOT/sparse" sparse-checkout set --no-cone '/*' '!/.jp/blobs/'
+  git -C "$TEST_ROOT/sparse" checkout -q many-branch || fail "the sparse partial checkout failed"
+  [ ! -d "$TEST_ROOT/sparse/.jp/blobs" ] || fail "the sparse checkout wrote the blobs"
+  diff -r "$TEST_ROOT/many/conversations" "$TEST_ROOT/sparse/.jp/conversations" > /dev/null ||
+    fail "the sparse partial clone is not byte for byte"
+}
+case_ "a partial clone (--filter=blob:none) fetches what it lacks, with and without the blobs in its sparse checkout" partial_clone
 
-subcase "a clone of a repository whose .jp/blobs is in git-lfs, through a local bare remote"
-if command -v git-lfs > /dev/null; then
+blobs_in_git_lfs() {
+  command -v git-lfs > /dev/null || fail "git-lfs is not installed (install/deps.sh installs it)"
   git lfs install --skip-repo > /dev/null
   git init -q "$TEST_ROOT/lfs" && cd "$TEST_ROOT/lfs"
   git lfs install --local > /dev/null  # git-lfs's own hooks first, as a team has them
@@ -89,7 +101,6 @@ if command -v git-lfs > /dev/null; then
     fail "the lfs clone failed: $(tail -3 "$TEST_ROOT/lfs.err")"
   cmp -s "$TEST_ROOT/lfs-clone/.jp/conversations/4-lfs/events.json" "$TEST_ROOT/lfs.json" ||
     fail "the lfs clone is not byte for byte"
-else
-  fail "git-lfs is not installed (install/deps.sh installs it)"
-fi
+}
+case_ "a clone of a repository whose .jp/blobs is in git-lfs, through a local bare remote" blobs_in_git_lfs
 pass
