@@ -42,8 +42,13 @@ class PktReader {
   std::size_t pos_ = 0;
 };
 
-// Writes packets to a file descriptor through a buffer; send() writes it out
-// (it also does so by itself once a megabyte is buffered).
+// Writes packets to a file descriptor it does not own, through a buffer.
+// Nothing is guaranteed to reach git until send(), which writes everything
+// buffered; packet writes also send by themselves once a megabyte is
+// buffered. There is no flush(): flush_packet() only buffers "0000", so a
+// response ends with flush_packet() and then send(). Any write failure
+// throws Error. What is still buffered at destruction is dropped. Not thread
+// safe.
 class PktWriter {
  public:
   explicit PktWriter(int fd) : fd_(fd) {}
