@@ -7,6 +7,7 @@
 #include "core/error.hpp"
 #include "core/fs.hpp"
 #include "core/render.hpp"
+#include "core/restore_budget.hpp"
 #include "core/workspace.hpp"
 #include "hooks/pre_commit.hpp"
 #include "hooks/pre_push.hpp"
@@ -33,9 +34,19 @@ void run_uninstall(const InstallOptions& options) {
 void run_textconv(const fs::path& file) {
   const Workspace ws = Workspace::open(fs::current_path());
   const std::string bytes = read_file(file);
-  const std::string shown = bytes.starts_with("\x1f\x8b")
-                                ? render_blob_file(bytes, ws.settings().store.max_blob_size)
-                                : render_conversation(bytes, ws.blobs());
+  const std::uint64_t max = ws.settings().store.max_blob_size;
+  std::string shown;
+  if (bytes.starts_with("\x1f\x8b")) {
+    shown = render_blob_file(bytes, max);
+  } else {
+    try {
+      shown = render_conversation(bytes, ws.blobs(), max, file.string());
+    } catch (const TooLargeToRestore& e) {
+      // A display never aborts: show the committed form.
+      std::cerr << "git-jpblob: warning: " << e.what() << "; showing it as committed\n";
+      shown = bytes;
+    }
+  }
   write_all(STDOUT_FILENO, shown, "standard output");
 }
 

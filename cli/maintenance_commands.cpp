@@ -139,7 +139,10 @@ void run_print_command(const MaintenanceArgs& args) {
   const Workspace ws = open_workspace(args);
   if (!ws.base()) throw Error("no conversation '" + args.target + "': " + ws.top().string() + " does not exist", ErrorKind::Usage);
   const fs::path document = resolve_conversation(*ws.base(), ws.storage(), fs::current_path(), args.target) / "events.json";
-  write_all(STDOUT_FILENO, render_conversation(read_document(ws, document), ws.blobs()), "standard output");
+  write_all(STDOUT_FILENO,
+            render_conversation(read_document(ws, document), ws.blobs(), ws.settings().store.max_blob_size,
+                                document.string()),
+            "standard output");
 }
 
 // A digest, or a unique prefix of 8+ hex characters of one in the store,

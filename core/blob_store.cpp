@@ -4,6 +4,7 @@
 #include <linux/openat2.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <ctime>
 #include <unordered_map>
@@ -42,9 +43,17 @@ std::optional<Digest> digest_of_tracked_path(std::string_view repo_path) {
 std::string decode_blob(std::string_view gz, const Digest& digest,
                         std::optional<std::uint64_t> expected_size, std::uint64_t max_size,
                         const std::string& what) {
+  // The declared size is checked before anything is reserved, and what is
+  // reserved is also bounded by what the stored bytes can inflate to
+  // (deflate's best ratio is 1032:1): a reference is input, not a promise.
+  if (expected_size && *expected_size > max_size)
+    throw Error("blob " + what + ": its reference declares " + std::to_string(*expected_size) +
+                " bytes, more than jpblob.maxBlobSize (" + std::to_string(max_size) +
+                ") allows; raise it with `git config jpblob.maxBlobSize <size>` if the file is genuine");
   const std::uint64_t limit = expected_size ? *expected_size : max_size;
   std::string bytes;
-  if (expected_size) bytes.reserve(static_cast<std::size_t>(*expected_size));
+  if (expected_size)
+    bytes.reserve(static_cast<std::size_t>(std::min<std::uint64_t>(*expected_size, std::uint64_t{gz.size()} * 1032 + 64)));
   try {
     gzip_decompress(gz, limit, [&](std::string_view piece) { bytes.append(piece); });
   } catch (const GzipTooLarge& e) {

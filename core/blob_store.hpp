@@ -34,9 +34,13 @@
 
 namespace jpblob {
 
+// jpblob.maxBlobSize's default: the most one blob, and one restored file,
+// may hold (docs/FORMAT.md, "Bounds").
+inline constexpr std::uint64_t kDefaultMaxBlobSize = std::uint64_t{1} << 30;
+
 struct StoreOptions {
-  int compression_level = 6;                          // git config jpblob.compressionLevel
-  std::uint64_t max_blob_size = std::uint64_t{1} << 30;  // cap when no size is declared
+  int compression_level = 6;                       // git config jpblob.compressionLevel
+  std::uint64_t max_blob_size = kDefaultMaxBlobSize;  // git config jpblob.maxBlobSize
   bool fsync = true;                                   // git config jpblob.fsync
 };
 

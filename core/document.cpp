@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "restore_budget.hpp"
 #include "session_jsonl.hpp"
 
 namespace jpblob {
@@ -90,14 +91,29 @@ std::vector<fs::path> list_documents(const SafeDir& base, const fs::path& storag
 
 TransformReport clean_document(DocumentKind kind, std::string_view input, const BlobStore& store,
                                const CleanOptions& options, const OutputSink& out) {
+  // What smudge could not give back is refused here, before anything is
+  // stored: the round trip holds for every file clean accepts.
+  if (input.size() > options.max_file_size)
+    throw Error(too_large_to_restore(options.path, input.size(), options.max_file_size));
   if (kind == DocumentKind::Session) return externalize_session(input, store, options, out);
   return clean(input, store, options, out);
 }
 
 TransformReport smudge_document(DocumentKind kind, std::string_view input, const BlobSource& source,
                                 const SmudgeOptions& options, const OutputSink& out) {
-  if (kind == DocumentKind::Session) return load_session(input, source, options, out);
-  return smudge(input, source, options, out);
+  try {
+    if (kind == DocumentKind::Session) return load_session(input, source, options, out);
+    return smudge(input, source, options, out);
+  } catch (const TooLargeToRestore& e) {
+    // A display never aborts: show the file as committed. Neither
+    // transform has written anything before it fails.
+    if (!options.keep_missing) throw;
+    out(input);
+    TransformReport report;
+    report.passthrough = true;
+    report.warnings.push_back(std::string(e.what()) + "; showing it as committed");
+    return report;
+  }
 }
 
 DocumentNeeds document_needs(DocumentKind kind, std::string_view text, std::uint64_t min_size) {

@@ -49,11 +49,8 @@ MigrateReport run_migrate(const Workspace& ws, bool dry_run, const Progress& pro
       else if (!needs.inline_payloads.empty()) report.rewritten.push_back(name);
       else ++report.unchanged;
     } else {
-      CleanOptions options;
-      options.min_size = ws.settings().min_size;
-      options.path = name;
       std::string cleaned;
-      const TransformReport r = clean_document(kind, input, ws.store(), options,
+      const TransformReport r = clean_document(kind, input, ws.store(), ws.settings().clean_options(name),
                                                [&](std::string_view s) { cleaned.append(s); });
       if (r.passthrough) {
         report.skipped.push_back(name + ": " + (r.warnings.empty() ? std::string() : r.warnings.front()));

@@ -1,15 +1,16 @@
 #include "render.hpp"
 
 #include <algorithm>
+#include <map>
 #include <vector>
 
 #include "base64.hpp"
-
 #include "error.hpp"
 #include "gzip.hpp"
 #include "json_scan.hpp"
 #include "json_string.hpp"
 #include "payload.hpp"
+#include "restore_budget.hpp"
 
 namespace jpblob {
 
@@ -21,7 +22,8 @@ std::string binary_note(std::size_t size, std::string_view where = {}) {
 }
 }  // namespace
 
-std::string render_conversation(std::string_view input, const BlobSource& source) {
+std::string render_conversation(std::string_view input, const BlobSource& source, std::uint64_t max_size,
+                                const std::string& path) {
   struct Site {
     std::size_t begin, end;
     std::optional<Reference> ref;  // a reference to resolve, or an inline payload to decode
@@ -51,27 +53,48 @@ std::string render_conversation(std::string_view input, const BlobSource& source
   });
   if (scan.shape != DocumentShape::Conversation) return std::string(input);
   std::sort(sites.begin(), sites.end(), [](const Site& a, const Site& b) { return a.begin < b.begin; });
+  // The same bound as smudge (docs/FORMAT.md, "Bounds"): each use is
+  // charged its declared size before its blob is read, each distinct blob
+  // is read once.
+  RestoreBudget budget(max_size, path);
+  budget.charge(input.size());
+  std::map<std::pair<Digest, std::uint64_t>, std::optional<std::string>> read;
   std::string out;
   std::size_t copied = 0;
   for (const Site& s : sites) {
-    std::optional<std::string> bytes;
+    std::optional<std::string> decoded;  // an inline payload's bytes
+    const std::string* bytes = nullptr;
     std::string where;
     if (s.ref) {
-      try {
-        bytes = source.fetch(s.ref->digest, s.ref->size);
-      } catch (const Error&) {
-        continue;  // corrupt: leave the reference for `verify` to report
+      budget.charge(s.ref->size, &s.ref->digest);
+      const auto key = std::pair{s.ref->digest, s.ref->size};
+      auto at = read.find(key);
+      if (at == read.end()) {
+        std::optional<std::string> fetched;
+        try {
+          fetched = source.fetch(s.ref->digest, s.ref->size);
+        } catch (const Error&) {
+          // corrupt: leave the reference for `verify` to report
+        }
+        at = read.emplace(key, std::move(fetched)).first;
       }
+      if (!at->second) continue;
+      bytes = &*at->second;
       where = format_blob_url(s.ref->digest);
     } else {
       const std::string_view token = input.substr(s.begin + 1, s.end - s.begin - 2);
-      bytes = base64_decode(token, s.encoding == PayloadEncoding::Base64 ? Base64Alphabet::Standard
-                                                                          : Base64Alphabet::UrlSafe);
+      decoded = base64_decode(token, s.encoding == PayloadEncoding::Base64 ? Base64Alphabet::Standard
+                                                                            : Base64Alphabet::UrlSafe);
+      if (decoded) bytes = &*decoded;
     }
     if (!bytes) continue;
     out.append(input.substr(copied, s.begin - copied));
+    const std::size_t before = out.size();
     if (is_valid_utf8(*bytes)) append_json_string(out, *bytes);
     else append_json_string(out, binary_note(bytes->size(), where));
+    // Escapes lengthen text past its bytes: charge what was not charged.
+    const std::uint64_t charged = s.ref ? s.ref->size : 0;
+    if (out.size() - before > charged) budget.charge(out.size() - before - charged);
     copied = s.end;
   }
   out.append(input.substr(copied));

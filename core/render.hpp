@@ -13,8 +13,11 @@ namespace jpblob {
 // inline base64 payload (docs/FORMAT.md, "Payload positions") by its content as a JSON string: the text when it is UTF-8, else a
 // "<binary: N bytes, blob:sha256:…>" note. A reference whose blob is missing
 // or corrupt stays as it is. Input that is not a conversation is returned
-// unchanged. Never throws for a blob; only for an unusable store.
-std::string render_conversation(std::string_view input, const BlobSource& source);
+// unchanged. Never throws for a blob; only for an unusable store, and
+// TooLargeToRestore (naming `path`) when the result would pass `max_size`
+// (jpblob.maxBlobSize; docs/FORMAT.md, "Bounds").
+std::string render_conversation(std::string_view input, const BlobSource& source, std::uint64_t max_size,
+                                const std::string& path);
 
 // The content of a blob file (gzip) for people: the text when it is UTF-8,
 // else a one-line "<binary: N bytes>" note; a note too when the file is not

@@ -46,7 +46,7 @@ std::unordered_map<Digest, std::string, DigestHash> from_documents(
         bool useful = false;
         for (const auto& p : needs.inline_payloads) useful = useful || wanted.count(p.digest);
         if (!useful) return;
-        clean_document(doc.kind, text, store, CleanOptions{}, [](std::string_view) {});
+        clean_document(doc.kind, text, store, ws.settings().clean_options(doc.what), [](std::string_view) {});
         for (const auto& p : needs.inline_payloads)
           if (wanted.count(p.digest))
             if (auto bytes = store.get(p.digest)) {

@@ -9,6 +9,7 @@
 #include "parallel.hpp"
 #include "payload.hpp"
 #include "reference.hpp"
+#include "restore_budget.hpp"
 
 namespace jpblob {
 
@@ -160,6 +161,12 @@ TransformReport load_session(std::string_view input, const BlobSource& source,
     if (index.emplace(r.digest, wanted.size()).second) wanted.push_back(r.digest);
   std::vector<std::string> tokens(wanted.size());
   std::vector<std::string> problems(wanted.size());
+  // A session's blob: URLs declare no size: the distinct blobs are charged
+  // as they arrive, and every use again before it is appended
+  // (docs/FORMAT.md, "Bounds").
+  RestoreBudget distinct(options.max_file_size, options.path);
+  RestoreBudget budget(options.max_file_size, options.path);
+  budget.charge(input.size());
   parallel_for(wanted.size(), [&](std::size_t k) {
     std::optional<std::string> bytes;
     try {
@@ -173,6 +180,7 @@ TransformReport load_session(std::string_view input, const BlobSource& source,
                     " is missing; left as a reference";
       return;
     }
+    distinct.charge(quoted_base64_length(bytes->size()), &wanted[k]);
     std::string token = "\"";
     append_base64(token, *bytes, Base64Alphabet::Standard);
     token.push_back('"');
@@ -189,6 +197,7 @@ TransformReport load_session(std::string_view input, const BlobSource& source,
   for (const auto& r : restores) {
     const std::string& token = tokens[index[r.digest]];
     if (token.empty()) continue;
+    budget.charge(token.size());
     output.append(input.substr(copied, r.at.begin - copied));
     output.append(token);
     copied = r.at.end;

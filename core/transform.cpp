@@ -1,7 +1,7 @@
 #include "transform.hpp"
 
 #include <atomic>
-
+#include <map>
 #include <vector>
 
 #include "base64.hpp"
@@ -10,6 +10,7 @@
 #include "json_string.hpp"
 #include "parallel.hpp"
 #include "payload.hpp"
+#include "restore_budget.hpp"
 
 namespace jpblob {
 
@@ -226,11 +227,28 @@ TransformReport smudge(std::string_view input, const BlobSource& source,
     out(input);
     return report;
   }
-  // Fetch (read, inflate, verify) on every core; splice in order after.
-  std::vector<std::optional<std::string>> fetched(restores.size());
-  std::atomic<std::size_t> kept{0};
-  parallel_for(restores.size(), [&](std::size_t k) {
+  // Bound what the file grows to before fetching anything (docs/FORMAT.md,
+  // "Bounds"): every reference is charged what it will add, once per use.
+  RestoreBudget budget(options.max_file_size, options.path);
+  budget.charge(input.size());
+  for (const Restore& r : restores)
+    budget.charge(r.ref.encoding == PayloadEncoding::Text ? r.ref.size : quoted_base64_length(r.ref.size),
+                  &r.ref.digest);
+  // Each distinct blob is fetched (read, inflated, verified) once, on
+  // every core; a blob referenced many times costs its bytes once.
+  std::map<std::pair<Digest, std::uint64_t>, std::size_t> slot_of;
+  std::vector<const Reference*> wanted;
+  std::vector<std::size_t> slot(restores.size());
+  for (std::size_t k = 0; k < restores.size(); ++k) {
     const Reference& ref = restores[k].ref;
+    const auto [it, added] = slot_of.emplace(std::pair{ref.digest, ref.size}, wanted.size());
+    if (added) wanted.push_back(&ref);
+    slot[k] = it->second;
+  }
+  std::vector<std::optional<std::string>> fetched(wanted.size());
+  std::atomic<std::size_t> kept{0};
+  parallel_for(wanted.size(), [&](std::size_t k) {
+    const Reference& ref = *wanted[k];
     try {
       fetched[k] = source.fetch(ref.digest, ref.size);
     } catch (const Error& e) {
@@ -254,12 +272,12 @@ TransformReport smudge(std::string_view input, const BlobSource& source,
                               " blob(s) it references are in no copy git-jpblob can reach; showing their "
                               "references");
   std::string output;
-  output.reserve(input.size() * 2);
+  output.reserve(static_cast<std::size_t>(budget.used()));
   std::size_t copied = 0;
   std::string token;
   for (std::size_t k = 0; k < restores.size(); ++k) {
     const Restore& r = restores[k];
-    std::optional<std::string>& bytes = fetched[k];
+    const std::optional<std::string>& bytes = fetched[slot[k]];
     if (!bytes) continue;  // kept as a reference (keep_missing)
     if (r.ref.encoding == PayloadEncoding::Base64) {
       // Canonical standard base64 is what clean reads first, so it always
@@ -277,6 +295,8 @@ TransformReport smudge(std::string_view input, const BlobSource& source,
       // Only text clean could have read: valid UTF-8.
       if (!is_valid_utf8(*bytes)) continue;
       append_json_string(token, *bytes);
+      // Escapes make a text token longer than its bytes: charge the rest.
+      if (token.size() > bytes->size()) budget.charge(token.size() - bytes->size());
     } else {
       token.push_back('"');
       append_base64(token, *bytes, r.ref.encoding == PayloadEncoding::Base64

@@ -39,6 +39,9 @@ struct CleanOptions {
   std::uint64_t min_size = 0;
   // The file's path, for messages.
   std::string path = "<stdin>";
+  // The largest file clean accepts (jpblob.maxBlobSize): smudge restores
+  // no more than this, so a larger file could never be checked out again.
+  std::uint64_t max_file_size = kDefaultMaxBlobSize;
 };
 
 // Throws Error when a blob cannot be stored (a full disk, a read-only
@@ -84,6 +87,10 @@ struct SmudgeOptions {
   // anywhere gives back leaves its reference as it is, with one warning,
   // rather than failing git's command. A checkout never sets it.
   bool keep_missing = false;
+  // What the restored file may grow to (jpblob.maxBlobSize; docs/FORMAT.md,
+  // "Bounds"). Past it smudge fails, naming the file, before fetching; a
+  // display shows the file as committed instead.
+  std::uint64_t max_file_size = kDefaultMaxBlobSize;
 };
 
 // Throws Error naming the digest and `options.path` when a referenced blob

@@ -25,6 +25,22 @@ struct Settings {
   StoreOptions store;  // jpblob.compressionLevel, jpblob.maxBlobSize, jpblob.fsync
   std::uint64_t min_size = 0;  // jpblob.minSize
   bool smudge_refs_only = false;  // jpblob.smudge=refs or JPBLOB_SKIP_SMUDGE=1
+
+  // What the settings decide of clean and smudge for the file `path`:
+  // every caller of the transforms builds its options here.
+  CleanOptions clean_options(std::string path) const {
+    CleanOptions o;
+    o.min_size = min_size;
+    o.max_file_size = store.max_blob_size;
+    o.path = std::move(path);
+    return o;
+  }
+  SmudgeOptions smudge_options(std::string path) const {
+    SmudgeOptions o;
+    o.max_file_size = store.max_blob_size;
+    o.path = std::move(path);
+    return o;
+  }
 };
 
 // Reads the settings from a repository's config (or only from `git -c` and

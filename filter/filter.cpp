@@ -18,15 +18,11 @@ void Filter::run(FilterMode mode, std::string_view input, const std::string& pat
   const DocumentKind kind = document_kind(name);
   TransformReport report;
   if (mode == FilterMode::Clean) {
-    CleanOptions options;
-    options.min_size = workspace_.settings().min_size;
-    options.path = name;
-    report = clean_document(kind, input, workspace_.store(), options, out);
+    report = clean_document(kind, input, workspace_.store(), workspace_.settings().clean_options(name), out);
   } else if (workspace_.settings().smudge_refs_only) {
     out(input);  // JPBLOB_SKIP_SMUDGE=1 or jpblob.smudge=refs: the committed form
   } else {
-    SmudgeOptions options;
-    options.path = name;
+    SmudgeOptions options = workspace_.settings().smudge_options(name);
     options.keep_missing = !context.checkout;
     report = smudge_document(kind, input, *workspace_.blobs().at(context.treeish), options, out);
   }
