@@ -34,6 +34,13 @@ void CommitChecker::check(const std::string& commit, std::size_t& references,
     files.emplace(std::move(e.path), Entry{std::move(e.mode), std::move(e.id)});
   const std::string short_commit = commit.substr(0, 12);
   for (const auto& [path, entry] : files) {
+    if (entry.mode == "120000") {
+      // Every clone refuses a link below .jp (docs/FORMAT.md, "The
+      // repository is untrusted"); it must not reach a server either.
+      problems.push_back("commit " + short_commit + ": " + path +
+                         " is a symbolic link, which git-jpblob refuses in every clone");
+      continue;
+    }
     const auto kind = document_kind_at(path);
     if (!kind || !entry.mode.starts_with("100")) continue;
     auto cached = references_of_.find(entry.id);

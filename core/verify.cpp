@@ -41,11 +41,18 @@ VerifyReport run_verify(const Workspace& ws, bool history, const Progress& progr
   const BlobStore& store = ws.store();
   std::vector<StoreEntry> blobs;
   std::unordered_set<Digest, DigestHash> present;
-  for (StoreEntry& e : store.entries())
+  for (StoreEntry& e : store.entries()) {
     if (e.kind == StoreEntry::Kind::Blob) {
       present.insert(*e.digest);
       blobs.push_back(std::move(e));
+    } else if (e.symlink) {
+      // Never followed, so never read as a blob: but a link in the store
+      // is planted, not made by git-jpblob, and a commit of it would reach
+      // every clone.
+      report.problems.push_back("refusing " + (store.root() / e.relative).lexically_relative(ws.top()).string() +
+                                ": it is a symbolic link (git-jpblob never follows links inside a repository)");
     }
+  }
   report.blobs = blobs.size();
 
   // 1. Every blob file: gzip, CRC and ISIZE, SHA-256 against its name.

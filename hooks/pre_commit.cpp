@@ -50,6 +50,14 @@ class Hook {
     specs.insert(specs.end(), document_pathspecs().begin(), document_pathspecs().end());
     for (const RawChange& c : git_->staged_changes(specs)) {
       if (c.status == 'D') continue;
+      if (c.new_mode == "120000") {
+        // A link committed into the store or among the documents would
+        // have every clone refuse it (docs/FORMAT.md, "The repository is
+        // untrusted").
+        problem("refusing to commit " + c.path + ": it is a symbolic link, and git-jpblob never follows links "
+                "inside a repository; unstage it: git rm --cached " + c.path);
+        continue;
+      }
       if (is_store_path(c.path)) {
         if (c.status == 'A') verify_added_blob(c);
         else
