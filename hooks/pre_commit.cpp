@@ -101,10 +101,7 @@ class Hook {
     // 1. Inline payloads left by a missing filter: clean the staged version.
     const DocumentKind kind = document_kind(c.path);
     std::string cleaned;
-    CleanOptions options;
-    options.min_size = ws_.settings().min_size;
-    options.path = c.path;
-    const auto result = clean_document(kind, *staged, ws_.store(), options,
+    const auto result = clean_document(kind, *staged, ws_.store(), ws_.settings().clean_options(c.path),
                                        [&](std::string_view s) { cleaned.append(s); });
     if (result.replaced > 0) restage(c.path, cleaned);
     // 2. Every reference, wherever it stands, needs its blob in the commit.
