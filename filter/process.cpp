@@ -40,6 +40,21 @@ std::string value_of(const std::vector<std::string>& lines, const std::string& k
   return {};
 }
 
+// The message for the exception in flight, naming the file.
+std::string failure_of(const std::string& path) {
+  try {
+    throw;
+  } catch (const Error& e) {
+    return e.what();
+  } catch (const std::bad_alloc&) {
+    return path + ": out of memory";
+  } catch (const std::exception& e) {
+    return path + ": " + e.what();
+  } catch (...) {
+    return path + ": unknown failure";
+  }
+}
+
 }  // namespace
 
 void run_filter_process(int in_fd, int out_fd, const std::optional<std::filesystem::path>& store_dir,
@@ -63,9 +78,12 @@ void run_filter_process(int in_fd, int out_fd, const std::optional<std::filesyst
         throw Error("filter-process: unknown command '" + command + "' for " + path);
       filter.run(command == "clean" ? FilterMode::Clean : FilterMode::Smudge, input, path,
                  [&](std::string_view piece) { result.append(piece); }, context);
-    } catch (const Error& e) {
-      // One file failed; git reports it and sends the next.
-      std::cerr << "git-jpblob: " << e.what() << std::endl;
+    } catch (...) {
+      // One file failed, whatever the failure (an Error, memory, a bug):
+      // git reports it and sends the next. Only a broken stream, outside
+      // this block, ends the server.
+      std::cerr << "git-jpblob: " << failure_of(path) << std::endl;
+      result = std::string();  // give back what a half-built answer held
       out.text("status=error");
       out.flush_packet();
       out.send();

@@ -2,7 +2,7 @@
 // 2, with the clean and smudge capabilities (gitattributes(5),
 // long-running-process-protocol).
 //
-// One failed file is answered with status=error and the server goes on with
+// One failed file, whatever the failure, is answered with status=error and the server goes on with
 // the next; a broken stream (a truncated packet, an unknown handshake) ends
 // the process with an Error. Each file is read whole before its answer is
 // written, so the two pipes never fill at once and large files cannot

@@ -1,12 +1,14 @@
 // Drives `filter-process` through real pipes, as git does.
 #include "filter/process.hpp"
 
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
 
 #include "core/base64.hpp"
+#include "core/blob_store.hpp"
 #include "core/digest.hpp"
 #include "core/error.hpp"
 #include "filter/pktline.hpp"
@@ -20,7 +22,9 @@ namespace fs = std::filesystem;
 // The server in a child process, in `dir`; the test is git.
 class Server {
  public:
-  explicit Server(const fs::path& dir) {
+  // `memory_limit`, when set, bounds the server's address space
+  // (RLIMIT_AS), so that a test can make an allocation fail.
+  explicit Server(const fs::path& dir, rlim_t memory_limit = 0) {
     int to[2], from[2];
     if (::pipe(to) || ::pipe(from)) throw std::runtime_error("pipe");
     pid_ = ::fork();
@@ -30,6 +34,8 @@ class Server {
       int status = 0;
       try {
         if (::chdir(dir.c_str()) != 0) ::_exit(3);
+        const rlimit limit{memory_limit, memory_limit};
+        if (memory_limit && ::setrlimit(RLIMIT_AS, &limit) != 0) ::_exit(4);
         run_filter_process(to[0], from[1], std::nullopt);
       } catch (const Error& e) {
         status = 1;
@@ -157,6 +163,63 @@ TEST(FilterProcess, OneFailedFileDoesNotStopTheRest) {
   EXPECT_EQ(ok.status, "status=success");
   EXPECT_EQ(ok.content, "not json");
   EXPECT_EQ(s.request("clean", "d/events.json", "").content, "");
+  EXPECT_EQ(s.close_and_wait(), 0);
+}
+
+std::string reference_to(const Digest& d, const std::string& size, const std::string& encoding) {
+  return "{\"type\":\"tool_call_response\",\"content\":{\"$blob\":\"" + d.hex() + "\",\"size\":" + size +
+         ",\"encoding\":\"" + encoding + "\"}}";
+}
+
+// A hostile repository's references (docs/FORMAT.md, "Bounds"): each fails
+// its own file, naming it, and the next file is served.
+TEST(FilterProcess, HostileReferencesFailOnlyTheirFile) {
+  test::GitSandbox g;
+  const BlobStore store = BlobStore::for_work_tree(g.repo());
+  const std::string zeros(16 << 20, '\0');
+  const Digest z = store.put(zeros).digest;
+  const Digest x = store.put("x").digest;
+  Server s(g.repo());
+  s.handshake();
+  const std::vector<std::string> checkout = {"blob=" + std::string(40, '1')};
+  for (const char* size : {"9223372036854775808", "18446744073709551615"})
+    for (const char* encoding : {"base64", "text", "base64url"})
+      EXPECT_EQ(s.request("smudge", "huge/events.json", "[" + reference_to(x, size, encoding) + "]", checkout).status,
+                "status=error")
+          << size << " " << encoding;
+  // 60 references to one 16 MB blob of zeros: 1.3 GB of base64 asked for.
+  std::string bomb = "[";
+  for (int i = 0; i < 60; ++i) bomb += (i ? "," : "") + reference_to(z, std::to_string(zeros.size()), "base64");
+  bomb += "]";
+  EXPECT_EQ(s.request("smudge", "bomb/events.json", bomb, checkout).status, "status=error");
+  // A display shows the bomb as committed.
+  auto shown = s.request("smudge", "bomb/events.json", bomb);
+  EXPECT_EQ(shown.status, "status=success");
+  EXPECT_EQ(shown.content, bomb);
+  auto fine = s.request("smudge", "fine/events.json", "[" + reference_to(x, "1", "text") + "]", checkout);
+  EXPECT_EQ(fine.status, "status=success");
+  EXPECT_EQ(fine.content, "[{\"type\":\"tool_call_response\",\"content\":\"x\"}]");
+  EXPECT_EQ(s.close_and_wait(), 0);
+}
+
+// A failure that is not an Error (here memory running out under a limit)
+// also fails only its file.
+TEST(FilterProcess, AnyFailureOfOneFileKeepsTheServerServing) {
+  test::GitSandbox g;
+  const BlobStore store = BlobStore::for_work_tree(g.repo());
+  const std::string zeros(100 << 20, '\0');
+  const Digest z = store.put(zeros).digest;
+  const Digest x = store.put("x").digest;
+  Server s(g.repo(), rlim_t{320} << 20);
+  s.handshake();
+  // Within jpblob.maxBlobSize, but 100 MB read plus 4 × 133 MB of base64
+  // do not fit in 320 MB.
+  std::string big = "[";
+  for (int i = 0; i < 4; ++i) big += (i ? "," : "") + reference_to(z, std::to_string(zeros.size()), "base64");
+  big += "]";
+  EXPECT_EQ(s.request("smudge", "big/events.json", big, {"blob=" + std::string(40, '1')}).status, "status=error");
+  auto fine = s.request("smudge", "fine/events.json", "[" + reference_to(x, "1", "text") + "]");
+  EXPECT_EQ(fine.status, "status=success");
   EXPECT_EQ(s.close_and_wait(), 0);
 }
 
