@@ -1,11 +1,15 @@
 #include "gc.hpp"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <ctime>
 #include <optional>
 #include <unordered_set>
 
+#include "document.hpp"
 #include "error.hpp"
+#include "fs.hpp"
 #include "git_cli.hpp"
 #include "live_set.hpp"
 
@@ -56,6 +60,31 @@ std::int64_t grace_of(const StoreEntry& e, const GcOptions& options) {
   constexpr std::int64_t kTemporaryGrace = 3600;
   return e.kind == StoreEntry::Kind::Temporary ? std::max(options.grace_seconds, kTemporaryGrace)
                                               : options.grace_seconds;
+}
+
+// Leftovers of killed writers outside the store (docs/FORMAT.md,
+// "Temporary files"): migrate's in the document folders, install's at the
+// top and in .jp. The same hour of grace as the store's.
+void sweep_temporaries(const Workspace& ws, const GcOptions& options, std::time_t now, GcReport& report) {
+  if (!ws.base()) return;
+  const SafeDir& base = *ws.base();
+  auto temporary = [](const std::string& name) { return name.starts_with(AtomicFile::kTempPrefix); };
+  std::vector<fs::path> found;
+  for (const DocumentType& type : document_types()) base.find_files(ws.storage() / type.folder, temporary, found);
+  base.find_files(ws.storage(), temporary, found, SafeDir::Depth::One);
+  if (ws.in_work_tree()) base.find_files(".", temporary, found, SafeDir::Depth::One);
+  const std::int64_t grace = std::max<std::int64_t>(options.grace_seconds, 3600);
+  for (const fs::path& rel : found) {
+    const auto st = base.lstat(rel);
+    if (!st || !S_ISREG(st->st_mode)) continue;
+    if (options.grace_seconds == INT64_MAX || st->st_mtim.tv_sec + grace > now) {
+      ++report.kept_young;
+      continue;
+    }
+    if (!options.dry_run && !base.remove(rel)) continue;
+    report.removed.push_back({rel.lexically_normal().string(), static_cast<std::uint64_t>(st->st_size)});
+    report.bytes_freed += static_cast<std::uint64_t>(st->st_size);
+  }
 }
 
 }  // namespace
@@ -130,6 +159,7 @@ GcReport run_gc(const Workspace& ws, const GcOptions& options, const Progress& p
     report.removed.push_back({(store.root() / e->relative).lexically_relative(ws.top()).string(), e->size});
     report.bytes_freed += e->size;
   }
+  sweep_temporaries(ws, options, now, report);
   return report;
 }
 

@@ -160,7 +160,7 @@ void SafeDir::rename(const fs::path& from, const fs::path& to) const {
 }
 
 void SafeDir::find_files(const fs::path& rel, const std::function<bool(const std::string& name)>& keep,
-                         std::vector<fs::path>& out) const {
+                         std::vector<fs::path>& out, Depth depth) const {
   Fd start = open_folder(rel);
   if (!start.valid()) return;
   const std::size_t first = out.size();
@@ -184,6 +184,7 @@ void SafeDir::find_files(const fs::path& rel, const std::function<bool(const std
         if (errno == ENOENT) continue;  // removed meanwhile
         throw errno_error("cannot read " + child.string(), errno);
       }
+      if (depth == Depth::One && (S_ISLNK(st.st_mode) || S_ISDIR(st.st_mode))) continue;
       if (S_ISLNK(st.st_mode)) {
         // Refused when it would have been read, or walked had it been a
         // folder; another link is not ours and is never opened.

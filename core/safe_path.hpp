@@ -79,9 +79,11 @@ class SafeDir {
   // regular file below the folder `rel` whose name `keep` accepts, at any
   // depth. A missing folder yields nothing. A link whose name `keep`
   // accepts, or that leads to a folder, is refused; any other link is
-  // skipped, never read.
+  // skipped, never read. With Depth::One only the folder's own files are
+  // looked at: its subfolders and links are skipped, never refused.
+  enum class Depth { Any, One };
   void find_files(const std::filesystem::path& rel, const std::function<bool(const std::string& name)>& keep,
-                  std::vector<std::filesystem::path>& out) const;
+                  std::vector<std::filesystem::path>& out, Depth depth = Depth::Any) const;
 
   // The refusal for a link at `rel`.
   static std::string refusal(const std::filesystem::path& rel);
