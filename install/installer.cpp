@@ -44,6 +44,24 @@ std::vector<std::string> split_lines(const std::string& text) {
   return lines;
 }
 
+// The hooks folder, relative to the top, when the repository tracks files
+// in it (core.hooksPath=.githooks, say): what is written there is
+// committed, and a hook holding this machine's path must not be.
+std::optional<std::string> tracked_hooks_folder(const Repo& repo) {
+  const fs::path rel = repo.hooks.lexically_normal().lexically_relative(repo.top.lexically_normal());
+  if (rel.empty() || *rel.begin() == ".." || *rel.begin() == ".git") return std::nullopt;
+  if (GitCli(repo.top).index_entries({literal_pathspec(rel.string())}).empty()) return std::nullopt;
+  return rel.string();
+}
+
+// What to do instead of writing into a tracked hooks folder.
+std::string tracked_hooks_advice(const std::string& folder) {
+  return "the hooks folder " + folder + " is tracked by this repository, so git-jpblob does not write its hooks "
+         "there (they would be committed with this machine's paths). Add the line `git jpblob pre-commit || exit 1` "
+         "to " + folder + "/pre-commit and `git jpblob pre-push \"$@\" || exit 1` to " + folder +
+         "/pre-push, for the whole team";
+}
+
 }  // namespace
 
 const std::vector<std::string>& attribute_lines() { return document_attribute_lines(); }
@@ -59,11 +77,14 @@ std::vector<std::string> install(const fs::path& cwd, const InstallOptions& opti
   std::optional<SafeDir> top;
   std::string attributes;
   std::vector<std::string> to_chain, left_alone;
+  std::optional<std::string> tracked_hooks;
   if (repo) {
     top = SafeDir::open(repo->top);
     attributes = top->read(".gitattributes").value_or("");
     hooks.emplace(repo->hooks, repo->top);
+    if (!options.force) tracked_hooks = tracked_hooks_folder(*repo);
     for (const std::string& name : our_hooks()) {
+      if (tracked_hooks) break;
       const fs::path hook = hooks->path() / name;
       if (!hooks->exists(name) || hooks->is_ours(name)) continue;
       if (hooks->exists(chained_name(name)))
@@ -113,6 +134,11 @@ std::vector<std::string> install(const fs::path& cwd, const InstallOptions& opti
   }
 
   // 3. The hooks.
+  if (tracked_hooks) {
+    done.push_back("Left " + *tracked_hooks + " alone: " + tracked_hooks_advice(*tracked_hooks) +
+                   ". (`git jpblob install --force` writes there all the same.)");
+    return done;
+  }
   for (const std::string& name : our_hooks()) {
     if (std::find(left_alone.begin(), left_alone.end(), name) != left_alone.end()) {
       done.push_back("Left the " + name + " hook in " + hooks->path().string() +
@@ -163,6 +189,11 @@ std::optional<std::string> ensure_hook(const fs::path& cwd, const GitRepo* repo,
     const bool commit_ours = folder.is_ours("pre-commit");
     if (commit_ours && folder.exists("pre-push")) return std::nullopt;
     if (GitCli(top).config_get("jpblob.autoInstallHook", std::nullopt, "bool") == "false") return std::nullopt;
+    if (auto tracked = tracked_hooks_folder(*layout)) {
+      // Quiet once the team's own hook calls git-jpblob's check.
+      if (folder.read("pre-commit").value_or("").find("jpblob pre-commit") != std::string::npos) return std::nullopt;
+      return "warning: " + tracked_hooks_advice(*tracked);
+    }
     if (!commit_ours && folder.exists("pre-commit"))
       return "warning: " + hook.string() +
              " is not git-jpblob's, so commits here are not checked for their blobs; run "
