@@ -16,8 +16,11 @@ std::vector<fs::path> list_conversations(const SafeDir& base, const fs::path& st
 
 namespace {
 
+// True for a regular file; a link where the file should be is refused,
+// never taken for "no such conversation".
 bool is_regular(const SafeDir& base, const fs::path& rel) {
   const auto st = base.lstat(rel);
+  if (st && S_ISLNK(st->st_mode)) throw Error(SafeDir::refusal(rel));
   return st && S_ISREG(st->st_mode);
 }
 
