@@ -93,6 +93,11 @@ void parse_config_parameters(std::string_view s,
     if (!quoted(first)) return;  // malformed: git would refuse it too
     if (i < s.size() && s[i] == '=') {
       ++i;
+      // `git -c key` (no value: true) is written 'key'= with nothing after.
+      if (i >= s.size() || s[i] == ' ') {
+        out.emplace_back(first, "true");
+        continue;
+      }
       std::string value;
       if (!quoted(value)) return;
       out.emplace_back(first, value);

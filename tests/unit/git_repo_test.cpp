@@ -85,6 +85,23 @@ TEST(GitRepo, AppliesGitDashCSettings) {
   EXPECT_EQ(all[2].second, "!printenv GIT_CONFIG_PARAMETERS");
 }
 
+TEST(GitRepo, ABareDashCKeyDoesNotHideTheSettingsAfterIt) {
+  // `git -c key` (no value) is written 'key'= with nothing after it; the
+  // settings that follow must still be read. Asked of the real git.
+  GitSandbox g;
+  std::string params = test::must(
+      "git -c jpblob.fsync -c jpblob.empty= -c jpblob.minSize=42 "
+      "-c alias.e='!printenv GIT_CONFIG_PARAMETERS' e",
+      g.repo());
+  while (!params.empty() && params.back() == '\n') params.pop_back();
+  ScopedEnv p("GIT_CONFIG_PARAMETERS", params.c_str());
+  const auto all = command_line_config();
+  ASSERT_EQ(all.size(), 4u) << params;
+  EXPECT_EQ(all[0], (std::pair<std::string, std::string>{"jpblob.fsync", "true"}));
+  EXPECT_EQ(all[1], (std::pair<std::string, std::string>{"jpblob.empty", ""}));
+  EXPECT_EQ(load_settings(nullptr).min_size, 42u);
+}
+
 TEST(GitRepo, ParsesBothForms) {
   {
     ScopedEnv p("GIT_CONFIG_PARAMETERS", "'jpblob.minsize=5' 'a.b'='it'\\''s'");
