@@ -18,7 +18,7 @@ echo "== fuzz (clang, ASan + UBSan, ${fuzz_seconds}s a target)"
 CXX=clang++ cmake -S "$root" -B "$root/build-fuzz" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DJPBLOB_FUZZ=ON -DJPBLOB_WERROR=ON > /dev/null
 cmake --build "$root/build-fuzz" -j "$(nproc)"
-for target in reference clean gzip pktline session; do
+for target in reference clean gzip pktline session process; do
   corpus=$(mktemp -d)
   cp "$root/tests/fuzz/corpus/$target/"* "$corpus/"
   if ! (cd "$corpus" && "$root/build-fuzz/tests/fuzz/fuzz_$target" -max_total_time="$fuzz_seconds" \
@@ -27,7 +27,7 @@ for target in reference clean gzip pktline session; do
     echo "fuzz_$target failed; the crashing input is in $corpus"
     exit 1
   fi
-  echo "fuzz_$target: $(grep -E '^#[0-9]+' "$corpus/fuzz.log" | tail -1)"
+  echo "fuzz_$target: $(grep -a -E '^#[0-9]+' "$corpus/fuzz.log" | tail -1)"
   rm -rf "$corpus"
 done
 
