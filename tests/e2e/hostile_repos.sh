@@ -1,0 +1,304 @@
+#!/usr/bin/env bash
+# A cloned repository is written by someone else (docs/FORMAT.md, "The
+# repository is untrusted"). Each case is a hostile repository, built by
+# an attacker and cloned by a victim who set git-jpblob up as documented.
+# Around every git-jpblob command the victim runs, a folder outside the
+# repository (the victim's own files) is checksummed: nothing there may be
+# read into the repository or changed.
+. "$(dirname "$0")/lib.sh"
+cd "$TEST_ROOT" && git jpblob install --global > /dev/null
+
+OUTSIDE="$TEST_ROOT/outside"       # the victim's files, which the attacker points at
+mkdir -p "$OUTSIDE/convs/1-secret" "$OUTSIDE/artifacts"
+secret=$(printf 'secret victim notes %.0s' $(seq 1 40) | base64 -w0)
+cat > "$OUTSIDE/convs/1-secret/events.json" <<JSON
+[{"timestamp":"2026-04-10 17:04:24.9","type":"tool_call_response","id":"t1","content":"$secret","is_error":false}]
+JSON
+echo '[attr]secret victim attributes' > "$OUTSIDE/gitattributes"
+echo 'victim artifact' > "$OUTSIDE/artifacts/0.bash.log"
+echo 'victim agent output' > "$OUTSIDE/artifacts/0-Victim.md"
+cp "$OUTSIDE/convs/1-secret/events.json" "$OUTSIDE/events.json"
+
+outside_sum() { (cd "$OUTSIDE" && find . -printf '%p %y %m %s\n' | sort && find . -type f -print0 | sort -z | xargs -0 sha256sum); }
+outside_sum > "$TEST_ROOT/outside.sum"
+secret_digest=$(printf '%s' "$secret" | base64 -d | sha256sum | cut -c1-64)
+
+# Runs a git-jpblob command (its exit status does not matter), then fails
+# the case when the outside folder changed or the secret reached a store.
+# The output goes to $TEST_ROOT/out.
+untouched() {
+  "$@" > "$TEST_ROOT/out" 2>&1 || true
+  outside_sum | cmp -s - "$TEST_ROOT/outside.sum" || fail "'$*' changed the folder outside the repository"
+  if find "$TEST_ROOT" -path "$OUTSIDE" -prune -o -name "$secret_digest.blob.gz" -print | grep -q .; then
+    fail "'$*' copied an outside file's payload into a store"
+  fi
+  if grep -q "secret victim" "$TEST_ROOT/out"; then fail "'$*' printed an outside file"; fi
+}
+refused() {  # the last command's output names the link it refused
+  grep -q "symbolic link" "$TEST_ROOT/out" || fail "no refusal naming the link: $(head -c 400 "$TEST_ROOT/out")"
+}
+
+# The attacker's repository, built without git-jpblob (a config of its own,
+# with no filter), then cloned.
+printf '[user]\n\tname = attacker\n\temail = a@example.com\n[init]\n\tdefaultBranch = main\n' > "$TEST_ROOT/attacker.gitconfig"
+as_attacker() { GIT_CONFIG_GLOBAL="$TEST_ROOT/attacker.gitconfig" "$@"; }
+attacker_repo() {
+  local dir="$TEST_ROOT/attacker-$1"
+  rm -rf "$dir"
+  as_attacker git init -q "$dir"
+  cd "$dir"
+  printf '%s\n' '.jp/conversations/**/events.json filter=jpblob diff=jpblob -text' \
+    '.jp/sessions/**/*.jsonl filter=jpblob -text' '.jp/blobs/** -text diff=jpblob' > .gitattributes
+}
+publish() {  # commits the attacker's tree and clones it as the victim
+  as_attacker git add -A
+  as_attacker git commit -qm hostile
+  local victim="$TEST_ROOT/victim-$1"
+  rm -rf "$victim"
+  git clone -q "file://$PWD" "$victim" 2> "$TEST_ROOT/clone.err" || true
+  cd "$victim"
+}
+
+conversations_link() {
+  attacker_repo convlink
+  mkdir -p .jp
+  ln -s "$OUTSIDE/convs" .jp/conversations
+  publish convlink
+  [ -L .jp/conversations ] || fail "the clone did not check the link out"
+  untouched git jpblob install
+  for cmd in "git jpblob migrate" "git jpblob gc --prune=now" "git jpblob verify" "git jpblob stats" \
+    "git jpblob print 1" "git jpblob files 1" "git jpblob print .jp/conversations/1-secret" "git jpblob repair"; do
+    untouched $cmd
+    grep -q "symbolic link" "$TEST_ROOT/out" || fail "'$cmd' did not refuse the link: $(head -c 300 "$TEST_ROOT/out")"
+  done
+  untouched git add -A
+  untouched git commit -qm victim
+  untouched git checkout -q HEAD~0 -- .
+}
+case_ "a committed .jp/conversations linking outside: every command refuses it, nothing outside is read or changed" conversations_link
+
+events_link() {
+  attacker_repo eventslink
+  mkdir -p .jp/conversations/2-link
+  ln -s "$OUTSIDE/events.json" .jp/conversations/2-link/events.json
+  publish eventslink
+  [ -L .jp/conversations/2-link/events.json ] || fail "the clone did not check the link out"
+  for cmd in "git jpblob migrate" "git jpblob verify" "git jpblob stats" "git jpblob print 2" "git jpblob print .jp/conversations/2-link" \
+    "git jpblob files 2" "git jpblob gc --prune=now"; do
+    untouched $cmd
+    grep -q "symbolic link" "$TEST_ROOT/out" || fail "'$cmd' did not refuse the link: $(head -c 300 "$TEST_ROOT/out")"
+  done
+  [ -L .jp/conversations/2-link/events.json ] || fail "the link was replaced by a copy"
+  untouched git add -A
+  untouched git commit -qm victim
+  [ "$(git cat-file -p HEAD:.jp/conversations/2-link/events.json)" = "$OUTSIDE/events.json" ] ||
+    fail "a commit holds the outside file's content instead of the link"
+}
+case_ "a committed events.json linking to an outside file is refused, never read, stored or replaced" events_link
+
+gitattributes_link() {
+  attacker_repo attrlink
+  rm .gitattributes
+  ln -s "$OUTSIDE/gitattributes" .gitattributes
+  publish attrlink
+  untouched git jpblob install --local; refused
+  [ -L .gitattributes ] || fail "install replaced the link with a file"
+  untouched git jpblob uninstall --local
+  [ -L .gitattributes ] || fail "uninstall replaced the link with a file"
+}
+case_ "a committed .gitattributes linking outside: install refuses it and leaves the link" gitattributes_link
+
+artifacts_link() {
+  attacker_repo artlink
+  mkdir -p .jp/sessions
+  echo '{"type":"session","id":"abc"}' > .jp/sessions/2026-11-22T10-00-00_abc.jsonl
+  ln -s "$OUTSIDE/artifacts" .jp/sessions/2026-11-22T10-00-00_abc
+  publish artlink
+  local s=.jp/sessions/2026-11-22T10-00-00_abc.jsonl
+  untouched git jpblob cat artifact://0 --session "$s"; refused
+  untouched git jpblob cat agent://0-Victim --session "$s"; refused
+  untouched git jpblob run --session "$s" --tool bash -- sh -c 'seq 1 100000'; refused
+  untouched git jpblob cat artifact://0 --session "$PWD/$s"; refused
+}
+case_ "a session's artifact folder linking outside: cat and run refuse it" artifacts_link
+
+# The victim's checkout: every conversation restored, or the one that
+# cannot be named with its digest, and the server still serving the rest.
+bomb() {
+  attacker_repo bomb
+  # 16 MB of zeros in a 16 KB blob, referenced 60 times (6 KB of
+  # references asking for 1.3 GB of base64).
+  local zeros digest size=16777216 refs="" i
+  zeros=$(head -c $size /dev/zero | sha256sum | cut -c1-64)
+  mkdir -p ".jp/blobs/${zeros:0:2}/${zeros:2:2}" .jp/conversations/3-bomb .jp/conversations/4-fine
+  head -c $size /dev/zero | gzip -n -9 > ".jp/blobs/${zeros:0:2}/${zeros:2:2}/$zeros.blob.gz"
+  for i in $(seq 1 60); do
+    refs="$refs{\"type\":\"tool_call_response\",\"id\":\"t$i\",\"content\":{\"\$blob\":\"$zeros\",\"size\":$size,\"encoding\":\"base64\"}},"
+  done
+  echo "[${refs%,}]" > .jp/conversations/3-bomb/events.json
+  [ "$(wc -c < .jp/conversations/3-bomb/events.json)" -lt 12000 ] || fail "the bomb is not small"
+  digest=$(printf 'fine tool output' | sha256sum | cut -c1-64)
+  mkdir -p ".jp/blobs/${digest:0:2}/${digest:2:2}"
+  printf 'fine tool output' | gzip -n > ".jp/blobs/${digest:0:2}/${digest:2:2}/$digest.blob.gz"
+  echo "[{\"type\":\"tool_call_response\",\"id\":\"t\",\"content\":{\"\$blob\":\"$digest\",\"size\":16,\"encoding\":\"base64\"}}]" \
+    > .jp/conversations/4-fine/events.json
+  as_attacker git add -A
+  as_attacker git commit -qm bomb
+  cd "$TEST_ROOT"
+  rm -rf victim-bomb
+  # The clone's peak memory: git and every filter it ran.
+  python3 - "$TEST_ROOT/attacker-bomb" "$TEST_ROOT/victim-bomb" > "$TEST_ROOT/bomb.out" 2>&1 <<'PY' || true
+import resource, subprocess, sys, time
+t = time.time()
+r = subprocess.run(["git", "clone", "-q", "file://" + sys.argv[1], sys.argv[2]], capture_output=True, text=True)
+peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss // 1024
+print(f"peak {peak} MB, {time.time() - t:.2f} s, exit {r.returncode}")
+print(r.stderr)
+PY
+  echo "bomb clone: $(head -1 "$TEST_ROOT/bomb.out")"
+  local peak
+  peak=$(sed -n 's/^peak \([0-9]*\) MB.*/\1/p' "$TEST_ROOT/bomb.out")
+  [ -n "$peak" ] && [ "$peak" -lt 300 ] || fail "the clone peaked at ${peak:-?} MB: $(head -c 600 "$TEST_ROOT/bomb.out")"
+  grep -q "3-bomb/events.json would expand to more than" "$TEST_ROOT/bomb.out" ||
+    fail "no message saying why smudge stopped: $(head -c 600 "$TEST_ROOT/bomb.out")"
+  cd victim-bomb
+  # git stops a checkout at its first failed file; the rest comes back with
+  # a restore.
+  git restore --source=HEAD -- .jp/conversations/4-fine 2> "$TEST_ROOT/err" || fail "restore failed: $(cat "$TEST_ROOT/err")"
+  grep -q "$(printf 'fine tool output' | base64 -w0)" .jp/conversations/4-fine/events.json ||
+    fail "the next conversation was not restored"
+  # The same file through the one-shot smudge.
+  local rc=0
+  git jpblob smudge .jp/conversations/3-bomb/events.json < "$TEST_ROOT/attacker-bomb/.jp/conversations/3-bomb/events.json" \
+    > /dev/null 2> "$TEST_ROOT/err" || rc=$?
+  [ "$rc" -eq 1 ] || fail "one-shot smudge of the bomb exited $rc"
+  grep -q "jpblob.maxBlobSize" "$TEST_ROOT/err" || fail "the one-shot message names no setting: $(cat "$TEST_ROOT/err")"
+  # What textconv shows (git diff, git log -p): the file as committed, with
+  # a warning, never 1.3 GB.
+  git jpblob textconv "$TEST_ROOT/attacker-bomb/.jp/conversations/3-bomb/events.json" > "$TEST_ROOT/shown" 2> "$TEST_ROOT/err" ||
+    fail "textconv failed on the bomb: $(cat "$TEST_ROOT/err")"
+  cmp -s "$TEST_ROOT/shown" "$TEST_ROOT/attacker-bomb/.jp/conversations/3-bomb/events.json" || fail "textconv did not show the file as committed"
+  grep -q "jpblob.maxBlobSize" "$TEST_ROOT/err" || fail "textconv gave no warning: $(cat "$TEST_ROOT/err")"
+}
+case_ "a reference bomb (6 KB asking for 1.3 GB): the clone stays under 300 MB, says why, and restores the rest" bomb
+
+huge_sizes() {
+  attacker_repo huge
+  local d
+  d=$(printf 'x' | sha256sum | cut -c1-64)
+  mkdir -p ".jp/blobs/${d:0:2}/${d:2:2}" .jp/conversations/5-huge .jp/conversations/6-huger .jp/conversations/7-fine
+  printf 'x' | gzip -n > ".jp/blobs/${d:0:2}/${d:2:2}/$d.blob.gz"
+  echo "[{\"type\":\"tool_call_response\",\"id\":\"t\",\"content\":{\"\$blob\":\"$d\",\"size\":9223372036854775808,\"encoding\":\"base64\"}}]" \
+    > .jp/conversations/5-huge/events.json
+  echo "[{\"type\":\"tool_call_response\",\"id\":\"t\",\"content\":{\"\$blob\":\"$d\",\"size\":18446744073709551615,\"encoding\":\"text\"}}]" \
+    > .jp/conversations/6-huger/events.json
+  echo "[{\"type\":\"tool_call_response\",\"id\":\"t\",\"content\":{\"\$blob\":\"$d\",\"size\":1,\"encoding\":\"text\"}}]" \
+    > .jp/conversations/7-fine/events.json
+  publish huge
+  # git stops a checkout at its first failed file; each file is then
+  # restored on its own.
+  local f
+  for f in 5-huge 6-huger; do
+    git restore --source=HEAD -- .jp/conversations/$f 2> "$TEST_ROOT/err" && fail "$f was checked out"
+    grep -q "$f/events.json.*$d" "$TEST_ROOT/err" || fail "no message names $f and the digest: $(cat "$TEST_ROOT/err")"
+    if grep -qE "out of memory|_M_create|bad_alloc|length_error" "$TEST_ROOT/err"; then
+      fail "an allocation failure reached the user: $(cat "$TEST_ROOT/err")"
+    fi
+  done
+  git restore --source=HEAD -- .jp/conversations/7-fine
+  grep -q '"content":"x"' .jp/conversations/7-fine/events.json ||
+    fail "7-fine was not restored ($(cat .jp/conversations/7-fine/events.json 2>&1))"
+}
+case_ "references declaring 2^63 and 2^64-1 bytes fail their own file, naming digest and file; the rest checks out" huge_sizes
+
+round_trip_bound() {
+  new_installed_repo bound
+  git config jpblob.maxBlobSize 4k
+  write_conversation 8-big "$(head -c 6000 /dev/zero | tr '\0' 'a')"
+  local rc=0
+  git add .jp/conversations/8-big 2> "$TEST_ROOT/err" || rc=$?
+  [ "$rc" -ne 0 ] || fail "clean accepted a file smudge could not give back"
+  grep -q "jpblob.maxBlobSize" "$TEST_ROOT/err" || fail "the refusal names no setting: $(cat "$TEST_ROOT/err")"
+  [ ! -d .jp/blobs ] || [ -z "$(find .jp/blobs -type f)" ] || fail "the refused file left blobs behind"
+  git config jpblob.maxBlobSize 64k
+  git add .jp/conversations/8-big
+  git commit -qm big
+  rm .jp/conversations/8-big/events.json
+  git checkout -- .jp/conversations/8-big
+  assert_clean_status
+}
+case_ "clean refuses what smudge could not read back, naming jpblob.maxBlobSize; raised, the round trip holds" round_trip_bound
+
+store_symlink() {
+  attacker_repo storelink
+  local d
+  d=$(printf 'linked' | sha256sum | cut -c1-64)
+  mkdir -p ".jp/blobs/${d:0:2}/${d:2:2}" .jp/conversations/9-linked
+  ln -s "$OUTSIDE/events.json" ".jp/blobs/${d:0:2}/${d:2:2}/$d.blob.gz"
+  ln -s "$OUTSIDE" ".jp/blobs/ff"
+  echo "[{\"type\":\"tool_call_response\",\"id\":\"t\",\"content\":{\"\$blob\":\"$d\",\"size\":6,\"encoding\":\"text\"}}]" \
+    > .jp/conversations/9-linked/events.json
+  publish storelink
+  untouched git jpblob verify
+  grep -q "symbolic link" "$TEST_ROOT/out" || fail "verify did not report the links: $(cat "$TEST_ROOT/out")"
+  if git jpblob verify > /dev/null 2>&1; then fail "verify passed a store holding links"; fi
+  untouched git jpblob verify --history
+  if git jpblob verify --history > /dev/null 2>&1; then fail "verify --history passed commits holding links in the store"; fi
+  # The hook refuses to commit a link into the store.
+  git jpblob install > /dev/null
+  ln -s "$OUTSIDE/events.json" .jp/blobs/ee
+  git add .jp/blobs/ee
+  untouched git commit -qm "a link in the store"
+  grep -q "symbolic link" "$TEST_ROOT/out" || fail "the hook did not name the link: $(cat "$TEST_ROOT/out")"
+  [ "$(git rev-list --count HEAD)" -eq 1 ] || fail "the hook let a link into the store be committed"
+}
+case_ "verify and the hook refuse symbolic links in the store" store_symlink
+
+stray_temporaries() {
+  new_installed_repo temps
+  write_conversation 10-temp
+  git add -A && git commit -qm temp
+  local t=.jp/conversations/10-temp/.jpblob-tmp-killed1 s=.jp/.jpblob-tmp-killed2 top=.jpblob-tmp-killed3
+  echo partial > "$t"; echo partial > "$s"; echo partial > "$top"
+  touch -d '2 hours ago' "$t" "$s" "$top"
+  echo fresh > .jp/conversations/10-temp/.jpblob-tmp-fresh
+  git jpblob gc --prune=now > "$TEST_ROOT/out" 2>&1 || fail "gc failed: $(cat "$TEST_ROOT/out")"
+  [ ! -e "$t" ] || fail "gc left a killed migrate's temporary in a conversation folder"
+  [ ! -e "$s" ] || fail "gc left a temporary in .jp"
+  [ ! -e "$top" ] || fail "gc left a killed install's temporary at the top"
+  [ -e .jp/conversations/10-temp/.jpblob-tmp-fresh ] || fail "gc removed a temporary a writer may still be writing"
+}
+case_ "gc removes stray temporaries wherever git-jpblob makes them, and keeps fresh ones" stray_temporaries
+
+tracked_hooks_folder() {
+  attacker_repo hooks
+  mkdir -p .githooks
+  printf '#!/bin/sh\nexit 0\n' > .githooks/pre-commit
+  chmod +x .githooks/pre-commit
+  local d
+  d=$(printf 'hooked output' | sha256sum | cut -c1-64)
+  mkdir -p ".jp/blobs/${d:0:2}/${d:2:2}" .jp/conversations/11-hooks
+  printf 'hooked output' | gzip -n > ".jp/blobs/${d:0:2}/${d:2:2}/$d.blob.gz"
+  echo "[{\"type\":\"tool_call_response\",\"id\":\"t\",\"content\":{\"\$blob\":\"$d\",\"size\":13,\"encoding\":\"text\"}}]" \
+    > .jp/conversations/11-hooks/events.json
+  publish hooks
+  git config core.hooksPath .githooks   # as the team's README tells each member
+  rm -rf .githooks/pre-commit .jp/conversations
+  git checkout -q -- . 2> "$TEST_ROOT/err"   # the filter runs, and with it the hook auto-install
+  git status --porcelain --untracked-files=all -- .githooks > "$TEST_ROOT/st"
+  [ -s "$TEST_ROOT/st" ] && fail "the filter wrote into the tracked hooks folder: $(cat "$TEST_ROOT/st")"
+  [ ! -e .githooks/pre-push ] || fail "the filter added a pre-push hook to the tracked hooks folder"
+  grep -q "tracked" "$TEST_ROOT/err" || fail "no warning says why no hook was installed: $(cat "$TEST_ROOT/err")"
+  # Explicit install leaves it alone too, and says what to add.
+  git jpblob install > "$TEST_ROOT/out" 2>&1 || fail "install failed: $(cat "$TEST_ROOT/out")"
+  grep -q "Left .githooks alone" "$TEST_ROOT/out" || fail "install did not explain: $(cat "$TEST_ROOT/out")"
+  [ -z "$(git status --porcelain -- .githooks)" ] || fail "install wrote into the tracked hooks folder"
+  # Once the team's hook calls the check, the warning goes.
+  printf '#!/bin/sh\ngit jpblob pre-commit || exit 1\n' > .githooks/pre-commit
+  rm -rf .jp/conversations
+  git checkout -q -- .jp 2> "$TEST_ROOT/err"
+  [ ! -s "$TEST_ROOT/err" ] || fail "a warning remains though the team's hook runs the check: $(cat "$TEST_ROOT/err")"
+}
+case_ "auto-install never writes into a hooks folder the repository tracks" tracked_hooks_folder
+
+pass
