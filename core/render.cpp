@@ -53,11 +53,13 @@ std::string render_conversation(std::string_view input, const BlobSource& source
   });
   if (scan.shape != DocumentShape::Conversation) return std::string(input);
   std::sort(sites.begin(), sites.end(), [](const Site& a, const Site& b) { return a.begin < b.begin; });
-  // The same bound as smudge (docs/FORMAT.md, "Bounds"): each use is
-  // charged its declared size before its blob is read, each distinct blob
-  // is read once.
+  // The same bound as smudge (docs/FORMAT.md, "Bounds"): every use is
+  // charged its declared size before any blob is read, and each distinct
+  // blob is read once.
   RestoreBudget budget(max_size, path);
   budget.charge(input.size());
+  for (const Site& s : sites)
+    if (s.ref) budget.charge(s.ref->size, &s.ref->digest);
   std::map<std::pair<Digest, std::uint64_t>, std::optional<std::string>> read;
   std::string out;
   std::size_t copied = 0;
@@ -66,7 +68,6 @@ std::string render_conversation(std::string_view input, const BlobSource& source
     const std::string* bytes = nullptr;
     std::string where;
     if (s.ref) {
-      budget.charge(s.ref->size, &s.ref->digest);
       const auto key = std::pair{s.ref->digest, s.ref->size};
       auto at = read.find(key);
       if (at == read.end()) {

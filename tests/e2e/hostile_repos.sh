@@ -77,6 +77,29 @@ conversations_link() {
 }
 case_ "a committed .jp/conversations linking outside: every command refuses it, nothing outside is read or changed" conversations_link
 
+store_folder_link() {
+  attacker_repo storefolder
+  mkdir -p .jp
+  ln -s "$OUTSIDE/store" .jp/blobs
+  mkdir -p "$OUTSIDE/store"
+  publish storefolder
+  outside_sum > "$TEST_ROOT/outside.sum"   # the victim's own (empty) store folder exists
+  write_conversation 12-new "tool output for the victim's store"
+  untouched git add .jp/conversations
+  grep -q "it resolves to .*outside" "$TEST_ROOT/out" || fail "add did not refuse the store: $(head -c 300 "$TEST_ROOT/out")"
+  echo "some bytes" > "$TEST_ROOT/bytes"
+  untouched git jpblob store "$TEST_ROOT/bytes"
+  grep -q "it resolves to .*outside" "$TEST_ROOT/out" || fail "store did not refuse the store: $(head -c 300 "$TEST_ROOT/out")"
+  for cmd in "git jpblob gc --prune=now" "git jpblob verify" "git jpblob stats" "git jpblob migrate"; do
+    untouched $cmd
+    grep -q "outside\|symbolic link" "$TEST_ROOT/out" || fail "'$cmd' did not refuse the store: $(head -c 300 "$TEST_ROOT/out")"
+  done
+  [ -z "$(ls -A "$OUTSIDE/store")" ] || fail "a blob was written through the link"
+  rm -rf "$OUTSIDE/store"
+  outside_sum > "$TEST_ROOT/outside.sum"
+}
+case_ "a committed .jp/blobs linking outside: add, store, gc, verify, stats and migrate refuse it" store_folder_link
+
 events_link() {
   attacker_repo eventslink
   mkdir -p .jp/conversations/2-link

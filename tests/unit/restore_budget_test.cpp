@@ -1,0 +1,130 @@
+// What one restored file may grow to (docs/FORMAT.md, "Bounds"), asked of
+// the transforms through a BlobSource that counts what it is asked.
+#include "core/restore_budget.hpp"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+
+#include "core/document.hpp"
+#include "core/render.hpp"
+#include "core/transform.hpp"
+#include "test_support.hpp"
+
+namespace jpblob {
+namespace {
+
+// A source holding one blob in memory, counting fetches.
+class CountingSource : public BlobSource {
+ public:
+  explicit CountingSource(std::string bytes) : bytes_(std::move(bytes)), digest_(Sha256::of(bytes_)) {}
+  std::optional<std::string> fetch(const Digest& d, std::optional<std::uint64_t>) const override {
+    ++fetches;
+    if (d != digest_) return std::nullopt;
+    return bytes_;
+  }
+  const Digest& digest() const { return digest_; }
+  mutable std::atomic<int> fetches{0};
+
+ private:
+  std::string bytes_;
+  Digest digest_;
+};
+
+std::string references(const Digest& d, std::uint64_t size, int count, const char* encoding = "base64") {
+  std::string out = "[";
+  for (int i = 0; i < count; ++i)
+    out += std::string(i ? "," : "") + R"({"type":"tool_call_response","content":{"$blob":")" + d.hex() +
+           R"(","size":)" + std::to_string(size) + R"(,"encoding":")" + encoding + R"("}})";
+  return out + "]";
+}
+
+TEST(RestoreBudget, EachDistinctBlobIsReadOncePerFile) {
+  CountingSource source(std::string(3000, 'z'));
+  std::string out;
+  smudge(references(source.digest(), 3000, 50), source, SmudgeOptions{}, [&](std::string_view s) { out.append(s); });
+  EXPECT_EQ(source.fetches, 1);
+  EXPECT_GT(out.size(), 50u * 4000);
+}
+
+TEST(RestoreBudget, AFileThatWouldPassTheLimitFailsBeforeAnyBlobIsRead) {
+  CountingSource source(std::string(3000, 'z'));
+  SmudgeOptions options;
+  options.max_file_size = 100000;
+  options.path = "bomb/events.json";
+  bool wrote = false;
+  try {
+    smudge(references(source.digest(), 3000, 50), source, options, [&](std::string_view) { wrote = true; });
+    FAIL() << "no error";
+  } catch (const TooLargeToRestore& e) {
+    EXPECT_NE(std::string(e.what()).find("bomb/events.json would expand to more than 100000 bytes"), std::string::npos)
+        << e.what();
+  }
+  EXPECT_EQ(source.fetches, 0);
+  EXPECT_FALSE(wrote);
+  // Within the limit, the same file restores.
+  options.max_file_size = 300000;
+  EXPECT_NO_THROW(smudge(references(source.digest(), 3000, 50), source, options, [](std::string_view) {}));
+}
+
+TEST(RestoreBudget, HostileDeclaredSizesNeitherWrapNorReserve) {
+  CountingSource source("x");
+  for (const char* encoding : {"base64", "base64url", "text"})
+    for (std::uint64_t size : {std::uint64_t{1} << 63, ~std::uint64_t{0}, ~std::uint64_t{0} / 4 * 3}) {
+      try {
+        smudge(references(source.digest(), size, 1, encoding), source, SmudgeOptions{}, [](std::string_view) {});
+        FAIL() << size << " " << encoding;
+      } catch (const TooLargeToRestore& e) {
+        EXPECT_NE(std::string(e.what()).find(source.digest().hex()), std::string::npos) << e.what();
+      }
+    }
+  EXPECT_EQ(source.fetches, 0);
+  EXPECT_EQ(quoted_base64_length(~std::uint64_t{0}), ~std::uint64_t{0});
+  EXPECT_EQ(quoted_base64_length(3), 6u);
+  EXPECT_EQ(quoted_base64_length(4), 10u);
+}
+
+TEST(RestoreBudget, ADisplayShowsAFileOverTheLimitAsCommitted) {
+  CountingSource source(std::string(3000, 'z'));
+  SmudgeOptions options;
+  options.max_file_size = 10000;
+  options.keep_missing = true;  // a display
+  const std::string in = references(source.digest(), 3000, 50);
+  std::string out;
+  const auto report =
+      smudge_document(DocumentKind::Conversation, in, source, options, [&](std::string_view s) { out.append(s); });
+  EXPECT_EQ(out, in);
+  ASSERT_EQ(report.warnings.size(), 1u);
+  EXPECT_NE(report.warnings[0].find("jpblob.maxBlobSize"), std::string::npos);
+}
+
+TEST(RestoreBudget, PrintIsBoundedToo) {
+  CountingSource source(std::string(3000, 'z'));
+  EXPECT_THROW(render_conversation(references(source.digest(), 3000, 50), source, 100000, "c/events.json"),
+               TooLargeToRestore);
+  EXPECT_EQ(source.fetches, 0);
+  const std::string shown = render_conversation(references(source.digest(), 3000, 50), source, 1 << 20, "c/events.json");
+  EXPECT_EQ(source.fetches, 1);
+  EXPECT_NE(shown.find(std::string(3000, 'z')), std::string::npos);
+}
+
+TEST(RestoreBudget, CleanRefusesWhatSmudgeCouldNotGiveBack) {
+  test::TempDir dir;
+  const BlobStore store = BlobStore::for_storage(dir / ".jp", dir.path());
+  CleanOptions options;
+  options.max_file_size = 1000;
+  options.path = "big/events.json";
+  const std::string in = R"([{"type":"tool_call_response","content":")" + std::string(2000, 'a') + "\"}]";
+  bool wrote = false;
+  try {
+    clean_document(DocumentKind::Conversation, in, store, options, [&](std::string_view) { wrote = true; });
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("git config jpblob.maxBlobSize"), std::string::npos) << e.what();
+  }
+  EXPECT_FALSE(wrote);
+  EXPECT_TRUE(store.entries().empty());
+}
+
+}  // namespace
+}  // namespace jpblob
