@@ -86,13 +86,13 @@ store_folder_link() {
   outside_sum > "$TEST_ROOT/outside.sum"   # the victim's own (empty) store folder exists
   write_conversation 12-new "tool output for the victim's store"
   untouched git add .jp/conversations
-  grep -q "it resolves to .*outside" "$TEST_ROOT/out" || fail "add did not refuse the store: $(head -c 300 "$TEST_ROOT/out")"
+  grep -q "refusing blob store .*: it resolves to .*, outside " "$TEST_ROOT/out" || fail "add did not refuse the store: $(head -c 300 "$TEST_ROOT/out")"
   echo "some bytes" > "$TEST_ROOT/bytes"
   untouched git jpblob store "$TEST_ROOT/bytes"
-  grep -q "it resolves to .*outside" "$TEST_ROOT/out" || fail "store did not refuse the store: $(head -c 300 "$TEST_ROOT/out")"
+  grep -q "refusing blob store .*: it resolves to .*, outside " "$TEST_ROOT/out" || fail "store did not refuse the store: $(head -c 300 "$TEST_ROOT/out")"
   for cmd in "git jpblob gc --prune=now" "git jpblob verify" "git jpblob stats" "git jpblob migrate"; do
     untouched $cmd
-    grep -q "outside\|symbolic link" "$TEST_ROOT/out" || fail "'$cmd' did not refuse the store: $(head -c 300 "$TEST_ROOT/out")"
+    grep -q "refusing blob store .*: it resolves to .*, outside \|symbolic link" "$TEST_ROOT/out" || fail "'$cmd' did not refuse the store: $(head -c 300 "$TEST_ROOT/out")"
   done
   [ -z "$(ls -A "$OUTSIDE/store")" ] || fail "a blob was written through the link"
   rm -rf "$OUTSIDE/store"
