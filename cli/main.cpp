@@ -126,6 +126,10 @@ int main(int argc, char** argv) {
   run->callback([&] { run_status = jpblob::run_run_command(m); });
   auto* migrate = maintenance("migrate", "rewrite every conversation to its cleaned form", jpblob::run_migrate_command);
   migrate->add_flag("--dry-run", m.dry_run, "say what would be rewritten");
+  auto* checkout = maintenance("checkout", "put JP's own form back in the work tree from the reference form",
+                               jpblob::run_checkout_command);
+  checkout->add_option("paths", m.files, "documents or folders (default: all)");
+  checkout->add_flag("--dry-run", m.dry_run, "say what would be restored");
   maintenance("repair", "write corrupt or missing blobs again from any good copy", jpblob::run_repair_command);
   auto* stats = maintenance("stats", "conversations, blobs and savings", jpblob::run_stats_command);
   stats->add_flag("--json", m.json, "machine output");

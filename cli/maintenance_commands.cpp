@@ -247,6 +247,35 @@ void run_repair_command(const MaintenanceArgs& args) {
     throw Error(std::to_string(r.unrecoverable.size()) + " blob(s) have no good copy anywhere");
 }
 
+void run_checkout_command(const MaintenanceArgs& args) {
+  const Workspace ws = open_workspace(args);
+  if (!ws.in_work_tree()) throw Error("checkout must run in a git work tree", ErrorKind::Usage);
+  if (ws.settings().smudge_refs_only) {
+    std::cout << "Nothing to do: jpblob.smudge=refs (or JPBLOB_SKIP_SMUDGE) keeps the reference form here.\n";
+    return;
+  }
+  // Paths as given, relative to the current folder, made relative to the top.
+  std::vector<std::string> paths;
+  for (const fs::path& p : args.files) {
+    const fs::path rel = fs::absolute(p).lexically_normal().lexically_relative(ws.top());
+    if (rel.empty() || *rel.begin() == "..") throw Error(p.string() + " is outside the work tree " + ws.top().string(), ErrorKind::Usage);
+    std::string r = rel.string();
+    while (r.size() > 1 && r.back() == '/') r.pop_back();
+    paths.push_back(r);
+  }
+  CheckoutReport r;
+  {
+    TerminalProgress progress;
+    r = run_checkout(ws, paths, args.dry_run, progress.callback());
+  }
+  for (const auto& f : r.restored) std::cout << (args.dry_run ? "would restore " : "restored ") << f << '\n';
+  for (const auto& p : r.problems) std::cerr << "git-jpblob: " << p << '\n';
+  std::cout << (args.dry_run ? "Would restore " : "Restored ") << r.restored.size() << " document(s) to JP's form; "
+            << r.unchanged << " already were.\n";
+  if (!r.problems.empty())
+    throw Error(std::to_string(r.problems.size()) + " document(s) could not be restored (see above)");
+}
+
 void run_stats_command(const MaintenanceArgs& args) {
   const Workspace ws = open_workspace(args);
   StatsReport s;

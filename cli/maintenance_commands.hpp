@@ -22,7 +22,7 @@ struct MaintenanceArgs {
   std::optional<std::uint64_t> offset, limit;
   std::string tool;
   std::vector<std::string> command;
-  std::vector<std::filesystem::path> files;  // store
+  std::vector<std::filesystem::path> files;  // store; checkout's paths
 };
 
 void run_gc_command(const MaintenanceArgs& args);
@@ -31,6 +31,7 @@ void run_files_command(const MaintenanceArgs& args);
 void run_print_command(const MaintenanceArgs& args);
 void run_cat_command(const MaintenanceArgs& args);
 void run_migrate_command(const MaintenanceArgs& args);
+void run_checkout_command(const MaintenanceArgs& args);  // throws when a document could not be restored
 void run_stats_command(const MaintenanceArgs& args);
 void run_repair_command(const MaintenanceArgs& args);  // throws when a blob has no good copy
 // Returns the command's exit status.
