@@ -3,10 +3,12 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <strings.h>
 #include <mutex>
 
 #include "document.hpp"
 #include "error.hpp"
+#include "shared_config.hpp"
 
 namespace jpblob {
 
@@ -16,9 +18,15 @@ namespace {
 
 }  // namespace
 
-Settings load_settings(const GitRepo* repo) {
+Settings load_settings(const GitRepo* repo, const SafeDir* work_tree) {
   Settings s;
-  auto get = [&](const std::string& key) {
+  const auto shared = work_tree ? read_shared_config(*work_tree) : decltype(read_shared_config(*work_tree)){};
+  auto get = [&](const std::string& key) -> std::optional<std::string> {
+    // What changes committed bytes comes from .jpblobconfig when it says.
+    std::optional<std::string> value;
+    for (const auto& [k, v] : shared)
+      if (strcasecmp(k.c_str(), key.c_str()) == 0) value = v;
+    if (value) return value;
     return repo ? repo->config(key) : command_line_config_value(key);
   };
   if (auto v = get("jpblob.compressionLevel")) {
@@ -50,20 +58,20 @@ std::optional<std::string> Workspace::find_blob(const Digest& digest,
 Workspace Workspace::open(const fs::path& cwd, const std::optional<fs::path>& store_dir) {
   Workspace w;
   if (auto repo = GitRepo::open(cwd)) w.repo_ = std::make_unique<GitRepo>(std::move(*repo));
-  w.settings_ = load_settings(w.repo());
   if (store_dir) {
-    const fs::path dir = fs::absolute(cwd / *store_dir);
-    w.top_ = dir;
-    w.store_ = std::make_unique<BlobStore>(BlobStore::for_storage(dir, dir, w.settings_.store));
+    w.top_ = fs::absolute(cwd / *store_dir);
     w.storage_ = ".";
   } else {
     w.top_ = w.repo_ && w.repo_->workdir() ? *w.repo_->workdir() : cwd;
-    w.store_ = std::make_unique<BlobStore>(BlobStore::for_work_tree(w.top_, w.settings_.store));
     w.in_work_tree_ = w.repo_ && w.repo_->workdir();
     w.storage_ = kStorageFolder;
   }
   std::error_code ec;
   if (fs::is_directory(w.top_, ec)) w.base_ = std::make_unique<SafeDir>(SafeDir::open(w.top_));
+  // A --store folder is no work tree: it has no .jpblobconfig.
+  w.settings_ = load_settings(w.repo(), w.in_work_tree_ ? w.base_.get() : nullptr);
+  w.store_ = std::make_unique<BlobStore>(store_dir ? BlobStore::for_storage(w.top_, w.top_, w.settings_.store)
+                                                   : BlobStore::for_work_tree(w.top_, w.settings_.store));
   w.source_ = std::make_unique<BlobLookup>(*w.store_, w.in_work_tree_ ? w.repo() : nullptr);
   return w;
 }

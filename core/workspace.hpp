@@ -44,9 +44,11 @@ struct Settings {
 };
 
 // Reads the settings from a repository's config (or only from `git -c` and
-// the environment when there is none). Throws Error on a malformed value,
-// naming the key.
-Settings load_settings(const GitRepo* repo);
+// the environment when there is none); the keys that change committed
+// bytes come from `.jpblobconfig` at the top of `work_tree` when it sets
+// them (core/shared_config). Throws Error on a malformed value, naming the
+// key.
+Settings load_settings(const GitRepo* repo, const SafeDir* work_tree = nullptr);
 
 class Workspace {
  public:
