@@ -2,6 +2,9 @@
 
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstdlib>
+
 #include "error.hpp"
 #include "fs.hpp"
 #include "subprocess.hpp"
@@ -322,6 +325,30 @@ bool GitCli::config_remove_empty_section(const std::string& section, ConfigScope
   auto rest = run({"config", scope_flag(scope), "--get-regexp", "^" + section + "\\."});
   if (rest.status != 1) return false;  // keys are left (or it cannot tell): keep it
   return run({"config", scope_flag(scope), "--remove-section", section}).status == 0;
+}
+
+GitCli::LineMerge GitCli::merge_texts(std::string_view ours, std::string_view base, std::string_view theirs,
+                                      int marker_size) const {
+  // git merge-file reads files only (--object-id came in git 2.43): three
+  // private temporary files, removed whatever happens.
+  std::string pattern = (fs::temp_directory_path() / "jpblob-merge-XXXXXX").string();
+  if (!::mkdtemp(pattern.data())) throw errno_error("cannot make a folder for a merge", errno);
+  struct Cleanup {
+    fs::path dir;
+    ~Cleanup() {
+      std::error_code ec;
+      fs::remove_all(dir, ec);
+    }
+  } cleanup{pattern};
+  const fs::path dir = pattern;
+  write_file_atomic(dir / "ours", ours);
+  write_file_atomic(dir / "base", base);
+  write_file_atomic(dir / "theirs", theirs);
+  auto r = run({"merge-file", "-p", "--marker-size=" + std::to_string(marker_size), "-L", "ours", "-L", "base", "-L",
+                "theirs", (dir / "ours").string(), (dir / "base").string(), (dir / "theirs").string()});
+  // Its status is the number of conflicts (at most 127); above that, an error.
+  if (r.status < 0 || r.status > 127) throw Error("cannot merge: git merge-file: " + r.err);
+  return {std::move(r.out), r.status > 0};
 }
 
 }  // namespace jpblob

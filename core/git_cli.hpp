@@ -148,6 +148,16 @@ class GitCli {
   // Removes a section when no key is left in it; true when removed.
   bool config_remove_empty_section(const std::string& section, ConfigScope scope) const;
 
+  // A line-by-line three-way merge of three texts (`git merge-file`), with
+  // conflict markers of `marker_size` labelled ours/base/theirs. Returns the
+  // result and whether it holds conflicts. Throws Error when git fails.
+  struct LineMerge {
+    std::string text;
+    bool conflict;
+  };
+  LineMerge merge_texts(std::string_view ours, std::string_view base, std::string_view theirs,
+                        int marker_size) const;
+
  private:
   struct Output {
     int status;
