@@ -10,7 +10,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <csignal>
+#include <cstring>
 #include <iostream>
 
 #include "cli/closed_pipe.hpp"
@@ -73,9 +75,18 @@ int main(int argc, char** argv) {
   const std::string first = argc > 1 ? argv[1] : "";
   const bool quiet_on_closed_pipe = first != "clean" && first != "smudge" && first != "filter-process";
   auto closed_pipe = [&] { return quiet_on_closed_pipe && jpblob::reader_gone(STDOUT_FILENO); };
+  // An error that is a write failing with EPIPE (errno_error's "…: Broken
+  // pipe"), not one that merely happened while the reader was gone.
+  auto died_of_closed_pipe = [&](const std::exception& e) {
+    return std::string_view(e.what()).ends_with(std::strerror(EPIPE)) && closed_pipe();
+  };
   // Output that fails throws, so that a command stops at its first write to
   // a closed pipe, as git does, rather than running on to no reader.
   if (quiet_on_closed_pipe) std::cout.exceptions(std::ios::badbit);
+  // Off again once main returns: the flush at exit must not throw.
+  struct CoutExceptionsOff {
+    ~CoutExceptionsOff() { std::cout.exceptions(std::ios::goodbit); }
+  } cout_exceptions_off;
   if (first == "--help") jpblob::exec_manual_page();  // returns when there is no page
 
   CLI::App app{"git-jpblob: keeps JP conversations small and shareable in git", "git-jpblob"};
@@ -161,22 +172,40 @@ int main(int argc, char** argv) {
     }
   }
 
+  // Every handler first stops std::cout throwing: std::cerr flushes it
+  // (they are tied), and a throw inside a handler would abort.
+  auto cout_quiet = [] { std::cout.exceptions(std::ios::goodbit); };
   try {
     app.parse(argc, argv);
     std::cout.flush();
   } catch (const CLI::ParseError& e) {
-    if (e.get_exit_code() == 0) return app.exit(e);
+    cout_quiet();
+    if (e.get_exit_code() == 0) {
+      const int status = app.exit(e);  // --help or --version, on std::cout
+      if (!std::cout.flush() && closed_pipe()) jpblob::die_of_closed_pipe();
+      return status;
+    }
     std::cerr << "git-jpblob: " << e.what() << "\n";
     return 2;
   } catch (const jpblob::Error& e) {
-    if (closed_pipe()) jpblob::die_of_closed_pipe();
+    cout_quiet();
+    if (died_of_closed_pipe(e)) jpblob::die_of_closed_pipe();
     std::cerr << "git-jpblob: " << e.what() << "\n";
     return e.kind() == jpblob::ErrorKind::Usage ? 2 : 1;
+  } catch (const std::ios_base::failure&) {
+    const int err = errno;  // why std::cout failed (see exceptions() above)
+    cout_quiet();
+    if (closed_pipe()) jpblob::die_of_closed_pipe();
+    std::cerr << "git-jpblob: cannot write standard output: " << std::strerror(err) << "\n";
+    return 1;
   } catch (const std::bad_alloc&) {
+    cout_quiet();
     std::cerr << "git-jpblob: out of memory\n";
     return 1;
   } catch (const std::exception& e) {
-    if (closed_pipe()) jpblob::die_of_closed_pipe();
+    cout_quiet();
+    // std::cout's failure, when the library's type is not the one caught above.
+    if (closed_pipe() && (std::cout.bad() || died_of_closed_pipe(e))) jpblob::die_of_closed_pipe();
     std::cerr << "git-jpblob: " << e.what() << "\n";
     return 1;
   }
