@@ -1,12 +1,24 @@
 // git-jpblob: the command table. Each command is a function elsewhere; this
 // file parses arguments and maps failures to exit statuses (0 success,
 // 1 failure, 2 usage) with one-line messages: "git-jpblob: <what>: <why>".
+// git's conventions apply: `--help` shows the manual page, a mistyped
+// command names the one meant (exit 1), and a closed pipe on standard
+// output ends a command quietly, except the filters, for which it means
+// git died.
 #include <CLI/CLI.hpp>
 
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
 #include <csignal>
+#include <cstring>
 #include <iostream>
 
+#include "cli/closed_pipe.hpp"
 #include "cli/commands.hpp"
+#include "cli/manual.hpp"
+#include "cli/suggest.hpp"
 #include "cli/maintenance_commands.hpp"
 #include "core/error.hpp"
 #include "filter/oneshot.hpp"
@@ -56,9 +68,26 @@ void add_install_command(CLI::App& app, const char* name, const char* help, Args
 }  // namespace
 
 int main(int argc, char** argv) {
-  // A closed pipe must surface as a write error (EPIPE) with a message, not
-  // as a silent death.
+  // A closed pipe must surface as a write error (EPIPE), not as a death by
+  // signal: the filters report it, and the other commands then end quietly
+  // (cli/closed_pipe.hpp) once the pipe is known to be the cause.
   std::signal(SIGPIPE, SIG_IGN);
+  const std::string first = argc > 1 ? argv[1] : "";
+  const bool quiet_on_closed_pipe = first != "clean" && first != "smudge" && first != "filter-process";
+  auto closed_pipe = [&] { return quiet_on_closed_pipe && jpblob::reader_gone(STDOUT_FILENO); };
+  // An error that is a write failing with EPIPE (errno_error's "…: Broken
+  // pipe"), not one that merely happened while the reader was gone.
+  auto died_of_closed_pipe = [&](const std::exception& e) {
+    return std::string_view(e.what()).ends_with(std::strerror(EPIPE)) && closed_pipe();
+  };
+  // Output that fails throws, so that a command stops at its first write to
+  // a closed pipe, as git does, rather than running on to no reader.
+  if (quiet_on_closed_pipe) std::cout.exceptions(std::ios::badbit);
+  // Off again once main returns: the flush at exit must not throw.
+  struct CoutExceptionsOff {
+    ~CoutExceptionsOff() { std::cout.exceptions(std::ios::goodbit); }
+  } cout_exceptions_off;
+  if (first == "--help") jpblob::exec_manual_page();  // returns when there is no page
 
   CLI::App app{"git-jpblob: keeps JP conversations small and shareable in git", "git-jpblob"};
   app.set_version_flag("--version", kVersion);
@@ -138,19 +167,49 @@ int main(int argc, char** argv) {
   textconv->add_option("file", args.file, "the file git hands over")->required();
   textconv->callback([&] { jpblob::run_textconv(args.file); });
 
+  if (!first.empty() && first[0] != '-') {
+    std::vector<std::string> names;
+    for (const CLI::App* sub : app.get_subcommands({})) names.push_back(sub->get_name());
+    if (std::find(names.begin(), names.end(), first) == names.end()) {
+      std::cerr << jpblob::unknown_command_message(first, jpblob::similar_commands(first, names));
+      return 1;  // git's status for an unknown command
+    }
+  }
+
+  // Every handler first stops std::cout throwing: std::cerr flushes it
+  // (they are tied), and a throw inside a handler would abort.
+  auto cout_quiet = [] { std::cout.exceptions(std::ios::goodbit); };
   try {
     app.parse(argc, argv);
+    std::cout.flush();
   } catch (const CLI::ParseError& e) {
-    if (e.get_exit_code() == 0) return app.exit(e);
+    cout_quiet();
+    if (e.get_exit_code() == 0) {
+      const int status = app.exit(e);  // --help or --version, on std::cout
+      if (!std::cout.flush() && closed_pipe()) jpblob::die_of_closed_pipe();
+      return status;
+    }
     std::cerr << "git-jpblob: " << e.what() << "\n";
     return 2;
   } catch (const jpblob::Error& e) {
+    cout_quiet();
+    if (died_of_closed_pipe(e)) jpblob::die_of_closed_pipe();
     std::cerr << "git-jpblob: " << e.what() << "\n";
     return e.kind() == jpblob::ErrorKind::Usage ? 2 : 1;
+  } catch (const std::ios_base::failure&) {
+    const int err = errno;  // why std::cout failed (see exceptions() above)
+    cout_quiet();
+    if (closed_pipe()) jpblob::die_of_closed_pipe();
+    std::cerr << "git-jpblob: cannot write standard output: " << std::strerror(err) << "\n";
+    return 1;
   } catch (const std::bad_alloc&) {
+    cout_quiet();
     std::cerr << "git-jpblob: out of memory\n";
     return 1;
   } catch (const std::exception& e) {
+    cout_quiet();
+    // std::cout's failure, when the library's type is not the one caught above.
+    if (closed_pipe() && (std::cout.bad() || died_of_closed_pipe(e))) jpblob::die_of_closed_pipe();
     std::cerr << "git-jpblob: " << e.what() << "\n";
     return 1;
   }

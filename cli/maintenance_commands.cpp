@@ -283,24 +283,28 @@ void run_stats_command(const MaintenanceArgs& args) {
     TerminalProgress progress;
     s = run_stats(ws, progress.callback());
   }
-  const std::uint64_t dedup_saved = s.referenced_bytes > s.unique_bytes ? s.referenced_bytes - s.unique_bytes : 0;
-  const std::uint64_t compression_saved = s.unique_bytes > s.stored_bytes ? s.unique_bytes - s.stored_bytes : 0;
   if (args.json) {
     print_json({{"conversations", s.conversations}, {"references", s.references},
                 {"inline_payloads", s.inline_payloads}, {"inline_bytes", s.inline_bytes},
                 {"unique_blobs", s.unique_blobs}, {"stored_bytes", s.stored_bytes},
                 {"unique_bytes", s.unique_bytes}, {"referenced_bytes", s.referenced_bytes},
-                {"dedup_saved_bytes", dedup_saved}, {"compression_saved_bytes", compression_saved}});
+                {"stored_payloads", s.stored_payloads}, {"stored_payload_bytes", s.stored_payload_bytes},
+                {"stored_payload_unique_bytes", s.stored_payload_unique_bytes},
+                {"unstored_payloads", s.unstored_payloads}, {"unstored_bytes", s.unstored_bytes},
+                {"dedup_saved_bytes", s.dedup_saved_bytes()},
+                {"compression_saved_bytes", s.compression_saved_bytes()}});
     return;
   }
   std::cout << "conversations:     " << s.conversations << '\n'
             << "payloads:          " << s.references + s.inline_payloads << " (" << human(s.referenced_bytes)
             << "): " << s.references << " referenced, " << s.inline_payloads << " inline ("
             << human(s.inline_bytes) << ")\n"
+            << "  in the store:    " << s.stored_payloads << " (" << human(s.stored_payload_bytes) << ")\n"
+            << "  not stored yet:  " << s.unstored_payloads << " (" << human(s.unstored_bytes) << ")\n"
             << "unique blobs:      " << s.unique_blobs << " (" << human(s.unique_bytes) << " uncompressed, "
             << human(s.stored_bytes) << " stored as gzip)\n"
-            << "saved by dedup:    " << human(dedup_saved) << '\n'
-            << "saved by gzip:     " << human(compression_saved) << '\n';
+            << "saved by dedup:    " << human(s.dedup_saved_bytes()) << '\n'
+            << "saved by gzip:     " << human(s.compression_saved_bytes()) << '\n';
 }
 
 }  // namespace jpblob

@@ -251,7 +251,12 @@ bool BlobStore::present(int leaf, const std::string& name, const Digest& digest)
   return true;
 }
 
+void BlobStore::check_writable() const {
+  if (writes_refused_) throw Error("cannot store blobs in " + root_.string() + ": " + *writes_refused_);
+}
+
 BlobStore::PutResult BlobStore::put(std::string_view bytes) const {
+  check_writable();
   return put(Sha256::of(bytes), bytes);
 }
 
@@ -276,6 +281,7 @@ std::optional<BlobStore::NewFile> BlobStore::start_file(const Digest& digest, in
 }
 
 BlobStore::PutResult BlobStore::put(const Digest& digest, std::string_view bytes) const {
+  check_writable();
   auto started = start_file(digest, -1,
                             options_.fsync ? AtomicFile::Durability::Full : AtomicFile::Durability::None);
   if (!started) return {digest, false};
@@ -285,6 +291,7 @@ BlobStore::PutResult BlobStore::put(const Digest& digest, std::string_view bytes
 
 std::vector<BlobStore::PutResult> BlobStore::put_all(
     const std::vector<std::string_view>& payloads) const {
+  check_writable();
   std::vector<std::optional<Digest>> digests(payloads.size());
   parallel_for(payloads.size(), [&](std::size_t i) { digests[i] = Sha256::of(payloads[i]); });
   std::vector<std::size_t> unique;  // first index of each distinct digest

@@ -110,6 +110,14 @@ class BlobStore {
   static BlobStore for_work_tree(const std::filesystem::path& top, StoreOptions options = {});
 
   const std::filesystem::path& root() const { return root_; }
+
+  // From now on put(), put_all() and replace_corrupt() throw
+  // Error("cannot store blobs in <root>: <why>") before touching anything;
+  // reading, listing and remove() still work. For a store that has no
+  // business being written (a work-tree store with no repository around
+  // it). Call before the store is shared between threads.
+  void refuse_writes(std::string why) { writes_refused_ = std::move(why); }
+
   std::filesystem::path path_of(const Digest& digest) const {
     return root_ / blob_relative_path(digest);
   }
@@ -204,11 +212,14 @@ class BlobStore {
   // when a component is a link or not a folder.
   Fd open_folder(const std::string& relative) const;
   void check_inside_boundary(const std::filesystem::path& existing) const;
+  // Throws when refuse_writes() was called.
+  void check_writable() const;
 
   std::filesystem::path root_;
   std::filesystem::path boundary_;  // canonical
   std::filesystem::path display_base_;  // the boundary as given: verify() names blobs relative to it
   StoreOptions options_;
+  std::optional<std::string> writes_refused_;
   // The root folder's descriptor, opened on first use. Held by pointer so
   // the store stays movable.
   struct RootHandle {

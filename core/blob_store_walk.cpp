@@ -134,6 +134,7 @@ std::optional<std::uint64_t> BlobStore::verify(const Digest& digest, std::option
 }
 
 bool BlobStore::replace_corrupt(const Digest& digest, std::string_view bytes) const {
+  check_writable();
   if (Sha256::of(bytes) != digest)
     throw Error("refusing to repair blob " + digest.hex() + ": the bytes offered are another blob's");
   try {

@@ -75,7 +75,9 @@ const std::vector<std::string>& document_attribute_lines() {
     // Blobs get diff=jpblob rather than -diff so `git log -p` can show
     // their content through textconv; without the driver git still treats
     // them as binary, since every blob's gzip header holds NUL bytes.
-    out.push_back(std::string(kWorkTreeStore) + "/** -text diff=jpblob");
+    // linguist-generated keeps them out of GitHub's diffs and language
+    // statistics.
+    out.push_back(std::string(kWorkTreeStore) + "/** -text diff=jpblob linguist-generated");
     return out;
   }();
   return lines;

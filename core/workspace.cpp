@@ -65,6 +65,9 @@ Workspace Workspace::open(const fs::path& cwd, const std::optional<fs::path>& st
     w.top_ = w.repo_ && w.repo_->workdir() ? *w.repo_->workdir() : cwd;
     w.in_work_tree_ = w.repo_ && w.repo_->workdir();
     w.storage_ = kStorageFolder;
+    // With no repository, cwd/.jp/blobs would be a store nothing commits or
+    // cleans: most likely a command run in the wrong folder.
+    if (!w.repo_) w.store_->refuse_writes("not in a git repository; pass --store <folder>");
   }
   std::error_code ec;
   if (fs::is_directory(w.top_, ec)) w.base_ = std::make_unique<SafeDir>(SafeDir::open(w.top_));

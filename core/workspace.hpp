@@ -53,7 +53,10 @@ Settings load_settings(const GitRepo* repo, const SafeDir* work_tree = nullptr);
 class Workspace {
  public:
   // Opens the workspace for a command run in `cwd`. Throws Error when the
-  // store would resolve outside its boundary.
+  // store would resolve outside its boundary. With no git repository
+  // around `cwd` and no `store_dir`, the store (cwd/.jp/blobs) is read-only:
+  // anything that would write a blob to it throws "…: not in a git
+  // repository; pass --store <folder>" (see BlobStore::refuse_writes).
   static Workspace open(const std::filesystem::path& cwd,
                         const std::optional<std::filesystem::path>& store_dir = std::nullopt);
 

@@ -11,6 +11,7 @@ packages=(
   clang libclang-rt-dev
   python3 bsdutils  # bsdutils: script(1), a terminal for the e2e tests
   git-lfs  # the e2e tests of .jp/blobs kept in git-lfs
+  man-db  # `git help jpblob` and `git jpblob --help` show the manual page
 )
 
 missing=()

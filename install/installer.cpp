@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <optional>
-#include <sstream>
 
 #include "core/document.hpp"
 #include "core/error.hpp"
@@ -36,11 +35,16 @@ std::vector<std::pair<std::string, std::string>> config_entries(const fs::path& 
           {"diff.jpblob.textconv", q + " textconv"}};
 }
 
+// The lines of a text, each with its '\n' when it has one (only the last
+// may lack it), so that joining them gives back the same bytes.
 std::vector<std::string> split_lines(const std::string& text) {
   std::vector<std::string> lines;
-  std::istringstream in(text);
-  std::string line;
-  while (std::getline(in, line)) lines.push_back(line);
+  for (std::size_t start = 0; start < text.size();) {
+    const std::size_t end = text.find('\n', start);
+    const std::size_t next = end == std::string::npos ? text.size() : end + 1;
+    lines.push_back(text.substr(start, next - start));
+    start = next;
+  }
   return lines;
 }
 
@@ -62,9 +66,31 @@ std::string tracked_hooks_advice(const std::string& folder) {
          "/pre-push, for the whole team";
 }
 
+std::string without_newline(const std::string& line) {
+  return line.ends_with('\n') ? line.substr(0, line.size() - 1) : line;
+}
+
+bool contains(const std::vector<std::string>& lines, const std::string& line) {
+  return std::find(lines.begin(), lines.end(), line) != lines.end();
+}
+
+// Where install records that it ended the user's last line (local config:
+// .gitattributes belongs to the repository, whatever the scope).
+constexpr const char* kNewlineKey = "jpblob.attributesNewlineAdded";
+
 }  // namespace
 
 const std::vector<std::string>& attribute_lines() { return document_attribute_lines(); }
+
+const std::vector<std::pair<std::string, std::string>>& legacy_attribute_lines() {
+  static const std::vector<std::pair<std::string, std::string>> lines = [] {
+    const std::string store(kWorkTreeStore);
+    const std::string now = attribute_lines().back();  // the store's line
+    return std::vector<std::pair<std::string, std::string>>{{store + "/** -text diff=jpblob", now},
+                                                            {store + "/** -text -diff", now}};
+  }();
+  return lines;
+}
 
 std::vector<std::string> install(const fs::path& cwd, const InstallOptions& options) {
   const auto repo = find_repo(cwd);
@@ -120,17 +146,36 @@ std::vector<std::string> install(const fs::path& cwd, const InstallOptions& opti
   if (!repo) return done.empty() ? std::vector<std::string>{"Nothing to change."} : done;
 
   // 2. .gitattributes.
-  const auto existing = split_lines(attributes);
-  std::size_t added = 0;
+  auto lines = split_lines(attributes);
+  std::vector<std::string> present;
+  for (const auto& line : lines) present.push_back(without_newline(line));
+  std::size_t added = 0, upgraded = 0;
+  // An older form of a line becomes the new one where it stands.
+  for (auto& line : lines)
+    for (const auto& [old_line, new_line] : legacy_attribute_lines())
+      if (without_newline(line) == old_line && !contains(present, new_line)) {
+        line = new_line + (line.ends_with('\n') ? "\n" : "");
+        present.push_back(new_line);
+        ++upgraded;
+      }
+  bool newline_added = false;
   for (const auto& line : attribute_lines()) {
-    if (std::find(existing.begin(), existing.end(), line) != existing.end()) continue;
-    if (!attributes.empty() && attributes.back() != '\n') attributes.push_back('\n');
-    attributes += line + "\n";
+    if (contains(present, line)) continue;
+    if (!lines.empty() && !lines.back().ends_with('\n')) {
+      lines.back().push_back('\n');
+      newline_added = true;
+    }
+    lines.push_back(line + "\n");
+    present.push_back(line);
     ++added;
   }
-  if (added) {
-    top->write_atomic(".gitattributes", attributes);
-    done.push_back("Added " + std::to_string(added) + " line(s) to .gitattributes.");
+  if (added || upgraded) {
+    std::string text;
+    for (const auto& line : lines) text += line;
+    if (newline_added) GitCli(repo->top).config_set(kNewlineKey, "true", ConfigScope::Local);
+    top->write_atomic(".gitattributes", text);
+    if (added) done.push_back("Added " + std::to_string(added) + " line(s) to .gitattributes.");
+    if (upgraded) done.push_back("Updated " + std::to_string(upgraded) + " line(s) of .gitattributes.");
   }
 
   // 3. The hooks.
@@ -242,15 +287,30 @@ std::vector<std::string> uninstall(const fs::path& cwd, const InstallOptions& op
 
   const SafeDir top = SafeDir::open(repo->top);
   const std::string text = top.read(".gitattributes").value_or("");
+  auto ours = [](const std::string& line) {
+    if (contains(attribute_lines(), line)) return true;
+    for (const auto& legacy : legacy_attribute_lines())
+      if (legacy.first == line) return true;
+    return false;
+  };
   std::string kept;
   std::size_t removed = 0;
+  bool ours_at_end = false;  // the file ends with lines of ours
   for (const auto& line : split_lines(text)) {
-    if (std::find(attribute_lines().begin(), attribute_lines().end(), line) != attribute_lines().end()) {
+    ours_at_end = ours(without_newline(line));
+    if (ours_at_end) {
       ++removed;
       continue;
     }
-    kept += line + "\n";
+    kept += line;
   }
+  const GitCli local(repo->top);
+  const bool newline_added = local.config_get(kNewlineKey, ConfigScope::Local) == "true";
+  // The newline install put after the user's last line, when nothing was
+  // added after ours since.
+  if (removed && newline_added && ours_at_end && kept.ends_with('\n')) kept.pop_back();
+  if (newline_added && local.config_unset(kNewlineKey, ConfigScope::Local))
+    local.config_remove_empty_section("jpblob", ConfigScope::Local);
   if (removed) {
     if (kept.find_first_not_of(" \t\n") == std::string::npos) top.remove(".gitattributes");
     else top.write_atomic(".gitattributes", kept);

@@ -5,7 +5,11 @@
 //    with the absolute, shell-quoted path of this program, required = true,
 //    and diff.jpblob.textconv;
 // 2. inside a repository, the .gitattributes lines that route conversations
-//    to the filter and keep line-ending conversion off the blobs;
+//    to the filter and keep line-ending conversion off the blobs (an older
+//    form of a line is upgraded in place); when the file lacked a final
+//    newline, the one added is recorded (git config --local
+//    jpblob.attributesNewlineAdded) so that uninstall gives back the
+//    original bytes;
 // 3. inside a repository, the pre-commit hook, in the folder git runs hooks
 //    from (core.hooksPath, or the main repository's hooks from a linked
 //    worktree). A hook git-jpblob did not write is refused unless --force,
@@ -52,5 +56,10 @@ std::optional<std::string> ensure_hook(const std::filesystem::path& cwd, const G
 
 // The lines install adds to .gitattributes.
 const std::vector<std::string>& attribute_lines();
+
+// Lines earlier versions wrote (or told users to write) in place of one of
+// attribute_lines(), with the line that replaces each: install upgrades
+// them in place, uninstall removes them.
+const std::vector<std::pair<std::string, std::string>>& legacy_attribute_lines();
 
 }  // namespace jpblob

@@ -95,4 +95,67 @@ local_scope() {
   [ -z "$(git config --local filter.jpblob.process || true)" ] || fail "uninstall --local"
 }
 case_ "--local writes the repository's config only" local_scope
+
+# .gitattributes: uninstall gives back the exact bytes, and an older form of
+# the store's line is brought up to date.
+store_line='.jp/blobs/** -text diff=jpblob linguist-generated'
+attributes_repo() {
+  git init -q "$TEST_ROOT/$1"
+  cd "$TEST_ROOT/$1"
+}
+
+no_final_newline_given_back() {
+  attributes_repo attrs-nonl
+  printf 'x.bin binary' > .gitattributes
+  cp .gitattributes "$TEST_ROOT/attrs-original"
+  git jpblob install --local > /dev/null
+  [ "$(sed -n 1p .gitattributes)" = "x.bin binary" ] || fail "the user's line changed: $(cat .gitattributes)"
+  grep -qxF "$store_line" .gitattributes || fail "no store line: $(cat .gitattributes)"
+  git jpblob install --local | grep -qx "Nothing to change." || fail "a second install changed something"
+  git jpblob uninstall --local > /dev/null
+  cmp .gitattributes "$TEST_ROOT/attrs-original" || fail "uninstall gave back $(od -c .gitattributes | head -3)"
+  [ -z "$(git config --local --get-regexp '^jpblob\.' || true)" ] || fail "a record left in .git/config"
+  ! grep -q '^\[jpblob\]' .git/config || fail "an empty [jpblob] section left in .git/config"
+}
+case_ "uninstall gives back a .gitattributes that lacked its final newline, byte for byte" no_final_newline_given_back
+
+final_newline_kept() {
+  attributes_repo attrs-nl
+  printf '*.png binary\n' > .gitattributes
+  cp .gitattributes "$TEST_ROOT/attrs-original"
+  git jpblob install --local > /dev/null
+  git jpblob uninstall --local > /dev/null
+  cmp .gitattributes "$TEST_ROOT/attrs-original" || fail "uninstall gave back $(od -c .gitattributes | head -3)"
+}
+case_ "uninstall gives back a .gitattributes that had its final newline" final_newline_kept
+
+linguist_generated() {
+  attributes_repo attrs-linguist
+  git jpblob install --local > /dev/null
+  [ "$(tail -1 .gitattributes)" = "$store_line" ] || fail "store line: $(cat .gitattributes)"
+  git check-attr linguist-generated -- .jp/blobs/ab/cd/x.blob.gz | grep -q ': linguist-generated: set$' ||
+    fail "blobs are not linguist-generated: $(git check-attr -a -- .jp/blobs/ab/cd/x.blob.gz)"
+}
+case_ "install marks the store linguist-generated" linguist_generated
+
+old_store_line_upgraded() {
+  local old
+  for old in '.jp/blobs/** -text diff=jpblob' '.jp/blobs/** -text -diff'; do
+    attributes_repo "attrs-old-${old##* }"
+    printf '%s\n' '.jp/conversations/**/events.json filter=jpblob diff=jpblob -text' \
+      '.jp/sessions/**/*.jsonl filter=jpblob -text' "$old" '*.png binary' > .gitattributes
+    git jpblob install --local > "$TEST_ROOT/out"
+    grep -qx "Updated 1 line(s) of .gitattributes." "$TEST_ROOT/out" || fail "install: $(cat "$TEST_ROOT/out")"
+    [ "$(sed -n 3p .gitattributes)" = "$store_line" ] || fail "'$old' not upgraded in place: $(cat .gitattributes)"
+    [ "$(wc -l < .gitattributes)" -eq 4 ] || fail "lines added beside the upgrade: $(cat .gitattributes)"
+    git jpblob install --local | grep -qx "Nothing to change." || fail "a second install changed something"
+    git jpblob uninstall --local > /dev/null
+    [ "$(cat .gitattributes)" = '*.png binary' ] || fail "uninstall left: $(cat .gitattributes)"
+    # A repository that still has the old line: uninstall removes it too.
+    printf '%s\n' "$old" 'x.bin binary' > .gitattributes
+    git jpblob uninstall --local > /dev/null
+    [ "$(cat .gitattributes)" = 'x.bin binary' ] || fail "uninstall kept '$old': $(cat .gitattributes)"
+  done
+}
+case_ "install upgrades the store's old line in place; uninstall removes either form" old_store_line_upgraded
 pass

@@ -184,4 +184,20 @@ store_outside_repository() {
   git jpblob verify --store "$TEST_ROOT/local" > /dev/null
 }
 case_ "--store on a plain folder, outside any repository" store_outside_repository
+
+store_without_repository_refuses() {
+  export GIT_CEILING_DIRECTORIES="$TEST_ROOT"
+  mkdir -p "$TEST_ROOT/plain" && cd "$TEST_ROOT/plain"
+  echo "some bytes" > file.txt
+  local out rc
+  set +e; out=$(git jpblob store file.txt 2>&1); rc=$?; set -e
+  [ "$rc" -eq 1 ] || fail "store outside a repository exited $rc: $out"
+  [[ "$out" == "git-jpblob: "*"not in a git repository; pass --store <folder>" ]] || fail "unexpected: $out"
+  set +e; out=$("$JPBLOB_BIN" clean x < "$OLDPWD/$first" 2>&1 > /dev/null); rc=$?; set -e
+  [ "$rc" -eq 1 ] && [[ "$out" == *"not in a git repository; pass --store <folder>" ]] || fail "clean: exit $rc: $out"
+  [ ! -e .jp ] || fail "wrote $(find .jp) in the current folder"
+  mkdir "$TEST_ROOT/plain-store"
+  git jpblob store file.txt --store "$TEST_ROOT/plain-store" | grep -q "^blob:sha256:" || fail "--store refused"
+}
+case_ "a store with no repository refuses to write one in the current folder, unless --store" store_without_repository_refuses
 pass

@@ -38,7 +38,8 @@ case_ "a missing blob at checkout: clear failure naming the digest; the skip var
 usage_error_exits_2() {
   local rc
   set +e
-  "$JPBLOB_BIN" frobnicate > /dev/null 2> "$TEST_ROOT/err"; rc=$?
+  # An unknown option; an unknown command is git's status 1 (git_conventions.sh).
+  "$JPBLOB_BIN" verify --frobnicate > /dev/null 2> "$TEST_ROOT/err"; rc=$?
   set -e
   [ "$rc" -eq 2 ] || fail "usage error exited $rc"
 }

@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
+
+#include "core/digest.hpp"
 #include "core/error.hpp"
 #include "test_support.hpp"
 
@@ -32,6 +35,24 @@ TEST(Workspace, OutsideARepositoryTheCurrentFolderHoldsTheStore) {
   auto ws = Workspace::open(t.path());
   EXPECT_EQ(ws.repo(), nullptr);
   EXPECT_EQ(ws.store().root(), t / ".jp/blobs");
+}
+
+TEST(Workspace, OutsideARepositoryNothingIsWrittenToTheCurrentFoldersStore) {
+  test::TempDir t;
+  test::ScopedEnv ceiling("GIT_CEILING_DIRECTORIES", t.path().parent_path().c_str());
+  const auto ws = Workspace::open(t.path());
+  for (const auto& write : std::vector<std::function<void()>>{
+           [&] { ws.store().put("payload"); },
+           [&] { ws.store().put_all({"payload"}); },
+           [&] { ws.store().replace_corrupt(Sha256::of("payload"), "payload"); }}) {
+    const std::string msg = test::error_of(write);
+    EXPECT_NE(msg.find("not in a git repository; pass --store <folder>"), std::string::npos) << msg;
+  }
+  EXPECT_FALSE(fs::exists(t / ".jp"));
+  // --store names where blobs go: that works anywhere.
+  fs::create_directory(t / "local");
+  const auto with_store = Workspace::open(t.path(), t / "local");
+  EXPECT_TRUE(with_store.store().put("payload").written);
 }
 
 TEST(Workspace, SettingsComeFromGitConfigAndTheEnvironment) {

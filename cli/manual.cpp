@@ -1,0 +1,27 @@
+#include "manual.hpp"
+
+#include <unistd.h>
+
+#include <csignal>
+#include <filesystem>
+
+#include "core/subprocess.hpp"
+
+namespace jpblob {
+
+void exec_manual_page() {
+  try {
+    // Asking first keeps man's "No manual entry" off the screen: without
+    // the page, CLI11's help is the better answer.
+    if (run_command({"man", "-w", "git-jpblob"}, std::filesystem::current_path()).status != 0) return;
+  } catch (const std::exception&) {
+    return;  // no man program, or no current folder: fall back
+  }
+  std::signal(SIGPIPE, SIG_DFL);
+  char man[] = "man", page[] = "git-jpblob";
+  char* argv[] = {man, page, nullptr};
+  ::execvp(man, argv);
+  std::signal(SIGPIPE, SIG_IGN);  // the caller's setting, for its fallback
+}
+
+}  // namespace jpblob

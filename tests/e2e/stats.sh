@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# stats: figures that match what the store holds. Dedup savings count only
+# payloads whose blob is in the store; payloads not stored yet are counted
+# apart, and an unreferenced blob saves nothing.
+. "$(dirname "$0")/lib.sh"
+new_installed_repo
+a="alpha payload text, stored by git add"
+c="never stored: this conversation was not added"
+extra="an unreferenced blob, put there by git jpblob store"
+write_conversation 1-a "$a"
+git add .jp/conversations && git commit -qm a   # stores "$a" and "jp_cli"
+write_conversation 2-b "$a"                    # not added: both its blobs are there already
+write_conversation 3-c "$c"                    # not added: "jp_cli" is stored, "$c" is not
+printf '%s' "$extra" > extra.txt
+git jpblob store extra.txt > /dev/null
+gz_bytes=$(find .jp/blobs -name '*.blob.gz' -printf '%s\n' | awk '{ s += $1 } END { print s }')
+
+stats_json_is_the_truth() {
+  git jpblob stats --json | A=${#a} C=${#c} EXTRA=${#extra} GZ=$gz_bytes python3 -c '
+import json, os, sys
+s = json.load(sys.stdin)
+a, c, extra, gz = (int(os.environ[k]) for k in ("A", "C", "EXTRA", "GZ"))
+arg = len("jp_cli")
+want = {
+    "conversations": 3, "references": 0, "inline_payloads": 6,
+    "inline_bytes": 2 * a + c + 3 * arg,
+    "unique_blobs": 3, "unique_bytes": a + arg + extra, "stored_bytes": gz,
+    "stored_payloads": 5, "stored_payload_bytes": 2 * a + 3 * arg,
+    "stored_payload_unique_bytes": a + arg,
+    "unstored_payloads": 1, "unstored_bytes": c,
+    "dedup_saved_bytes": a + 2 * arg,
+    "compression_saved_bytes": max(0, a + arg + extra - gz),
+}
+wrong = {k: (s.get(k), v) for k, v in want.items() if s.get(k) != v}
+assert not wrong, "(got, want): %r" % wrong'
+}
+case_ "stats --json: dedup from stored blobs only, unstored payloads apart" stats_json_is_the_truth
+
+stats_text() {
+  local out
+  out=$(git jpblob stats)
+  grep -qx "saved by dedup:    $(( ${#a} + 12 )) bytes" <<<"$out" || fail "dedup line: $out"
+  grep -qx "  not stored yet:  1 (${#c} bytes)" <<<"$out" || fail "not-stored line: $out"
+  grep -qx "  in the store:    5 ($(( 2 * ${#a} + 18 )) bytes)" <<<"$out" || fail "in-store line: $out"
+}
+case_ "stats says the same in words" stats_text
+pass
