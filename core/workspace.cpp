@@ -65,9 +65,6 @@ Workspace Workspace::open(const fs::path& cwd, const std::optional<fs::path>& st
     w.top_ = w.repo_ && w.repo_->workdir() ? *w.repo_->workdir() : cwd;
     w.in_work_tree_ = w.repo_ && w.repo_->workdir();
     w.storage_ = kStorageFolder;
-    // With no repository, cwd/.jp/blobs would be a store nothing commits or
-    // cleans: most likely a command run in the wrong folder.
-    if (!w.repo_) w.store_->refuse_writes("not in a git repository; pass --store <folder>");
   }
   std::error_code ec;
   if (fs::is_directory(w.top_, ec)) w.base_ = std::make_unique<SafeDir>(SafeDir::open(w.top_));
@@ -75,6 +72,9 @@ Workspace Workspace::open(const fs::path& cwd, const std::optional<fs::path>& st
   w.settings_ = load_settings(w.repo(), w.in_work_tree_ ? w.base_.get() : nullptr);
   w.store_ = std::make_unique<BlobStore>(store_dir ? BlobStore::for_storage(w.top_, w.top_, w.settings_.store)
                                                    : BlobStore::for_work_tree(w.top_, w.settings_.store));
+  // With no repository, cwd/.jp/blobs would be a store nothing commits or
+  // cleans: most likely a command run in the wrong folder.
+  if (!store_dir && !w.repo_) w.store_->refuse_writes("not in a git repository; pass --store <folder>");
   w.source_ = std::make_unique<BlobLookup>(*w.store_, w.in_work_tree_ ? w.repo() : nullptr);
   return w;
 }
