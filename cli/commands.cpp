@@ -6,6 +6,7 @@
 
 #include "core/error.hpp"
 #include "core/fs.hpp"
+#include "core/merge.hpp"
 #include "core/render.hpp"
 #include "core/restore_budget.hpp"
 #include "core/workspace.hpp"
@@ -81,6 +82,22 @@ void run_pre_push(const std::string& remote) {
                                             : std::string()) +
               "; push refused: commit the missing blobs (git jpblob verify --history lists them), "
               "or push with --no-verify to skip this check");
+}
+
+int run_merge_driver(const std::vector<std::string>& args) {
+  const Workspace ws = Workspace::open(fs::current_path());
+  int marker_size = 7;
+  try {
+    marker_size = std::stoi(args[3]);
+  } catch (const std::exception&) {
+    throw Error("merge: bad marker size '" + args[3] + "'", ErrorKind::Usage);
+  }
+  const std::string& path = args[4];
+  const MergeOutcome m =
+      merge_file(ws, path, read_file(args[0]), read_file(args[1]), read_file(args[2]), marker_size);
+  write_file_atomic(args[1], m.content);
+  if (m.conflict) std::cerr << "git-jpblob: " << path << ": conflict, shown in JP's own form\n";
+  return m.conflict ? 1 : 0;
 }
 
 }  // namespace jpblob

@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include "install/installer.hpp"
 
@@ -15,6 +16,10 @@ std::filesystem::path program_path();
 void run_install(const InstallOptions& options);
 void run_uninstall(const InstallOptions& options);
 void run_textconv(const std::filesystem::path& file);
+// The merge driver: {base, ours, theirs, marker size, path} as git passes
+// %O %A %B %L %P. Writes the result into ours; returns 0 when merged, 1 on
+// a conflict (ours then holds it, with markers, in JP's form).
+int run_merge_driver(const std::vector<std::string>& args);
 // Throws Error listing every problem when the commit must be refused.
 void run_pre_commit();
 // The pre-push hook: reads git's ref updates from standard input; throws

@@ -163,6 +163,12 @@ int main(int argc, char** argv) {
   auto* stats = maintenance("stats", "conversations, blobs and savings", jpblob::run_stats_command);
   stats->add_flag("--json", m.json, "machine output");
   stats->add_option("--store", m.store, "a JP storage folder instead of the work tree's .jp");
+  std::vector<std::string> merge_args;
+  auto* merge = app.add_subcommand("merge", "the merge driver git runs: merge.jpblob.driver (%O %A %B %L %P)");
+  merge->add_option("files", merge_args, "base, ours (written with the result), theirs, marker size, path")
+      ->required()
+      ->expected(5);
+  merge->callback([&] { run_status = jpblob::run_merge_driver(merge_args); });
   auto* textconv = app.add_subcommand("textconv", "show a conversation or blob file as text (git diff)");
   textconv->add_option("file", args.file, "the file git hands over")->required();
   textconv->callback([&] { jpblob::run_textconv(args.file); });

@@ -14,11 +14,12 @@ namespace fs = std::filesystem;
 const std::vector<DocumentType>& document_types() {
   // -text: git-jpblob restores the exact bytes JP wrote, so core.autocrlf
   // must not convert them. diff=jpblob lets `git log -p` show a
-  // conversation's payloads through textconv.
+  // conversation's payloads through textconv; merge=jpblob merges appended
+  // events by themselves (core/merge).
   static const std::vector<DocumentType> types = {
       {DocumentKind::Conversation, "conversation", "conversations", "**/events.json",
-       "filter=jpblob diff=jpblob -text", {"metadata.json", "base_config.json"}},
-      {DocumentKind::Session, "session", "sessions", "**/*.jsonl", "filter=jpblob -text", {}},
+       "filter=jpblob diff=jpblob merge=jpblob -text", {"metadata.json", "base_config.json"}},
+      {DocumentKind::Session, "session", "sessions", "**/*.jsonl", "filter=jpblob merge=jpblob -text", {}},
   };
   return types;
 }
@@ -76,8 +77,9 @@ const std::vector<std::string>& document_attribute_lines() {
     // their content through textconv; without the driver git still treats
     // them as binary, since every blob's gzip header holds NUL bytes.
     // linguist-generated keeps them out of GitHub's diffs and language
-    // statistics.
-    out.push_back(std::string(kWorkTreeStore) + "/** -text diff=jpblob linguist-generated");
+    // statistics; merge=jpblob keeps two gzip spellings of one blob from
+    // conflicting.
+    out.push_back(std::string(kWorkTreeStore) + "/** -text diff=jpblob merge=jpblob linguist-generated");
     return out;
   }();
   return lines;

@@ -32,7 +32,9 @@ std::vector<std::pair<std::string, std::string>> config_entries(const fs::path& 
           {"filter.jpblob.clean", q + " clean %f"},
           {"filter.jpblob.smudge", q + " smudge %f"},
           {"filter.jpblob.required", "true"},
-          {"diff.jpblob.textconv", q + " textconv"}};
+          {"diff.jpblob.textconv", q + " textconv"},
+          {"merge.jpblob.name", "JP conversations and blobs (git-jpblob)"},
+          {"merge.jpblob.driver", q + " merge %O %A %B %L %P"}};
 }
 
 // The lines of a text, each with its '\n' when it has one (only the last
@@ -84,10 +86,16 @@ const std::vector<std::string>& attribute_lines() { return document_attribute_li
 
 const std::vector<std::pair<std::string, std::string>>& legacy_attribute_lines() {
   static const std::vector<std::pair<std::string, std::string>> lines = [] {
+    // Lines earlier versions wrote, each with the line that replaces it
+    // (attribute_lines(): conversations, sessions, the store).
     const std::string store(kWorkTreeStore);
-    const std::string now = attribute_lines().back();  // the store's line
-    return std::vector<std::pair<std::string, std::string>>{{store + "/** -text diff=jpblob", now},
-                                                            {store + "/** -text -diff", now}};
+    const auto& now = attribute_lines();
+    return std::vector<std::pair<std::string, std::string>>{
+        {".jp/conversations/**/events.json filter=jpblob diff=jpblob -text", now[0]},
+        {".jp/sessions/**/*.jsonl filter=jpblob -text", now[1]},
+        {store + "/** -text diff=jpblob linguist-generated", now[2]},
+        {store + "/** -text diff=jpblob", now[2]},
+        {store + "/** -text -diff", now[2]}};
   }();
   return lines;
 }

@@ -98,7 +98,7 @@ case_ "--local writes the repository's config only" local_scope
 
 # .gitattributes: uninstall gives back the exact bytes, and an older form of
 # the store's line is brought up to date.
-store_line='.jp/blobs/** -text diff=jpblob linguist-generated'
+store_line='.jp/blobs/** -text diff=jpblob merge=jpblob linguist-generated'
 attributes_repo() {
   git init -q "$TEST_ROOT/$1"
   cd "$TEST_ROOT/$1"
@@ -140,12 +140,14 @@ case_ "install marks the store linguist-generated" linguist_generated
 
 old_store_line_upgraded() {
   local old
-  for old in '.jp/blobs/** -text diff=jpblob' '.jp/blobs/** -text -diff'; do
-    attributes_repo "attrs-old-${old##* }"
+  for old in '.jp/blobs/** -text diff=jpblob' '.jp/blobs/** -text -diff' '.jp/blobs/** -text diff=jpblob linguist-generated'; do
+    attributes_repo "attrs-old-$(printf '%s' "$old" | md5sum | cut -c1-8)"
     printf '%s\n' '.jp/conversations/**/events.json filter=jpblob diff=jpblob -text' \
       '.jp/sessions/**/*.jsonl filter=jpblob -text' "$old" '*.png binary' > .gitattributes
     git jpblob install --local > "$TEST_ROOT/out"
-    grep -qx "Updated 1 line(s) of .gitattributes." "$TEST_ROOT/out" || fail "install: $(cat "$TEST_ROOT/out")"
+    grep -qx "Updated 3 line(s) of .gitattributes." "$TEST_ROOT/out" || fail "install: $(cat "$TEST_ROOT/out")"
+    [ "$(sed -n 1p .gitattributes)" = '.jp/conversations/**/events.json filter=jpblob diff=jpblob merge=jpblob -text' ] ||
+      fail "the conversations line was not upgraded: $(cat .gitattributes)"
     [ "$(sed -n 3p .gitattributes)" = "$store_line" ] || fail "'$old' not upgraded in place: $(cat .gitattributes)"
     [ "$(wc -l < .gitattributes)" -eq 4 ] || fail "lines added beside the upgrade: $(cat .gitattributes)"
     git jpblob install --local | grep -qx "Nothing to change." || fail "a second install changed something"
