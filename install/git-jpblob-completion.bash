@@ -6,7 +6,7 @@
 # git's variables set: cur, prev, words, cword and __git_cmd_idx.
 
 __git_jpblob_commands="install uninstall clean smudge filter-process pre-commit pre-push gc verify
-files print cat store run migrate repair stats textconv"
+files print cat store run migrate checkout repair stats textconv merge"
 
 # The flags of one command, each ending in "=" when it takes a value.
 __git_jpblob_flags () {
@@ -19,7 +19,7 @@ __git_jpblob_flags () {
 	cat)                    echo "--session= --offset= --limit=" ;;
 	store)                  echo "--store=" ;;
 	run)                    echo "--session= --tool=" ;;
-	migrate)                echo "--dry-run" ;;
+	migrate|checkout)       echo "--dry-run" ;;
 	stats)                  echo "--json --store=" ;;
 	esac
 }
