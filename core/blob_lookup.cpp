@@ -39,8 +39,17 @@ std::optional<std::string> BlobLookup::read_object(const std::string& id, const 
 
 std::optional<std::string> BlobLookup::find(const Digest& digest, std::optional<std::uint64_t> size,
                                             const std::optional<std::string>& treeish) const {
-  if (auto bytes = store_.get(digest, size)) return bytes;
-  return find_in_git(digest, size, treeish);
+  // A corrupt work-tree copy (planted, or half-written by another tool)
+  // does not hide a good one in git's objects; with none, its error stands.
+  std::optional<std::string> store_error;
+  try {
+    if (auto bytes = store_.get(digest, size)) return bytes;
+  } catch (const Error& e) {
+    store_error = e.what();
+  }
+  auto bytes = find_in_git(digest, size, treeish);
+  if (!bytes && store_error) throw Error(*store_error);
+  return bytes;
 }
 
 std::optional<std::string> BlobLookup::find_in_git(const Digest& digest, std::optional<std::uint64_t> size,
@@ -83,9 +92,9 @@ std::optional<std::string> BlobLookup::find_in_git(const Digest& digest, std::op
       if (auto d = digest_of_tracked_path(p)) history_->emplace(*d, std::move(id));
   }
   if (history_) {
-    const auto found = history_->find(digest);
-    if (found != history_->end())
-      if (auto bytes = try_copy(found->second, "history")) return bytes;
+    const auto [from, to] = history_->equal_range(digest);
+    for (auto it = from; it != to; ++it)
+      if (auto bytes = try_copy(it->second, "history")) return bytes;
   }
   if (first_error) throw Error(*first_error);
   return std::nullopt;

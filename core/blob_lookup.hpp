@@ -59,7 +59,9 @@ class BlobLookup : public BlobSource {
   const GitRepo* repo_;
   mutable std::mutex git_mutex_;
   // Digest -> blob object id in any reachable commit, built on first need.
-  mutable std::optional<std::unordered_map<Digest, std::string, DigestHash>> history_;
+  // Every object any commit holds at a blob's path: more than one when a
+  // corrupt copy was committed somewhere.
+  mutable std::optional<std::unordered_multimap<Digest, std::string, DigestHash>> history_;
 };
 
 }  // namespace jpblob

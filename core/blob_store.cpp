@@ -242,13 +242,25 @@ void freshen(int leaf, const std::string& name, const struct stat& st) {
 }
 }  // namespace
 
-bool BlobStore::present(int leaf, const std::string& name, const Digest& digest) const {
+BlobStore::Presence BlobStore::presence(int leaf, const std::string& name, const Digest& digest,
+                                        std::uint64_t size) const {
   struct stat st {};
-  if (::fstatat(leaf, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) return false;
+  if (::fstatat(leaf, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) return Presence::Absent;
   if (!S_ISREG(st.st_mode))
     throw Error("refusing blob " + path_of(digest).string() + ": it is not a regular file");
+  Fd fd(::openat(leaf, name.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
+  if (!fd.valid()) {
+    if (errno == ENOENT) return Presence::Absent;
+    throw errno_error("cannot open blob " + path_of(digest).string(), errno);
+  }
+  try {
+    const std::string raw = read_all(fd.get(), "blob " + path_of(digest).string(), size + size / 8 + 1024);
+    decode_blob(raw, digest, size, std::max(size, options_.max_blob_size), path_of(digest).string());
+  } catch (const Error&) {
+    return Presence::Corrupt;
+  }
   freshen(leaf, name, st);
-  return true;
+  return Presence::Sound;
 }
 
 void BlobStore::check_writable() const {
@@ -260,7 +272,7 @@ BlobStore::PutResult BlobStore::put(std::string_view bytes) const {
   return put(Sha256::of(bytes), bytes);
 }
 
-std::optional<BlobStore::NewFile> BlobStore::start_file(const Digest& digest, int root,
+std::optional<BlobStore::NewFile> BlobStore::start_file(const Digest& digest, std::uint64_t size, int root,
                                                         AtomicFile::Durability durability) const {
   const std::string name = digest.hex() + ".blob.gz";
   // A gc may remove the leaf (or its parent) that this writer has just
@@ -270,10 +282,18 @@ std::optional<BlobStore::NewFile> BlobStore::start_file(const Digest& digest, in
   for (int attempt = 1;; ++attempt) {
     try {
       Fd leaf = open_leaf(digest, true, root);
-      if (present(leaf.get(), name, digest)) return std::nullopt;
+      const Presence there = presence(leaf.get(), name, digest, size);
+      if (there == Presence::Sound) return std::nullopt;
+      if (there == Presence::Corrupt)
+        throw CorruptBlobInTheWay("blob " + path_of(digest).string() +
+                                  " is corrupt: it does not hold what its name says, so it cannot stand for the "
+                                  "content being stored. Run `git jpblob repair`, which writes it again from this "
+                                  "content, then try again");
       auto file = std::make_unique<AtomicFile>(leaf.get(), name, "blob " + path_of(digest).string(), 0666,
                                                durability);
       return NewFile{std::move(leaf), std::move(file)};
+    } catch (const CorruptBlobInTheWay&) {
+      throw;
     } catch (const Error&) {
       if (attempt == 3) throw;
     }
@@ -282,7 +302,7 @@ std::optional<BlobStore::NewFile> BlobStore::start_file(const Digest& digest, in
 
 BlobStore::PutResult BlobStore::put(const Digest& digest, std::string_view bytes) const {
   check_writable();
-  auto started = start_file(digest, -1,
+  auto started = start_file(digest, bytes.size(), -1,
                             options_.fsync ? AtomicFile::Durability::Full : AtomicFile::Durability::None);
   if (!started) return {digest, false};
   started->file->write(gzip_compress(bytes, options_.compression_level));
@@ -313,7 +333,7 @@ std::vector<BlobStore::PutResult> BlobStore::put_all(
     if (!root.valid()) throw errno_error("cannot open blob store " + root_.string(), errno);
     parallel_for(count, [&](std::size_t k) {
       const std::size_t i = unique[start + k];
-      auto started = start_file(*digests[i], root.get(), AtomicFile::Durability::None);
+      auto started = start_file(*digests[i], payloads[i].size(), root.get(), AtomicFile::Durability::None);
       if (!started) return;
       started->file->write(gzip_compress(payloads[i], options_.compression_level));
       started->file->close_unsynced();

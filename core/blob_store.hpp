@@ -30,9 +30,16 @@
 #include <vector>
 
 #include "digest.hpp"
+#include "error.hpp"
 #include "fs.hpp"
 
 namespace jpblob {
+
+// What put() throws when a corrupt file holds the blob's name.
+class CorruptBlobInTheWay : public Error {
+ public:
+  using Error::Error;
+};
 
 // jpblob.maxBlobSize's default: the most one blob, and one restored file,
 // may hold (docs/FORMAT.md, "Bounds").
@@ -197,16 +204,26 @@ class BlobStore {
   // when it does not exist and `create` is false.
   Fd open_leaf(const Digest& digest, bool create, int root = -1) const;
   int root_fd(bool create) const;
-  // True when the leaf holds the blob (freshened); throws when the name is
-  // taken by something that is not a regular file.
-  bool present(int leaf, const std::string& name, const Digest& digest) const;
+  // What the leaf holds under the blob's name.
+  enum class Presence { Absent, Sound, Corrupt };
+  // Sound (and freshened) when the file there holds exactly the blob's
+  // `size` bytes: it is read and verified, since a file of that name may
+  // have come from anyone (a clone, a --no-verify commit), and trusting it
+  // would drop the only copy of the bytes being stored. Throws when the
+  // name is taken by something that is not a regular file.
+  Presence presence(int leaf, const std::string& name, const Digest& digest, std::uint64_t size) const;
   // A temporary file for a blob in its leaf folder, or nullopt when the
   // blob is present. Survives a gc removing the folder meanwhile.
   struct NewFile {
     Fd leaf;
     std::unique_ptr<AtomicFile> file;
   };
-  std::optional<NewFile> start_file(const Digest& digest, int root, AtomicFile::Durability durability) const;
+  // nullopt when a sound copy of the blob (`size` bytes) is present.
+  // Throws when a corrupt one is: it may be tracked, and git would put the
+  // corrupt version back over a replacement (a stash, a reset), so the
+  // bytes being stored stay where they are and `repair` is named.
+  std::optional<NewFile> start_file(const Digest& digest, std::uint64_t size, int root,
+                                    AtomicFile::Durability durability) const;
   // Opens a folder below the root ("aa" or "aa/bb") without following a
   // link; an invalid Fd when it (or the root) does not exist. Throws Error
   // when a component is a link or not a folder.

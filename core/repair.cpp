@@ -90,8 +90,15 @@ RepairReport run_repair(const Workspace& ws, const Progress& progress) {
   if (corrupt.empty()) return report;
 
   std::unordered_map<Digest, std::string, DigestHash> good;
-  for (const auto& [digest, why] : corrupt)
-    if (auto bytes = ws.blobs().find_in_git(digest, std::nullopt, std::nullopt)) good.emplace(digest, std::move(*bytes));
+  for (const auto& [digest, why] : corrupt) {
+    try {
+      if (auto bytes = ws.blobs().find_in_git(digest, std::nullopt, std::nullopt))
+        good.emplace(digest, std::move(*bytes));
+    } catch (const Error&) {
+      // every copy git holds is corrupt too (a commit made it so): the
+      // documents may still hold the bytes
+    }
+  }
   std::unordered_map<Digest, std::string, DigestHash> rest;
   for (const auto& [digest, why] : corrupt)
     if (!good.count(digest)) rest.emplace(digest, why);

@@ -277,6 +277,37 @@ store_symlink() {
 }
 case_ "verify and the hook refuse symbolic links in the store" store_symlink
 
+poisoned_blob() {
+  # The attacker predicts a payload (a file of the repository, as a tool
+  # would read it) and commits a corrupt blob under its name.
+  attacker_repo poison
+  printf 'This is the README of the project.\n' > README.md
+  local d
+  d=$(sha256sum < README.md | cut -c1-64)
+  mkdir -p ".jp/blobs/${d:0:2}/${d:2:2}"
+  printf 'garbage' | gzip -n > ".jp/blobs/${d:0:2}/${d:2:2}/$d.blob.gz"
+  publish poison
+  mkdir -p .jp/conversations/7-mine
+  echo '[{"type":"chat_request","content":"s"}]' > .jp/conversations/7-mine/events.json
+  git add -A && git commit -qm start
+  local mine="[{\"type\":\"chat_request\",\"content\":\"s\"},{\"type\":\"tool_call_response\",\"id\":\"t1\",\"content\":\"$(base64 -w0 < README.md)\"}]"
+  echo "$mine" > .jp/conversations/7-mine/events.json
+  # Trusting the blob would leave the bytes nowhere: the stash refuses,
+  # naming the way out, and the conversation keeps them.
+  git stash -q 2> "$TEST_ROOT/err" && fail "git stash trusted the corrupt blob"
+  grep -q "git jpblob repair" "$TEST_ROOT/err" || fail "the refusal does not name repair: $(cat "$TEST_ROOT/err")"
+  [ "$(cat .jp/conversations/7-mine/events.json)" = "$mine" ] || fail "the conversation lost its bytes"
+  git jpblob migrate > /dev/null 2>&1 && fail "migrate trusted the corrupt blob"
+  [ "$(cat .jp/conversations/7-mine/events.json)" = "$mine" ] || fail "migrate lost the bytes to a corrupt blob"
+  # repair writes the blob from the conversation; then all is as usual.
+  git jpblob repair > /dev/null || fail "repair failed"
+  [ "$(gzip -dc < ".jp/blobs/${d:0:2}/${d:2:2}/$d.blob.gz")" = "$(cat README.md)" ] || fail "repair did not write the blob"
+  git stash -q || fail "stash failed after repair"
+  git stash pop -q 2> "$TEST_ROOT/err" || fail "stash pop failed: $(cat "$TEST_ROOT/err")"
+  [ "$(cat .jp/conversations/7-mine/events.json)" = "$mine" ] || fail "the conversation was lost through the stash"
+}
+case_ "a committed corrupt blob under a predictable name is never trusted: stash and migrate refuse and keep the bytes, repair mends it" poisoned_blob
+
 stray_temporaries() {
   new_installed_repo temps
   write_conversation 10-temp
