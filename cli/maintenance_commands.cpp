@@ -172,7 +172,7 @@ void run_cat_command(const MaintenanceArgs& args) {
   };
   const std::string url = UrlResolver::is_url(args.target) ? args.target : blob_url_for_name(workspace(), args.target);
   std::optional<fs::path> dir;
-  if (args.session) dir = artifacts_dir_for(*args.session);
+  if (args.session) dir = checked_artifacts_dir(*args.session, fs::current_path());
   const UrlResolver resolver(dir, [&](const Digest& d, std::optional<std::uint64_t> size) {
     return workspace().find_blob(d, size);
   });
@@ -194,7 +194,7 @@ void run_store_command(const MaintenanceArgs& args) {
 
 int run_run_command(const MaintenanceArgs& args) {
   if (!args.session) throw Error("run needs --session <file.jsonl>", ErrorKind::Usage);
-  ArtifactAllocator artifacts(artifacts_dir_for(*args.session));
+  ArtifactAllocator artifacts(checked_artifacts_dir(*args.session, fs::current_path()));
   if (!is_valid_name(args.tool))
     throw Error("bad tool name '" + args.tool + "': use 1-64 letters, digits, '_' or '-'", ErrorKind::Usage);
   OutputSpill sink([&] { return artifacts.allocate(args.tool); });

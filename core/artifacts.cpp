@@ -11,11 +11,27 @@
 #include <cstdlib>
 
 #include "error.hpp"
+#include "git_repo.hpp"
 #include "safe_path.hpp"
 
 namespace jpblob {
 
 namespace fs = std::filesystem;
+
+fs::path checked_artifacts_dir(const fs::path& session_file, const fs::path& cwd) {
+  const fs::path dir = artifacts_dir_for(session_file);
+  const auto repo = GitRepo::open(cwd);
+  if (!repo || !repo->workdir()) return dir;
+  const fs::path rel = fs::absolute(cwd / dir).lexically_normal().lexically_relative(*repo->workdir());
+  if (rel.empty() || *rel.begin() == ".." || rel == ".") return dir;
+  // lstat refuses a link at any folder on the way; the folder itself must
+  // not be one either.
+  const SafeDir top = SafeDir::open(*repo->workdir());
+  if (const auto st = top.lstat(rel); st && S_ISLNK(st->st_mode)) throw Error(SafeDir::refusal(rel));
+  if (const auto st = top.lstat(rel.parent_path()); st && S_ISLNK(st->st_mode))
+    throw Error(SafeDir::refusal(rel.parent_path()));
+  return dir;
+}
 
 namespace {
 

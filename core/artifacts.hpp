@@ -30,6 +30,14 @@ namespace jpblob {
 // Throws a usage Error when the name does not end in ".jsonl".
 std::filesystem::path artifacts_dir_for(const std::filesystem::path& session_file);
 
+// artifacts_dir_for, checked where it is untrusted: when the folder lies
+// inside the git work tree around `cwd` (a clone), no component of it below
+// the top may be a symbolic link (a repository may commit .jp/sessions as
+// one); each is refused, naming it. A folder outside any work tree around
+// `cwd` (JP's user-local data) is the user's own choice.
+std::filesystem::path checked_artifacts_dir(const std::filesystem::path& session_file,
+                                            const std::filesystem::path& cwd);
+
 // A tool name or a subagent name: 1–64 of [A-Za-z0-9_-].
 bool is_valid_name(std::string_view name);
 // An artifact id: 1–18 decimal digits.

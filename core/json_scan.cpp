@@ -42,6 +42,11 @@ std::size_t utf8_sequence(const unsigned char* p, const unsigned char* end) {
   return n;
 }
 
+// Thrown by Scanner::add past kMaxJsonValues, caught by scan_json_value.
+struct TooManyValues {
+  std::size_t at;
+};
+
 class Scanner {
  public:
   Scanner(std::string_view text, std::vector<JsonNode>& nodes, JsonError& error)
@@ -73,6 +78,7 @@ class Scanner {
 
 std::uint32_t Scanner::add(JsonKind kind, std::size_t begin,
                            std::size_t key_begin, std::size_t key_end) {
+  if (nodes_.size() >= kMaxJsonValues) throw TooManyValues{begin};
   const auto index = static_cast<std::uint32_t>(nodes_.size());
   nodes_.push_back(JsonNode{kind, begin, begin, key_begin, key_end});
   if (!stack_.empty()) {
@@ -277,7 +283,16 @@ std::size_t skip_json_whitespace(std::string_view text, std::size_t pos) {
 std::optional<std::size_t> scan_json_value(std::string_view text, std::size_t pos,
                                            std::vector<JsonNode>& nodes, JsonError& error) {
   Scanner scanner(text, nodes, error);
-  return scanner.run(pos);
+  try {
+    return scanner.run(pos);
+  } catch (const TooManyValues& e) {
+    // A few hundred kilobytes of git object can hold a hundred million
+    // numbers: a tree of them would take gigabytes.
+    nodes.clear();
+    nodes.shrink_to_fit();
+    error = {e.at, "more than " + std::to_string(kMaxJsonValues) + " JSON values in one value; too many to read"};
+    return std::nullopt;
+  }
 }
 
 std::optional<JsonTree> parse_json(std::string_view text, JsonError& error) {

@@ -67,6 +67,11 @@ class JsonTree {
   std::vector<JsonNode> nodes_;
 };
 
+// The most JSON values one scan keeps (about 56 MB of nodes): a value
+// holding more is refused as "too many to read", so memory is bounded by
+// the input's size, not by how many values it packs in.
+inline constexpr std::size_t kMaxJsonValues = std::size_t{1} << 20;
+
 // Parses one value starting at `pos` (after optional whitespace) into
 // `nodes`, which is cleared first. On success returns the offset just past
 // the value; on failure returns nullopt and fills `error`.

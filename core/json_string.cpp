@@ -77,6 +77,17 @@ std::optional<std::string> decode_json_string(std::string_view token) {
   return out;
 }
 
+std::uint64_t json_string_length(std::string_view text) {
+  std::uint64_t length = text.size() + 2;
+  for (const char ch : text) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (c >= 0x20 && c != '"' && c != '\\') continue;
+    const bool short_form = c == '"' || c == '\\' || c == '\b' || c == '\f' || c == '\n' || c == '\r' || c == '\t';
+    length += short_form ? 1 : 5;
+  }
+  return length;
+}
+
 void append_json_string(std::string& out, std::string_view text) {
   static constexpr char kHex[] = "0123456789abcdef";
   out.push_back('"');

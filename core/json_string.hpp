@@ -8,6 +8,7 @@
 #pragma once
 
 #include <optional>
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -21,5 +22,8 @@ std::optional<std::string> decode_json_string(std::string_view token);
 // The canonical token (quotes included) for UTF-8 text.
 std::string encode_json_string(std::string_view text);
 void append_json_string(std::string& out, std::string_view text);
+// The length of what append_json_string appends for `text`, quotes
+// included, without building it: callers bound memory before they spend it.
+std::uint64_t json_string_length(std::string_view text);
 
 }  // namespace jpblob

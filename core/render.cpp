@@ -89,13 +89,14 @@ std::string render_conversation(std::string_view input, const BlobSource& source
       if (decoded) bytes = &*decoded;
     }
     if (!bytes) continue;
+    const std::string note = is_valid_utf8(*bytes) ? std::string() : binary_note(bytes->size(), where);
+    const std::string_view shown = note.empty() ? std::string_view(*bytes) : std::string_view(note);
+    // Escapes lengthen text past its bytes: charge what was not charged,
+    // before building it.
+    const std::uint64_t length = json_string_length(shown), charged = s.ref ? s.ref->size : 0;
+    if (length > charged) budget.charge(length - charged, s.ref ? &s.ref->digest : nullptr);
     out.append(input.substr(copied, s.begin - copied));
-    const std::size_t before = out.size();
-    if (is_valid_utf8(*bytes)) append_json_string(out, *bytes);
-    else append_json_string(out, binary_note(bytes->size(), where));
-    // Escapes lengthen text past its bytes: charge what was not charged.
-    const std::uint64_t charged = s.ref ? s.ref->size : 0;
-    if (out.size() - before > charged) budget.charge(out.size() - before - charged);
+    append_json_string(out, shown);
     copied = s.end;
   }
   out.append(input.substr(copied));
@@ -103,13 +104,28 @@ std::string render_conversation(std::string_view input, const BlobSource& source
 }
 
 std::string render_blob_file(std::string_view gz, std::uint64_t max_size) {
+  // A display: the first kShownBlobBytes, however much the blob holds.
+  // git's diff splits what it is shown into lines, and 200 MB of newlines
+  // (a 200 KB gzip file) would cost it gigabytes.
+  std::string shown;
+  std::uint64_t total = 0;
   try {
-    std::string bytes = gzip_decompress(gz, max_size);
-    if (is_valid_utf8(bytes)) return bytes;
-    return binary_note(bytes.size()) + "\n";
+    gzip_decompress(gz, max_size, [&](std::string_view piece) {
+      total += piece.size();
+      if (shown.size() < kShownBlobBytes) shown.append(piece.substr(0, kShownBlobBytes - shown.size()));
+    });
   } catch (const Error& e) {
     return std::string("<unreadable blob: ") + e.what() + ">\n";
   }
+  if (total == shown.size()) return is_valid_utf8(shown) ? shown : binary_note(total) + "\n";
+  // Cut mid-character: drop the incomplete sequence at the end.
+  std::size_t keep = shown.size();
+  for (std::size_t back = 0; back < 3 && keep > 0 && (static_cast<unsigned char>(shown[keep - 1]) & 0xc0) == 0x80; ++back)
+    --keep;
+  if (keep > 0 && static_cast<unsigned char>(shown[keep - 1]) >= 0xc0) --keep;
+  shown.resize(keep);
+  if (!is_valid_utf8(shown)) return binary_note(total) + "\n";
+  return shown + "\n<" + std::to_string(total - shown.size()) + " more bytes not shown; `git jpblob cat` gives them all>\n";
 }
 
 }  // namespace jpblob

@@ -19,9 +19,13 @@ namespace jpblob {
 std::string render_conversation(std::string_view input, const BlobSource& source, std::uint64_t max_size,
                                 const std::string& path);
 
+// How much of a blob textconv shows.
+inline constexpr std::size_t kShownBlobBytes = std::size_t{1} << 20;
+
 // The content of a blob file (gzip) for people: the text when it is UTF-8,
-// else a one-line "<binary: N bytes>" note; a note too when the file is not
-// readable gzip.
+// its first kShownBlobBytes and a note of the rest when it is longer, else
+// a one-line "<binary: N bytes>" note; a note too when the file is not
+// readable gzip. Memory is bounded by kShownBlobBytes.
 std::string render_blob_file(std::string_view gz, std::uint64_t max_size);
 
 }  // namespace jpblob

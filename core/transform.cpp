@@ -294,9 +294,11 @@ TransformReport smudge(std::string_view input, const BlobSource& source,
     if (r.ref.encoding == PayloadEncoding::Text) {
       // Only text clean could have read: valid UTF-8.
       if (!is_valid_utf8(*bytes)) continue;
+      // Escapes make a text token longer than its bytes (six times, for
+      // control characters): charge the rest before building it.
+      const std::uint64_t length = json_string_length(*bytes);
+      if (length > bytes->size()) budget.charge(length - bytes->size(), &r.ref.digest);
       append_json_string(token, *bytes);
-      // Escapes make a text token longer than its bytes: charge the rest.
-      if (token.size() > bytes->size()) budget.charge(token.size() - bytes->size());
     } else {
       token.push_back('"');
       append_base64(token, *bytes, r.ref.encoding == PayloadEncoding::Base64

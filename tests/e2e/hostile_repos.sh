@@ -145,6 +145,22 @@ artifacts_link() {
 }
 case_ "a session's artifact folder linking outside: cat and run refuse it" artifacts_link
 
+sessions_folder_link() {
+  mkdir -p "$OUTSIDE/sess/2026-11-22T10-00-00_abc"
+  echo 'victim session' > "$OUTSIDE/sess/2026-11-22T10-00-00_abc/0.bash.log"
+  echo '{}' > "$OUTSIDE/sess/2026-11-22T10-00-00_abc.jsonl"
+  outside_sum > "$TEST_ROOT/outside.sum"
+  attacker_repo sesslink
+  mkdir -p .jp
+  ln -s "$OUTSIDE/sess" .jp/sessions
+  publish sesslink
+  local s=.jp/sessions/2026-11-22T10-00-00_abc.jsonl
+  untouched git jpblob cat artifact://0 --session "$s"; refused
+  untouched git jpblob run --session "$s" --tool bash -- sh -c 'seq 1 100000'; refused
+  (cd .jp && untouched git jpblob cat artifact://0 --session "sessions/2026-11-22T10-00-00_abc.jsonl"); refused
+}
+case_ "a committed .jp/sessions linking outside: cat and run refuse it" sessions_folder_link
+
 # The victim's checkout: every conversation restored, or the one that
 # cannot be named with its digest, and the server still serving the rest.
 bomb() {
@@ -204,6 +220,65 @@ PY
   grep -q "jpblob.maxBlobSize" "$TEST_ROOT/err" || fail "textconv gave no warning: $(cat "$TEST_ROOT/err")"
 }
 case_ "a reference bomb (6 KB asking for 1.3 GB): the clone stays under 300 MB, says why, and restores the rest" bomb
+
+# Peak memory (MB) of a command and everything it ran, in $TEST_ROOT/peak.
+peak_of() {
+  python3 - "$@" > "$TEST_ROOT/peak" 2> "$TEST_ROOT/peak.err" <<'PY2'
+import resource, subprocess, sys
+subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss // 1024)
+PY2
+  cat "$TEST_ROOT/peak"
+}
+
+small_objects_big_asks() {
+  attacker_repo asks
+  local d
+  # (a) a "text" reference to 50 MB of control bytes: each is escaped six
+  #     times longer, past a 64 MB jpblob.maxBlobSize; (b) 5 million numbers
+  #     in one event, 35 KB packed; (c) a blob of 60 MB of newlines, which
+  #     git's diff splits into lines.
+  head -c 50000000 /dev/zero | tr '\0' '\001' > "$TEST_ROOT/ctl.bin"
+  d=$(sha256sum < "$TEST_ROOT/ctl.bin" | cut -c1-64)
+  mkdir -p ".jp/blobs/${d:0:2}/${d:2:2}" .jp/conversations/13-escapes .jp/conversations/14-numbers
+  gzip -n -1 < "$TEST_ROOT/ctl.bin" > ".jp/blobs/${d:0:2}/${d:2:2}/$d.blob.gz"
+  rm "$TEST_ROOT/ctl.bin"
+  echo "[{\"type\":\"tool_call_response\",\"id\":\"t\",\"content\":{\"\$blob\":\"$d\",\"size\":50000000,\"encoding\":\"text\"}}]" \
+    > .jp/conversations/13-escapes/events.json
+  python3 -c "import sys; sys.stdout.write('[{\"type\":\"chat_request\",\"content\":\"hi\",\"x\":[' + '0,' * 5000000 + '0]}]\n')" \
+    > .jp/conversations/14-numbers/events.json
+  head -c 60000000 /dev/zero | tr '\0' '\n' > "$TEST_ROOT/nl.bin"
+  d=$(sha256sum < "$TEST_ROOT/nl.bin" | cut -c1-64)
+  mkdir -p ".jp/blobs/${d:0:2}/${d:2:2}"
+  gzip -n -1 < "$TEST_ROOT/nl.bin" > ".jp/blobs/${d:0:2}/${d:2:2}/$d.blob.gz"
+  rm "$TEST_ROOT/nl.bin"
+  as_attacker git add -A
+  as_attacker git commit -qm asks
+  rm -rf "$TEST_ROOT/victim-asks"
+  local peak
+  peak=$(peak_of git -c jpblob.maxBlobSize=64m clone -q "file://$PWD" "$TEST_ROOT/victim-asks")
+  echo "clone: peak $peak MB"
+  [ "$peak" -lt 300 ] || fail "the clone peaked at $peak MB"
+  cd "$TEST_ROOT/victim-asks"
+  git config jpblob.maxBlobSize 64m
+  for f in 13-escapes 14-numbers; do
+    rm -rf .jp/conversations/$f
+    peak=$(peak_of git restore --source=HEAD -- .jp/conversations/$f)
+    echo "restore $f: peak $peak MB"
+    [ "$peak" -lt 300 ] || fail "restoring $f peaked at $peak MB"
+    JPBLOB_SKIP_SMUDGE=1 git restore --source=HEAD -- .jp/conversations/$f   # the committed form
+    peak=$(peak_of git jpblob print ".jp/conversations/$f")
+    echo "print $f: peak $peak MB"
+    [ "$peak" -lt 300 ] || fail "print $f peaked at $peak MB"
+  done
+  peak=$(peak_of git show HEAD)
+  echo "git show HEAD: peak $peak MB"
+  [ "$peak" -lt 300 ] || fail "git show peaked at $peak MB"
+  peak=$(peak_of git jpblob verify)
+  echo "verify: peak $peak MB"
+  [ "$peak" -lt 300 ] || fail "verify peaked at $peak MB"
+}
+case_ "small objects that ask for gigabytes (escapes, five million numbers, 60 MB of newlines) stay under 300 MB" small_objects_big_asks
 
 huge_sizes() {
   attacker_repo huge

@@ -7,6 +7,8 @@
 #include <atomic>
 
 #include "core/document.hpp"
+#include "core/json_scan.hpp"
+#include "core/json_string.hpp"
 #include "core/render.hpp"
 #include "core/transform.hpp"
 #include "test_support.hpp"
@@ -124,6 +126,45 @@ TEST(RestoreBudget, CleanRefusesWhatSmudgeCouldNotGiveBack) {
   }
   EXPECT_FALSE(wrote);
   EXPECT_TRUE(store.entries().empty());
+}
+
+}  // namespace
+}  // namespace jpblob
+
+namespace jpblob {
+namespace {
+
+TEST(RestoreBudget, EscapesAreChargedBeforeTheyAreBuilt) {
+  // 3,000 control bytes restore to 18,002: within a 10,000-byte limit by
+  // their declared size, past it once escaped.
+  CountingSource source(std::string(3000, '\x01'));
+  SmudgeOptions options;
+  options.max_file_size = 10000;
+  EXPECT_THROW(smudge(references(source.digest(), 3000, 1, "text"), source, options, [](std::string_view) {}),
+               TooLargeToRestore);
+  EXPECT_THROW(render_conversation(references(source.digest(), 3000, 1, "text"), source, 10000, "c"),
+               TooLargeToRestore);
+}
+
+TEST(RestoreBudget, JsonStringLengthIsWhatTheEncoderWrites) {
+  std::string all;
+  for (int c = 0; c < 256; ++c) all.push_back(static_cast<char>(c));
+  for (const std::string& text : {std::string(), std::string("plain"), all, std::string("\"\\\n\t\x7f")}) {
+    std::string out;
+    append_json_string(out, text);
+    EXPECT_EQ(json_string_length(text), out.size());
+  }
+}
+
+TEST(RestoreBudget, AValueWithTooManyJsonValuesIsRefusedNotTreed) {
+  std::string many = "[";
+  for (std::size_t i = 0; i < kMaxJsonValues; ++i) many += "0,";
+  many += "0]";
+  std::vector<JsonNode> nodes;
+  JsonError error;
+  EXPECT_FALSE(scan_json_value(many, 0, nodes, error));
+  EXPECT_NE(error.message.find("too many to read"), std::string::npos);
+  EXPECT_TRUE(nodes.empty());
 }
 
 }  // namespace
