@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <iostream>
+#include <optional>
 
 #include "core/error.hpp"
 #include "filter.hpp"
@@ -62,8 +63,17 @@ void run_filter_process(int in_fd, int out_fd, const std::optional<std::filesyst
   PktReader in(in_fd);
   PktWriter out(out_fd);
   handshake(in, out);
-  const Filter filter(std::filesystem::current_path(), store_dir);
-  if (on_ready) on_ready(filter.workspace());
+  // A workspace that cannot be opened (a store refused as a link, a
+  // malformed .jpblobconfig) fails every file with its reason, rather than
+  // killing the server before git hears why.
+  std::optional<Filter> filter;
+  std::string unusable;
+  try {
+    filter.emplace(std::filesystem::current_path(), store_dir);
+  } catch (const Error& e) {
+    unusable = e.what();
+  }
+  if (filter && on_ready) on_ready(filter->workspace());
   std::string result;
   while (auto request = in.read_list_or_eof()) {
     const std::string command = value_of(*request, "command");
@@ -76,7 +86,8 @@ void run_filter_process(int in_fd, int out_fd, const std::optional<std::filesyst
     try {
       if (command != "clean" && command != "smudge")
         throw Error("filter-process: unknown command '" + command + "' for " + path);
-      filter.run(command == "clean" ? FilterMode::Clean : FilterMode::Smudge, input, path,
+      if (!filter) throw Error(path + ": " + unusable);
+      filter->run(command == "clean" ? FilterMode::Clean : FilterMode::Smudge, input, path,
                  [&](std::string_view piece) { result.append(piece); }, context);
     } catch (...) {
       // One file failed, whatever the failure (an Error, memory, a bug):

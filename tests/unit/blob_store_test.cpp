@@ -41,12 +41,27 @@ TEST(BlobStore, PresentBlobIsNeverRewritten) {
   BlobStore store = BlobStore::for_storage(t / ".jp", t.path());
   const auto first = store.put("same");
   const fs::path file = store.path_of(first.digest);
-  // Mark the file so a rewrite would show.
-  test::write_text(file, "marker");
+  // Another sound spelling of the same blob (another level: another XFL
+  // byte), so a rewrite would show.
+  const std::string other = gzip_compress("same", 1);
+  ASSERT_NE(other, test::read_text(file));
+  test::write_text(file, other);
   const auto second = store.put("same");
   EXPECT_FALSE(second.written);
-  EXPECT_EQ(test::read_text(file), "marker");
+  EXPECT_EQ(test::read_text(file), other);
   EXPECT_EQ(count_files(t / ".jp/blobs"), 1u);
+}
+
+TEST(BlobStore, ACorruptFileUnderTheNameIsNeitherTrustedNorReplaced) {
+  // It may be tracked: git would put it back over a replacement, so the
+  // caller keeps its bytes and is told to repair.
+  TempDir t;
+  BlobStore store = BlobStore::for_storage(t / ".jp", t.path());
+  const fs::path file = store.path_of(store.put("same").digest);
+  test::write_text(file, "marker");
+  EXPECT_THROW(store.put("same"), CorruptBlobInTheWay);
+  EXPECT_THROW(store.put_all({"same", "other"}), CorruptBlobInTheWay);
+  EXPECT_EQ(test::read_text(file), "marker");
 }
 
 TEST(BlobStore, EqualContentGivesEqualFileBytes) {

@@ -223,6 +223,22 @@ TEST(FilterProcess, AnyFailureOfOneFileKeepsTheServerServing) {
   EXPECT_EQ(s.close_and_wait(), 0);
 }
 
+// A workspace that cannot be opened (here a store linking outside) fails
+// each file with its reason; the server does not die before git hears it.
+TEST(FilterProcess, AnUnusableWorkspaceFailsEachFileAndKeepsServing) {
+  test::GitSandbox g;
+  test::TempDir outside;
+  fs::create_directories(g.repo() / ".jp");
+  fs::create_symlink(outside.path(), g.repo() / ".jp/blobs");
+  Server s(g.repo());
+  s.handshake();
+  const std::string x = conversation_of_size(300);
+  EXPECT_EQ(s.request("clean", "a/events.json", x).status, "status=error");
+  EXPECT_EQ(s.request("clean", "b/events.json", x).status, "status=error");
+  EXPECT_EQ(s.close_and_wait(), 0);
+  EXPECT_TRUE(fs::is_empty(outside.path()));
+}
+
 TEST(FilterProcess, LargeFilesDoNotDeadlock) {
   test::GitSandbox g;
   Server s(g.repo());
