@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <cstdlib>
 #include <iostream>
 
 #include "core/error.hpp"
@@ -71,8 +72,20 @@ void run_pre_commit() {
 
 namespace jpblob {
 
-void run_pre_push(const std::string& remote) {
-  const std::string updates = read_all(STDIN_FILENO, "standard input");
+void run_pre_push(const std::string& remote_given) {
+  std::string updates = ::isatty(STDIN_FILENO) ? std::string() : read_all(STDIN_FILENO, "standard input");
+  std::string remote = remote_given;
+  // Under the pre-commit framework git's standard input and arguments are
+  // the framework's; it hands the push over in its environment instead.
+  auto env = [](const char* name) -> std::string {
+    const char* v = std::getenv(name);
+    return v ? v : "";
+  };
+  if (remote.empty()) remote = env("PRE_COMMIT_REMOTE_NAME").empty() ? "origin" : env("PRE_COMMIT_REMOTE_NAME");
+  if (updates.empty() && !env("PRE_COMMIT_TO_REF").empty()) {
+    const std::string from = env("PRE_COMMIT_FROM_REF").empty() ? std::string(40, '0') : env("PRE_COMMIT_FROM_REF");
+    updates = "HEAD " + env("PRE_COMMIT_TO_REF") + " refs/heads/pushed " + from + "\n";
+  }
   const auto report = run_pre_push_hook(std::filesystem::current_path(), remote, updates);
   if (report.problems.empty()) return;
   for (std::size_t i = 0; i + 1 < report.problems.size(); ++i)

@@ -114,7 +114,7 @@ int main(int argc, char** argv) {
       ->callback([] { jpblob::run_pre_commit(); });
   std::string push_remote, push_url;
   auto* pre_push = app.add_subcommand("pre-push", "the pre-push hook: refuse commits lacking a blob or holding a corrupt one");
-  pre_push->add_option("remote", push_remote, "the remote's name (or URL)")->required();
+  pre_push->add_option("remote", push_remote, "the remote's name (or URL); the pre-commit framework's when absent");
   pre_push->add_option("url", push_url, "the remote's URL");
   pre_push->callback([&] { jpblob::run_pre_push(push_remote); });
   jpblob::MaintenanceArgs m;

@@ -12,7 +12,11 @@ packages=(
   python3 bsdutils  # bsdutils: script(1), a terminal for the e2e tests
   git-lfs  # the e2e tests of .jp/blobs kept in git-lfs
   man-db  # `git help jpblob` and `git jpblob --help` show the manual page
+  pre-commit  # the hook managers' e2e tests: the pre-commit framework
 )
+# npm, for husky and lefthook (install/hook-managers.sh), unless a Node.js
+# is already there.
+command -v npm > /dev/null || packages+=(npm)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -13,6 +13,7 @@
 #include "core/safe_path.hpp"
 #include "core/subprocess.hpp"
 #include "hook_folder.hpp"
+#include "hook_managers.hpp"
 
 namespace jpblob {
 
@@ -112,13 +113,15 @@ std::vector<std::string> install(const fs::path& cwd, const InstallOptions& opti
   std::string attributes;
   std::vector<std::string> to_chain, left_alone;
   std::optional<std::string> tracked_hooks;
+  std::optional<ManagedHooks> managed;  // a hook manager owns the folder: never written, even with --force
   if (repo) {
     top = SafeDir::open(repo->top);
     attributes = top->read(".gitattributes").value_or("");
     hooks.emplace(repo->hooks, repo->top);
+    managed = managed_hooks(*repo, *hooks);
     if (!options.force) tracked_hooks = tracked_hooks_folder(*repo);
     for (const std::string& name : our_hooks()) {
-      if (tracked_hooks) break;
+      if (tracked_hooks || managed) break;
       const fs::path hook = hooks->path() / name;
       if (!hooks->exists(name) || hooks->is_ours(name)) continue;
       if (hooks->exists(chained_name(name)))
@@ -187,6 +190,12 @@ std::vector<std::string> install(const fs::path& cwd, const InstallOptions& opti
   }
 
   // 3. The hooks.
+  if (managed) {
+    done.push_back(managed->runs_jpblob ? "Left the hooks to " + managed->name +
+                                              ", whose configuration runs git-jpblob's check."
+                                        : "Left the hooks to " + managed->name + ": " + managed->advice + ".");
+    return done;
+  }
   if (tracked_hooks) {
     done.push_back("Left " + *tracked_hooks + " alone: " + tracked_hooks_advice(*tracked_hooks) +
                    ". (`git jpblob install --force` writes there all the same.)");
@@ -242,6 +251,10 @@ std::optional<std::string> ensure_hook(const fs::path& cwd, const GitRepo* repo,
     const bool commit_ours = folder.is_ours("pre-commit");
     if (commit_ours && folder.exists("pre-push")) return std::nullopt;
     if (GitCli(top).config_get("jpblob.autoInstallHook", std::nullopt, "bool") == "false") return std::nullopt;
+    if (auto managed = managed_hooks(*layout, folder)) {
+      if (managed->runs_jpblob) return std::nullopt;
+      return "warning: commits here are not checked for their blobs: " + managed->advice;
+    }
     if (auto tracked = tracked_hooks_folder(*layout)) {
       // Quiet once the team's own hook calls git-jpblob's check.
       if (folder.read("pre-commit").value_or("").find("jpblob pre-commit") != std::string::npos) return std::nullopt;

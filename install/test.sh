@@ -8,6 +8,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 fuzz_seconds=${FUZZ_SECONDS:-20}
 
 "$root/install/deps.sh"
+"$root/install/hook-managers.sh"  # husky and lefthook, from npm, for their e2e tests
 
 echo "== build (warnings are errors)"
 # Tests on explicitly: a build/ that install/setup.sh configured without

@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# Installs husky and lefthook from the npm registry into build/hook-managers,
+# for the e2e tests of the hook managers (the pre-commit framework comes
+# from Debian, in deps.sh). Safe to run again: npm skips what is there.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+dest="$root/build/hook-managers"
+mkdir -p "$dest"
+if [ -x "$dest/node_modules/.bin/husky" ] && [ -x "$dest/node_modules/.bin/lefthook" ]; then exit 0; fi
+npm install --prefix "$dest" --no-audit --no-fund --loglevel=error husky@9 lefthook@1 > /dev/null

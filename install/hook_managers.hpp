@@ -1,0 +1,32 @@
+// The hook managers a team may run (docs/FORMAT.md, "Hook managers"): the
+// pre-commit framework, husky and lefthook each own the hooks folder and
+// rewrite it (`pre-commit install`, `npm install`, `lefthook install`), so
+// git-jpblob never writes its hooks there. Each gets a line in the
+// manager's own configuration instead; these functions tell which manager
+// owns the folder, whether its configuration already runs git-jpblob, and
+// what to add when it does not.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "core/git_cli.hpp"
+#include "hook_folder.hpp"
+
+namespace jpblob {
+
+enum class HookManager { PreCommit, Husky, Lefthook };
+
+struct ManagedHooks {
+  HookManager manager;
+  std::string name;       // "pre-commit (the framework)", "husky", "lefthook"
+  bool runs_jpblob;       // its configuration already calls git jpblob pre-commit
+  std::string advice;     // what to add, when it does not
+};
+
+// The manager owning `folder` (git's hooks folder for `layout`), or nullopt
+// when none does. Reads the manager's configuration files at the top of the
+// work tree without following a link.
+std::optional<ManagedHooks> managed_hooks(const RepoLayout& layout, const HookFolder& folder);
+
+}  // namespace jpblob

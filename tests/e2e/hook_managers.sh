@@ -1,0 +1,161 @@
+#!/usr/bin/env bash
+# The hook managers, the real ones: the pre-commit framework (Debian),
+# husky and lefthook (npm, install/hook-managers.sh). Each keeps the hooks
+# folder; git-jpblob never writes into it, its check runs from a line in
+# the manager's configuration, in all three commit modes, and the warnings
+# name that line instead of advising --force.
+. "$(dirname "$0")/lib.sh"
+HM="${JPBLOB_HOOK_MANAGERS:-}"
+command -v pre-commit > /dev/null || fail "pre-commit (the framework) is not installed: install/deps.sh installs it"
+[ -x "$HM/husky" ] && [ -x "$HM/lefthook" ] || fail "husky and lefthook are not installed: run install/hook-managers.sh"
+export PRE_COMMIT_HOME="$TEST_ROOT/pre-commit-cache"
+git jpblob install --global > /dev/null
+
+managed_repo() {
+  git init -q "$TEST_ROOT/$1"
+  cd "$TEST_ROOT/$1"
+  git config jpblob.autoInstallHook false   # as if the manager came first
+}
+
+# Commits a new conversation in each of git's three commit modes, checking
+# each commit holds every blob it references.
+three_commit_modes() {
+  write_conversation "1-plain-$1" "tool output for git commit ($1)"
+  git add .jp && git commit -qm "plain" 2> "$TEST_ROOT/err" || fail "git commit failed: $(cat "$TEST_ROOT/err")"
+  assert_blobs_committed
+  write_conversation "2-all-$1" "tool output for git commit -a ($1)"
+  git add -N .jp/conversations/"2-all-$1"
+  git commit -qam "all" 2> "$TEST_ROOT/err" || fail "git commit -a failed: $(cat "$TEST_ROOT/err")"
+  assert_blobs_committed
+  write_conversation "3-paths-$1" "tool output for git commit <paths> ($1)"
+  git add -N .jp/conversations/"3-paths-$1"
+  git commit -qm "paths" -- .jp/conversations/"3-paths-$1" 2> "$TEST_ROOT/err" ||
+    fail "git commit <paths> failed: $(cat "$TEST_ROOT/err")"
+  assert_blobs_committed
+}
+
+# git commands print no warning about the hooks.
+quiet() {
+  git status > /dev/null 2> "$TEST_ROOT/err"
+  rm -rf .jp/conversations && git checkout -q -- .jp 2>> "$TEST_ROOT/err"
+  if grep -q "warning" "$TEST_ROOT/err"; then fail "a warning remains: $(cat "$TEST_ROOT/err")"; fi
+}
+
+pre_commit_framework() {
+  managed_repo framework
+  cat > .pre-commit-config.yaml <<'YAML'
+repos:
+  - repo: local
+    hooks:
+      - id: git-jpblob
+        name: git-jpblob
+        entry: git jpblob pre-commit
+        language: system
+        pass_filenames: false
+        always_run: true
+YAML
+  git add .pre-commit-config.yaml && git commit -qm config --no-verify
+  pre-commit install > /dev/null
+  git config --unset jpblob.autoInstallHook
+  git jpblob install > "$TEST_ROOT/out"
+  grep -q "Left the hooks to pre-commit (the framework), whose configuration runs git-jpblob's check" "$TEST_ROOT/out" ||
+    fail "install did not recognise the framework: $(cat "$TEST_ROOT/out")"
+  grep -q "pre-commit.com" .git/hooks/pre-commit || fail "install replaced the framework's hook"
+  git add .gitattributes && git commit -qm attributes
+  three_commit_modes framework
+  quiet
+}
+case_ "pre-commit (the framework): git-jpblob runs from .pre-commit-config.yaml in all three commit modes" pre_commit_framework
+
+pre_commit_framework_warns() {
+  managed_repo framework-warn
+  printf 'repos: []\n' > .pre-commit-config.yaml
+  pre-commit install > /dev/null
+  git config --unset jpblob.autoInstallHook
+  git jpblob install > "$TEST_ROOT/out"
+  grep -q ".pre-commit-config.yaml" "$TEST_ROOT/out" || fail "install gave no advice: $(cat "$TEST_ROOT/out")"
+  write_conversation 1-warn
+  git add .jp 2> "$TEST_ROOT/err"
+  grep -q "warning: commits here are not checked.*\.pre-commit-config\.yaml" "$TEST_ROOT/err" ||
+    fail "the warning does not name the framework's config: $(cat "$TEST_ROOT/err")"
+  if grep -q -- "--force" "$TEST_ROOT/err" "$TEST_ROOT/out"; then fail "--force advised, which breaks the framework"; fi
+}
+case_ "pre-commit (the framework) without git-jpblob in its config: the warning names the config, never --force" pre_commit_framework_warns
+
+manifest() {
+  local src="${JPBLOB_SOURCE_DIR:-}" rev
+  if [ -z "$src" ] || ! rev=$(git -C "$src" rev-parse -q --verify HEAD 2> /dev/null) ||
+    ! git -C "$src" cat-file -e "HEAD:.pre-commit-hooks.yaml" 2> /dev/null; then
+    echo "(the source is no git checkout holding .pre-commit-hooks.yaml: nothing to try)"
+    return 0
+  fi
+  managed_repo framework-manifest
+  git init -q --bare "$TEST_ROOT/framework-remote.git"
+  git remote add origin "$TEST_ROOT/framework-remote.git"
+  cat > .pre-commit-config.yaml <<YAML
+repos:
+  - repo: $src
+    rev: $rev
+    hooks:
+      - id: git-jpblob
+      - id: git-jpblob-pre-push
+YAML
+  pre-commit install --hook-type pre-commit --hook-type pre-push > /dev/null
+  git config --unset jpblob.autoInstallHook
+  git jpblob install > /dev/null
+  git add .gitattributes .pre-commit-config.yaml && git commit -qm setup
+  three_commit_modes manifest
+  git push -q origin HEAD:main 2> "$TEST_ROOT/err" || fail "the push of good commits failed: $(cat "$TEST_ROOT/err")"
+  # A commit without its blob, made past the hook: the framework's pre-push
+  # runs git-jpblob's and refuses it.
+  write_conversation 4-unchecked "tool output committed without its blob"
+  git add .jp/conversations/4-unchecked
+  git rm -q --cached -r .jp/blobs
+  git commit -q --no-verify -m unchecked
+  # (the framework prints its hooks' output on standard output)
+  if git push -q origin HEAD:main > "$TEST_ROOT/err" 2>&1; then fail "a commit lacking its blob was pushed"; fi
+  grep -q "4-unchecked/events.json" "$TEST_ROOT/err" || fail "the refusal names no conversation: $(cat "$TEST_ROOT/err")"
+}
+case_ "the .pre-commit-hooks.yaml manifest: both hooks from this repository, the pre-push one refusing a commit lacking its blob" manifest
+
+husky() {
+  managed_repo husky
+  "$HM/husky" > /dev/null
+  [ "$(git config core.hooksPath)" = ".husky/_" ] || fail "husky did not take the hooks folder"
+  git config --unset jpblob.autoInstallHook
+  git jpblob install > "$TEST_ROOT/out"
+  grep -q ".husky/pre-commit" "$TEST_ROOT/out" || fail "install gave no advice for husky: $(cat "$TEST_ROOT/out")"
+  if grep -rq jpblob .husky/_; then fail "git-jpblob wrote into husky's folder"; fi
+  printf 'git jpblob pre-commit\n' > .husky/pre-commit
+  git add .gitattributes .husky/pre-commit && git commit -qm husky
+  three_commit_modes husky
+  if grep -rq jpblob .husky/_; then fail "git-jpblob wrote into husky's folder"; fi
+  quiet
+  git jpblob install | grep -q "Left the hooks to husky, whose configuration runs git-jpblob's check" ||
+    fail "install did not see the line"
+}
+case_ "husky: git-jpblob runs from .husky/pre-commit in all three commit modes and never writes into .husky/_" husky
+
+lefthook() {
+  export PATH="$HM:$PATH"   # as a team has it (npm's node_modules/.bin, or a global install)
+  managed_repo lefthook
+  cat > lefthook.yml <<'YAML'
+pre-commit:
+  commands:
+    git-jpblob:
+      run: git jpblob pre-commit
+YAML
+  "$HM/lefthook" install > /dev/null
+  grep -q lefthook .git/hooks/pre-commit || fail "lefthook did not install its hook"
+  git config --unset jpblob.autoInstallHook
+  git jpblob install > "$TEST_ROOT/out"
+  grep -q "Left the hooks to lefthook, whose configuration runs git-jpblob's check" "$TEST_ROOT/out" ||
+    fail "install did not recognise lefthook: $(cat "$TEST_ROOT/out")"
+  grep -q lefthook .git/hooks/pre-commit || fail "install replaced lefthook's hook"
+  git add .gitattributes lefthook.yml && git commit -qm lefthook
+  three_commit_modes lefthook
+  quiet
+}
+case_ "lefthook: git-jpblob runs from lefthook.yml in all three commit modes" lefthook
+
+pass
