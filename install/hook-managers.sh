@@ -7,4 +7,6 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 dest="$root/build/hook-managers"
 mkdir -p "$dest"
 if [ -x "$dest/node_modules/.bin/husky" ] && [ -x "$dest/node_modules/.bin/lefthook" ]; then exit 0; fi
-npm install --prefix "$dest" --no-audit --no-fund --loglevel=error husky@9 lefthook@1 > /dev/null
+# --ignore-scripts: lefthook's postinstall would run `lefthook install` in the
+# repository around the current folder (this one); its binary needs no script.
+npm install --prefix "$dest" --ignore-scripts --no-audit --no-fund --loglevel=error husky@9 lefthook@1 > /dev/null

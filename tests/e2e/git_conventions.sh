@@ -3,7 +3,7 @@
 # completion, "did you mean" for a mistyped command, and a closed pipe that
 # ends a command quietly (except the filters, where it means git died).
 . "$(dirname "$0")/lib.sh"
-SRC=$(cd "$(dirname "$0")/../.." && pwd)
+SRC=$(cd "$E2E_DIR/../.." && pwd)
 
 # A manual folder holding only our page, as `cmake --install` lays it out.
 MANDIR="$TEST_ROOT/man"

@@ -9,7 +9,7 @@ HM="${JPBLOB_HOOK_MANAGERS:-}"
 command -v pre-commit > /dev/null || fail "pre-commit (the framework) is not installed: install/deps.sh installs it"
 [ -x "$HM/husky" ] && [ -x "$HM/lefthook" ] || fail "husky and lefthook are not installed: run install/hook-managers.sh"
 export PRE_COMMIT_HOME="$TEST_ROOT/pre-commit-cache"
-git jpblob install --global > /dev/null
+cd "$TEST_ROOT" && git jpblob install --global > /dev/null
 
 managed_repo() {
   git init -q "$TEST_ROOT/$1"

@@ -68,6 +68,11 @@ case_() {
 
 export HOME="$TEST_ROOT/home"
 mkdir -p "$HOME"
+# Start in the suite's own folder: ctest runs it from the build folder,
+# which may sit inside this project's own git repository. E2E_DIR is this
+# folder, for suites that read files beside them.
+E2E_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+cd "$TEST_ROOT"
 export GIT_CONFIG_NOSYSTEM=1
 unset GIT_DIR GIT_WORK_TREE GIT_INDEX_FILE JPBLOB_SKIP_SMUDGE GIT_CONFIG_PARAMETERS
 git config --global user.name "e2e"
