@@ -1,8 +1,10 @@
 #include "gzip.hpp"
 
+#include <libdeflate.h>
 #include <zlib.h>
 
 #include <algorithm>
+#include <array>
 #include <memory>
 
 #include "error.hpp"
@@ -67,21 +69,27 @@ struct InflateStream {
   ~InflateStream() { inflateEnd(&z); }
 };
 
-struct DeflateStream {
-  z_stream z{};
-  explicit DeflateStream(int level) {
-    if (deflateInit2(&z, level, Z_DEFLATED, -MAX_WBITS, 8, Z_DEFAULT_STRATEGY) != Z_OK)
-      throw Error("cannot initialise zlib deflate at level " + std::to_string(level));
-  }
-  ~DeflateStream() { deflateEnd(&z); }
-};
+// libdeflate compresses two to three times faster than zlib at the same
+// level, in one call on the whole buffer (payloads are in memory anyway).
+// A compressor is not thread-safe and costs some memory to set up: one per
+// thread and level, kept.
+libdeflate_compressor* compressor(int level) {
+  struct Free {
+    void operator()(libdeflate_compressor* c) const { libdeflate_free_compressor(c); }
+  };
+  thread_local std::array<std::unique_ptr<libdeflate_compressor, Free>, 10> compressors;
+  auto& c = compressors[static_cast<std::size_t>(level)];
+  if (!c) c.reset(libdeflate_alloc_compressor(level));
+  if (!c) throw Error("cannot set up deflate at level " + std::to_string(level) + ": out of memory");
+  return c.get();
+}
 
 }  // namespace
 
 std::string gzip_compress(std::string_view data, int level) {
   if (level < 0 || level > 9) throw Error("compression level " + std::to_string(level) +
                                           " is out of range 0..9");
-  DeflateStream d(level);
+  libdeflate_compressor* c = compressor(level);
   std::string out;
   // XFL records the level class like gzip(1) does; it is part of the fixed header.
   const char xfl = level == 9 ? 2 : (level == 1 ? 4 : 0);
@@ -89,26 +97,12 @@ std::string gzip_compress(std::string_view data, int level) {
   out.push_back(xfl);
   out.push_back(static_cast<char>(0xff));
   const std::size_t header = out.size();
-  out.resize(header + deflateBound(&d.z, data.size()) + 8);
-
-  auto* in = reinterpret_cast<const Bytef*>(data.data());
-  std::size_t remaining = data.size();
-  d.z.next_out = reinterpret_cast<Bytef*>(out.data() + header);
-  d.z.avail_out = static_cast<uInt>(std::min<std::size_t>(out.size() - header, UINT32_MAX));
-  uLong crc = crc32(0L, Z_NULL, 0);
-  int rc;
-  do {
-    const uInt chunk = static_cast<uInt>(std::min<std::size_t>(remaining, 1u << 30));
-    d.z.next_in = const_cast<Bytef*>(in);
-    d.z.avail_in = chunk;
-    crc = crc32_z(crc, in, chunk);
-    in += chunk;
-    remaining -= chunk;
-    rc = deflate(&d.z, remaining ? Z_NO_FLUSH : Z_FINISH);
-    if (rc == Z_STREAM_ERROR) throw Error("zlib deflate failed");
-  } while (remaining || rc != Z_STREAM_END);
-  out.resize(header + d.z.total_out);
-  put_le32(out, static_cast<std::uint32_t>(crc));
+  const std::size_t bound = libdeflate_deflate_compress_bound(c, data.size());
+  out.resize(header + bound);
+  const std::size_t n = libdeflate_deflate_compress(c, data.data(), data.size(), out.data() + header, bound);
+  if (n == 0) throw Error("deflate failed");  // cannot happen within the bound
+  out.resize(header + n);
+  put_le32(out, libdeflate_crc32(0, data.data(), data.size()));
   put_le32(out, static_cast<std::uint32_t>(data.size() & 0xffffffffu));
   return out;
 }

@@ -7,6 +7,7 @@ packages=(
   build-essential cmake ninja-build pkg-config git
   libgit2-dev libssl-dev zlib1g-dev
   nlohmann-json3-dev libcli11-dev
+  libdeflate-dev  # blob compression, two to three times faster than zlib (README, "Libraries")
   libgtest-dev libgmock-dev
   clang libclang-rt-dev
   python3 bsdutils  # bsdutils: script(1), a terminal for the e2e tests
