@@ -206,23 +206,23 @@ class BlobStore {
   int root_fd(bool create) const;
   // What the leaf holds under the blob's name.
   enum class Presence { Absent, Sound, Corrupt };
-  // Sound (and freshened) when the file there holds exactly the blob's
-  // `size` bytes: it is read and verified, since a file of that name may
+  // Sound (and freshened) when the file there holds exactly `bytes` (the
+  // blob's content): it is read and compared, since a file of that name may
   // have come from anyone (a clone, a --no-verify commit), and trusting it
   // would drop the only copy of the bytes being stored. Throws when the
   // name is taken by something that is not a regular file.
-  Presence presence(int leaf, const std::string& name, const Digest& digest, std::uint64_t size) const;
+  Presence presence(int leaf, const std::string& name, const Digest& digest, std::string_view bytes) const;
   // A temporary file for a blob in its leaf folder, or nullopt when the
   // blob is present. Survives a gc removing the folder meanwhile.
   struct NewFile {
     Fd leaf;
     std::unique_ptr<AtomicFile> file;
   };
-  // nullopt when a sound copy of the blob (`size` bytes) is present.
+  // nullopt when a sound copy of the blob (`bytes`) is present.
   // Throws when a corrupt one is: it may be tracked, and git would put the
   // corrupt version back over a replacement (a stash, a reset), so the
   // bytes being stored stay where they are and `repair` is named.
-  std::optional<NewFile> start_file(const Digest& digest, std::uint64_t size, int root,
+  std::optional<NewFile> start_file(const Digest& digest, std::string_view bytes, int root,
                                     AtomicFile::Durability durability) const;
   // Opens a folder below the root ("aa" or "aa/bb") without following a
   // link; an invalid Fd when it (or the root) does not exist. Throws Error

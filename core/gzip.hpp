@@ -38,4 +38,10 @@ void gzip_decompress(std::string_view gz, std::uint64_t max_size,
 
 std::string gzip_decompress(std::string_view gz, std::uint64_t max_size);
 
+// True when `gz` is exactly one gzip member (nothing after it) whose
+// content is `expected`, CRC-32 and ISIZE included. Faster than inflating
+// into a string and hashing: one call into a buffer of the known size and a
+// comparison. For checking a file that claims to hold known bytes.
+bool gzip_holds(std::string_view gz, std::string_view expected);
+
 }  // namespace jpblob

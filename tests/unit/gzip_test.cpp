@@ -130,3 +130,24 @@ TEST(Gzip, BombGeneratorReallyInflates) {
 
 }  // namespace
 }  // namespace jpblob
+
+namespace jpblob {
+namespace {
+
+TEST(GzipHolds, OnlyOneMemberOfExactlyTheBytes) {
+  const std::string bytes = "the bytes a blob file claims to hold";
+  const std::string gz = gzip_compress(bytes, 6);
+  EXPECT_TRUE(gzip_holds(gz, bytes));
+  EXPECT_TRUE(gzip_holds(gzip_compress("", 6), ""));
+  EXPECT_FALSE(gzip_holds(gz, "the bytes a blob file claims to hole"));  // same size, other content
+  EXPECT_FALSE(gzip_holds(gz, bytes + "!"));
+  EXPECT_FALSE(gzip_holds(gz + gz, bytes + bytes));  // a second member
+  EXPECT_FALSE(gzip_holds(gz + "x", bytes));          // trailing data
+  std::string flipped = gz;
+  flipped[12] ^= 1;
+  EXPECT_FALSE(gzip_holds(flipped, bytes));
+  EXPECT_FALSE(gzip_holds("garbage", bytes));
+}
+
+}  // namespace
+}  // namespace jpblob
