@@ -237,6 +237,39 @@ class Bench:
                                  lambda: timed("git status", d / "clone-plain", plain_env), self.reps * 2)
         row("git status after checkout, nothing changed", "plain git status", ratio, "<= 1.1x", 1.1,
             f"({a * 1000:.0f}ms vs {b * 1000:.0f}ms)")
+
+        # A lean work tree (core/lean), as a teammate who ran `install --lean`
+        # once has it: plain git clone, no blob file written or looked at.
+        sh(f"{self.bin} install --lean --global > /dev/null", d, self.env)
+
+        def clone_lean():
+            dest = d / "clone-lean"
+            shutil.rmtree(dest, ignore_errors=True)
+            return timed(f"git clone -q {origins['jpblob']} {dest}", d, self.env)
+
+        ratio, a, b = interleave(clone_lean, lambda: clone("plain"), self.reps)
+        row(f"git clone + checkout, {n} conversations, lean", "plain git clone", ratio, "<= 1.5x", 1.5,
+            f"({a:.2f}s vs {b:.2f}s)")
+        clone_lean()
+        clone("plain")
+        time.sleep(1.1)
+        lean = d / "clone-lean"
+        timed("git status", lean, self.env)
+        timed("git status", d / "clone-plain", plain_env)
+        ratio, a, b = interleave(lambda: timed("git status", lean, self.env),
+                                 lambda: timed("git status", d / "clone-plain", plain_env), self.reps * 2)
+        row("git status after checkout, lean", "plain git status", ratio, "<= 1.2x", 1.2,
+            f"({a * 1000:.0f}ms vs {b * 1000:.0f}ms)")
+        # The same with the untracked cache on both sides, as editors run it.
+        for repo in (lean, d / "clone-plain"):
+            sh("git config core.untrackedCache true", repo, self.env)
+        timed("git status", lean, self.env)
+        timed("git status", d / "clone-plain", plain_env)
+        ratio, a, b = interleave(lambda: timed("git status", lean, self.env),
+                                 lambda: timed("git status", d / "clone-plain", plain_env), self.reps * 2)
+        row("git status, lean, untracked cache on both sides", "plain git status", ratio, "<= 1.2x", 1.2,
+            f"({a * 1000:.0f}ms vs {b * 1000:.0f}ms)")
+        sh("git config --global --unset init.templateDir", d, self.env)
         sh(f"{self.bin} uninstall --global > /dev/null", d, self.env)
 
     # the hook in a large repository

@@ -53,9 +53,12 @@ void add_install_command(CLI::App& app, const char* name, const char* help, Args
   auto* system = cmd->add_flag("--system", args.system, "the system config");
   local->excludes(global)->excludes(system);
   global->excludes(system);
-  if (std::string(name) == "install")
+  if (std::string(name) == "install") {
     cmd->add_flag("--force", args.install.force,
                   "keep a pre-commit hook git-jpblob did not write and chain it");
+    cmd->add_flag("--lean", args.install.lean,
+                  "keep committed blobs in git's objects only: new clones (a clone template) and this clone");
+  }
   cmd->callback([&args, run] {
     args.install.scope = args.local    ? jpblob::ConfigScope::Local
                          : args.system ? jpblob::ConfigScope::System

@@ -278,6 +278,8 @@ BlobStore::PutResult BlobStore::put(std::string_view bytes) const {
 std::optional<BlobStore::NewFile> BlobStore::start_file(const Digest& digest, std::string_view bytes, int root,
                                                         AtomicFile::Durability durability) const {
   const std::string name = digest.hex() + ".blob.gz";
+  // Held by git out of the work tree: no folder, no file.
+  if (held_by_git_ && held_by_git_(digest)) return std::nullopt;
   // A gc may remove the leaf (or its parent) that this writer has just
   // opened or created, once it looks empty: then open it again, as git
   // does for its object folders. A temporary file, once made, keeps the

@@ -290,11 +290,14 @@ std::optional<RepoLayout> GitCli::layout() const {
   layout.top = first_line(top.out);
   // Asked from the top, so relative answers are relative to it.
   const auto lines = split_records(
-      GitCli(layout.top, index_file_).must("find the hooks folder", {"rev-parse", "--git-path", "hooks", "--git-common-dir"}),
+      GitCli(layout.top, index_file_)
+          .must("find the hooks folder",
+                {"rev-parse", "--git-path", "hooks", "--git-common-dir", "--git-path", "info/sparse-checkout"}),
       '\n');
-  if (lines.size() < 2) throw Error("cannot find the hooks folder: git rev-parse said too little");
+  if (lines.size() < 3) throw Error("cannot find the hooks folder: git rev-parse said too little");
   layout.hooks = fs::absolute(layout.top / lines[0]).lexically_normal();
   layout.common_dir = fs::absolute(layout.top / lines[1]).lexically_normal();
+  layout.sparse_checkout = fs::absolute(layout.top / lines[2]).lexically_normal();
   return layout;
 }
 
@@ -325,6 +328,12 @@ bool GitCli::config_remove_empty_section(const std::string& section, ConfigScope
   auto rest = run({"config", scope_flag(scope), "--get-regexp", "^" + section + "\\."});
   if (rest.status != 1) return false;  // keys are left (or it cannot tell): keep it
   return run({"config", scope_flag(scope), "--remove-section", section}).status == 0;
+}
+
+void GitCli::set_skip_worktree(const std::vector<std::string>& paths) const {
+  if (paths.empty()) return;
+  must("mark blobs as kept out of the work tree", {"update-index", "--skip-worktree", "-z", "--stdin"},
+       nul_joined(paths, false));
 }
 
 GitCli::LineMerge GitCli::merge_texts(std::string_view ours, std::string_view base, std::string_view theirs,

@@ -58,6 +58,7 @@ struct RepoLayout {
   std::filesystem::path top;        // the work tree's top folder
   std::filesystem::path hooks;      // where git runs hooks from (core.hooksPath honoured)
   std::filesystem::path common_dir; // the main repository's git folder, shared by linked worktrees
+  std::filesystem::path sparse_checkout;  // this worktree's info/sparse-checkout file
 };
 
 enum class ConfigScope { Local, Global, System };
@@ -147,6 +148,10 @@ class GitCli {
   bool config_unset(const std::string& key, ConfigScope scope) const;
   // Removes a section when no key is left in it; true when removed.
   bool config_remove_empty_section(const std::string& section, ConfigScope scope) const;
+
+  // Sets the skip-worktree bit of index entries: git neither writes nor
+  // looks at their work-tree files.
+  void set_skip_worktree(const std::vector<std::string>& paths) const;
 
   // A line-by-line three-way merge of three texts (`git merge-file`), with
   // conflict markers of `marker_size` labelled ours/base/theirs. Returns the

@@ -82,6 +82,9 @@ class GitRepo {
   // separated) as staged in the index / as committed in HEAD; nullopt when
   // it is not there (or there is no HEAD yet).
   std::optional<std::string> read_staged(std::string_view path) const;
+  // The paths below `folder` whose index entries carry the skip-worktree
+  // bit (git neither writes nor looks at their files).
+  std::vector<std::string> skip_worktree_paths(std::string_view folder) const;
   std::optional<std::string> read_head(std::string_view path) const;
 
   // The id of the blob at `path` in the tree of `rev` (a commit or tree

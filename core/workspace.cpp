@@ -5,9 +5,11 @@
 #include <cstring>
 #include <strings.h>
 #include <mutex>
+#include <unordered_set>
 
 #include "document.hpp"
 #include "error.hpp"
+#include "lean.hpp"
 #include "shared_config.hpp"
 
 namespace jpblob {
@@ -72,6 +74,23 @@ Workspace Workspace::open(const fs::path& cwd, const std::optional<fs::path>& st
   w.settings_ = load_settings(w.repo(), w.in_work_tree_ ? w.base_.get() : nullptr);
   w.store_ = std::make_unique<BlobStore>(store_dir ? BlobStore::for_storage(w.top_, w.top_, w.settings_.store)
                                                    : BlobStore::for_work_tree(w.top_, w.settings_.store));
+  // A lean work tree (core/lean): clean writes no file for a blob git holds
+  // out of the work tree, or the next status would look at it again. The
+  // index is read once, on the first blob that needs it.
+  if (w.in_work_tree_ && is_lean(*w.repo_)) {
+    struct Held {
+      std::once_flag once;
+      std::unordered_set<std::string> paths;
+    };
+    auto held = std::make_shared<Held>();
+    const GitRepo* repo = w.repo_.get();
+    w.store_->set_held_by_git([held, repo](const Digest& digest) {
+      std::call_once(held->once, [&] {
+        for (auto& p : repo->skip_worktree_paths(kWorkTreeStore)) held->paths.insert(std::move(p));
+      });
+      return held->paths.count(tracked_blob_path(digest)) > 0;
+    });
+  }
   // With no repository, cwd/.jp/blobs would be a store nothing commits or
   // cleans: most likely a command run in the wrong folder.
   if (!store_dir && !w.repo_) w.store_->refuse_writes("not in a git repository; pass --store <folder>");

@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 
 #include <cstdlib>
+#include <limits>
 #include <map>
 #include <memory>
 #include <set>
@@ -12,6 +13,7 @@
 #include "core/error.hpp"
 #include "core/fs.hpp"
 #include "core/git_cli.hpp"
+#include "core/lean.hpp"
 #include "core/transform.hpp"
 #include "core/workspace.hpp"
 
@@ -69,7 +71,10 @@ class Hook {
     }
     for (const RawChange& c : documents_) check_document(c);
     check_missing();
-    if (report_.problems.empty()) stage_blobs();
+    if (report_.problems.empty()) {
+      stage_blobs();
+      leave_work_tree();
+    }
     return report_;
   }
 
@@ -200,6 +205,20 @@ class Hook {
     git_->add_to_index(to_stage_);
     if (extra_index_) git_->with_index(*extra_index_).add_to_index(to_stage_);
     report_.blobs_staged = to_stage_.size();
+  }
+
+  // In a lean work tree (core/lean) the commit's blobs leave the work tree
+  // once staged: git's objects hold them now (the index, then the commit),
+  // and the skip-worktree bit keeps git from looking for their files.
+  // Should the commit not happen, the index still gives them back.
+  void leave_work_tree() {
+    const auto layout = git_->layout();
+    if (!layout || !is_lean(*layout, *git_)) return;
+    std::vector<std::string> paths = to_stage_;
+    for (const auto& [path, bytes] : staged_blobs_) paths.push_back(path);
+    std::vector<GitCli> indexes = {*git_};
+    if (extra_index_) indexes.push_back(git_->with_index(*extra_index_));
+    drop_blob_files(ws_, indexes, paths);
   }
 
   struct Missing {

@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <optional>
 
 #include "core/document.hpp"
@@ -10,6 +11,8 @@
 #include "core/fs.hpp"
 #include "core/git_cli.hpp"
 #include "core/git_repo.hpp"
+#include "core/lean.hpp"
+#include "core/workspace.hpp"
 #include "core/safe_path.hpp"
 #include "core/subprocess.hpp"
 #include "hook_folder.hpp"
@@ -101,7 +104,67 @@ const std::vector<std::pair<std::string, std::string>>& legacy_attribute_lines()
   return lines;
 }
 
+namespace {
+
+// Where install --lean keeps the template init.templateDir names.
+fs::path lean_template_dir() {
+  const char* data = std::getenv("XDG_DATA_HOME");
+  const char* home = std::getenv("HOME");
+  if (data && *data) return fs::path(data) / "git-jpblob" / "template";
+  if (!home || !*home) throw Error("cannot place the clone template: neither XDG_DATA_HOME nor HOME is set");
+  return fs::path(home) / ".local" / "share" / "git-jpblob" / "template";
+}
+
+// The lean work tree's part of install (core/lean): with --lean, the clone
+// template at a user or system scope and the conversion of this clone;
+// without it, a hint in a clone that checks its committed blobs out.
+std::vector<std::string> install_lean(const fs::path& cwd, const InstallOptions& options) {
+  std::vector<std::string> done;
+  const auto repo = find_repo(cwd);
+  const GitCli git(repo ? repo->top : cwd);
+  if (options.lean && options.scope != ConfigScope::Local) {
+    const fs::path dir = lean_template_dir();
+    const auto current = git.config_get("init.templateDir", options.scope);
+    if (current && fs::path(*current) != dir) {
+      done.push_back("Left init.templateDir (" + *current + ") alone: new clones check out .jp/blobs. Add to that "
+                     "template a config with core.sparseCheckout=true and an info/sparse-checkout of /* and "
+                     "!/.jp/blobs/ to make them lean.");
+    } else {
+      write_lean_template(dir);
+      if (!current) {
+        git.config_set("init.templateDir", dir.string(), options.scope);
+        done.push_back("New clones keep committed blobs in git's objects only: init.templateDir is " + dir.string() +
+                       " (git's own template, plus a sparse checkout that leaves .jp/blobs out).");
+      }
+    }
+  }
+  if (!repo) return done;
+  const GitCli here(repo->top);
+  if (is_lean(*repo, here)) return done;
+  if (options.lean) {
+    make_lean(*repo, here, Workspace::open(repo->top));
+    done.push_back("This clone keeps committed blobs in git's objects only now: they left the work tree, and "
+                   "status no longer looks at them.");
+  } else if (!here.index_entries({literal_pathspec(kWorkTreeStore)}).empty() &&
+             here.config_get("jpblob.smudge", std::nullopt) != "refs") {
+    done.push_back("This clone checks out its committed blobs, a second copy of what the conversations hold: "
+                   "`git jpblob install --lean` keeps them in git's objects only (faster status and clones).");
+  }
+  return done;
+}
+
+}  // namespace
+
 std::vector<std::string> install(const fs::path& cwd, const InstallOptions& options) {
+  std::vector<std::string> done = install_setup(cwd, options);
+  auto lean = install_lean(cwd, options);
+  if (lean.empty()) return done;
+  if (done.size() == 1 && done[0] == "Nothing to change.") done.clear();
+  done.insert(done.end(), lean.begin(), lean.end());
+  return done;
+}
+
+std::vector<std::string> install_setup(const fs::path& cwd, const InstallOptions& options) {
   const auto repo = find_repo(cwd);
   if (options.scope == ConfigScope::Local && !repo)
     throw Error("install --local must run inside a git repository", ErrorKind::Usage);

@@ -1,0 +1,115 @@
+#include "lean.hpp"
+
+#include <fstream>
+#include <limits>
+#include <sstream>
+
+#include "blob_store.hpp"
+#include "error.hpp"
+#include "fs.hpp"
+
+namespace jpblob {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr std::string_view kStoreExclusion = "!/.jp/blobs/";
+
+std::string read_text(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  std::ostringstream out;
+  out << in.rdbuf();
+  return out.str();
+}
+
+bool holds_line(const std::string& text, std::string_view line) {
+  std::istringstream in(text);
+  for (std::string l; std::getline(in, l);)
+    if (l == line) return true;
+  return false;
+}
+
+}  // namespace
+
+bool is_lean(const RepoLayout& layout, const GitCli& git) {
+  if (git.config_get("core.sparseCheckout", std::nullopt, "bool") != "true") return false;
+  std::error_code ec;
+  if (!fs::is_regular_file(layout.sparse_checkout, ec)) return false;
+  return holds_line(read_text(layout.sparse_checkout), kStoreExclusion);
+}
+
+std::size_t drop_blob_files(const Workspace& ws, const std::vector<GitCli>& indexes,
+                            const std::vector<std::string>& paths) {
+  if (indexes.empty() || paths.empty() || !ws.repo()) return 0;
+  const auto staged = indexes.front().index_ids(paths);
+  std::vector<std::pair<Digest, std::string>> drop;
+  for (const std::string& path : paths) {
+    const auto digest = digest_of_tracked_path(path);
+    const auto id = staged.find(path);
+    if (!digest || id == staged.end()) continue;
+    // Only a file git can give back byte for byte leaves.
+    const auto raw = ws.store().read_raw(*digest);
+    if (raw && ws.repo()->hash_blob(*raw) == id->second) drop.emplace_back(*digest, path);
+  }
+  std::vector<std::string> marked;
+  for (const auto& [digest, path] : drop) marked.push_back(path);
+  for (const GitCli& index : indexes) index.set_skip_worktree(marked);
+  for (const auto& [digest, path] : drop)
+    ws.store().remove(StoreEntry{StoreEntry::Kind::Blob, blob_relative_path(digest), digest, 0, 0, false},
+                      std::numeric_limits<std::time_t>::max());
+  return drop.size();
+}
+
+bool is_lean(const GitRepo& repo) {
+  const auto sparse = repo.config("core.sparseCheckout");
+  if (!sparse || parse_config_bool("core.sparseCheckout", *sparse) != true) return false;
+  std::error_code ec;
+  const fs::path file = repo.gitdir() / "info" / "sparse-checkout";
+  return fs::is_regular_file(file, ec) && holds_line(read_text(file), kStoreExclusion);
+}
+
+void make_lean(const RepoLayout& layout, const GitCli& git, const Workspace& ws) {
+  if (git.config_get("jpblob.smudge", std::nullopt) == "refs")
+    throw Error("this clone keeps the reference form (jpblob.smudge=refs): JP with RFD 066 reads .jp/blobs, so "
+                "its blobs stay checked out");
+  if (git.config_get("core.sparseCheckoutCone", std::nullopt, "bool") == "true")
+    throw Error("this clone uses cone-mode sparse checkout, whose patterns cannot leave .jp/blobs out; "
+                "`git sparse-checkout set --no-cone` with your patterns plus !/.jp/blobs/ does it by hand");
+  std::error_code ec;
+  std::string patterns = fs::is_regular_file(layout.sparse_checkout, ec) ? read_text(layout.sparse_checkout) : "";
+  const bool was_sparse = git.config_get("core.sparseCheckout", std::nullopt, "bool") == "true";
+  if (!was_sparse || patterns.find_first_not_of(" \t\r\n") == std::string::npos) {
+    patterns = std::string(kLeanPatterns);
+  } else if (!holds_line(patterns, kStoreExclusion)) {
+    if (!patterns.ends_with('\n')) patterns.push_back('\n');
+    patterns.append(kStoreExclusion).push_back('\n');
+  }
+  fs::create_directories(layout.sparse_checkout.parent_path());
+  write_file_atomic(layout.sparse_checkout, patterns);
+  git.config_set("core.sparseCheckout", "true", ConfigScope::Local);
+  // git's sparse-checkout command takes cone mode by default, where these
+  // patterns mean nothing; checkout itself does not.
+  git.config_set("core.sparseCheckoutCone", "false", ConfigScope::Local);
+  // The blobs this clone checked out leave (git's own `sparse-checkout
+  // reapply` keeps any file whose stat data is racy, so the store does it).
+  std::vector<std::string> checked_out;
+  for (const IndexEntry& e : git.index_entries({literal_pathspec(kWorkTreeStore)}))
+    if (!e.skip_worktree && e.stage == 0) checked_out.push_back(e.path);
+  drop_blob_files(ws, {git}, checked_out);
+}
+
+void write_lean_template(const fs::path& dir) {
+  // git's own template first (info/exclude, description, sample hooks):
+  // init.templateDir replaces it rather than adding to it.
+  std::error_code ec;
+  const fs::path stock = "/usr/share/git-core/templates";
+  fs::create_directories(dir / "info");
+  if (fs::is_directory(stock, ec))
+    fs::copy(stock, dir, fs::copy_options::recursive | fs::copy_options::overwrite_existing, ec);
+  if (ec) throw Error("cannot copy git's template from " + stock.string() + ": " + ec.message());
+  write_file_atomic(dir / "config", "[core]\n\tsparseCheckout = true\n\tsparseCheckoutCone = false\n");
+  write_file_atomic(dir / "info" / "sparse-checkout", kLeanPatterns);
+}
+
+}  // namespace jpblob

@@ -1,0 +1,55 @@
+// Lean work trees (docs/ARCHITECTURE.md, "Lean work trees"): where smudge
+// gives JP its inline form, the committed blob files are a second copy of
+// what events.json already holds, and 1,000 conversations check out 20,000
+// of them for git to write, stat and read on every status. A lean work tree
+// keeps committed blobs in git's objects only: a sparse-checkout pattern
+// leaves .jp/blobs out (so checkout, clone, pull and merge never write
+// those files and status never looks at them), and the pre-commit hook
+// marks the blobs it stages the same way and drops their files, so a new
+// blob stays in the work tree only until its commit holds it. The tree git
+// commits is unchanged (RFD 066's layout, gzip bytes and all).
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "git_cli.hpp"
+#include "workspace.hpp"
+
+namespace jpblob {
+
+// The sparse-checkout patterns of a lean work tree: everything but the store.
+inline constexpr std::string_view kLeanPatterns = "/*\n!/.jp/blobs/\n";
+
+// True when this work tree leaves the store out: core.sparseCheckout on and
+// its sparse-checkout file holds the store's exclusion.
+bool is_lean(const RepoLayout& layout, const GitCli& git);
+
+// Marks the index entries of `paths` (blob files) skip-worktree in every
+// index of `indexes` and deletes their work-tree files, for each whose file
+// holds exactly the object the first index stages (a file that differs, or
+// is not staged, stays untouched). Returns how many left the work tree.
+std::size_t drop_blob_files(const Workspace& ws, const std::vector<GitCli>& indexes,
+                            const std::vector<std::string>& paths);
+
+// The same as is_lean, read through libgit2 (no git process), for
+// Workspace::open on every filter start.
+bool is_lean(const GitRepo& repo);
+
+// Makes this work tree lean: core.sparseCheckout on (not cone mode), the
+// store's exclusion added to its patterns (any others kept), and every
+// staged blob whose file is unmodified dropped from the work tree
+// (drop_blob_files); blobs not staged yet stay until their commit. Throws
+// Error, changing nothing, when cone-mode sparse checkout is on (cone
+// patterns cannot leave one folder out) or jpblob.smudge=refs (JP with RFD
+// 066 reads the files).
+void make_lean(const RepoLayout& layout, const GitCli& git, const Workspace& ws);
+
+// The template `git init` and `git clone` copy (init.templateDir), written
+// under `dir`: git's own default template, plus the setting and patterns of
+// a lean work tree, so that a clone never writes the committed blobs.
+void write_lean_template(const std::filesystem::path& dir);
+
+}  // namespace jpblob

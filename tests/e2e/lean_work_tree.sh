@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# Lean work trees (core/lean): committed blobs stay in git's objects only.
+# A teammate who ran `git jpblob install --lean` once clones with plain
+# `git clone`: no blob file is written, every conversation is JP's form, and
+# checkout, merge, stash, rebase, the hook in all three commit modes, gc and
+# verify keep working. An existing clone converts with one command.
+. "$(dirname "$0")/lib.sh"
+blob_files() { find .jp/blobs -type f 2> /dev/null | wc -l; }
+
+# The team's repository, as it is today.
+new_installed_repo team
+write_conversation 1-first "first tool output"
+write_conversation 2-second "second tool output"
+git add .jp && git commit -qm two
+git checkout -q -b other
+write_conversation 3-other "tool output on another branch"
+git add .jp && git commit -qm other
+git checkout -q main
+cp -r .jp/conversations "$TEST_ROOT/original"
+git jpblob install --lean --global > "$TEST_ROOT/install.out"
+
+lean_clone() {
+  grep -q "init.templateDir" "$TEST_ROOT/install.out" || fail "install --lean said nothing of new clones: $(cat "$TEST_ROOT/install.out")"
+  git clone -q "$TEST_ROOT/team" "$TEST_ROOT/mate" 2> "$TEST_ROOT/err" || fail "clone failed: $(cat "$TEST_ROOT/err")"
+  cd "$TEST_ROOT/mate"
+  [ "$(blob_files)" -eq 0 ] || fail "the clone wrote $(blob_files) blob files"
+  diff -r "$TEST_ROOT/original" .jp/conversations > /dev/null || fail "the conversations are not JP's form"
+  [ -z "$(git ls-files -t .jp/blobs | grep -v '^S ')" ] || fail "blobs in the index not kept out of the work tree"
+  assert_clean_status
+  git jpblob verify > /dev/null || fail "verify fails in a lean clone"
+}
+case_ "a plain git clone after install --lean writes no blob file; conversations in JP's form; status clean" lean_clone
+
+other_branch() {
+  cd "$TEST_ROOT/mate"
+  git checkout -q other 2> "$TEST_ROOT/err" || fail "checkout failed: $(cat "$TEST_ROOT/err")"
+  grep -q "$(printf 'tool output on another branch' | base64 -w0)" .jp/conversations/3-other/events.json ||
+    fail "the other branch's conversation is not JP's form"
+  [ "$(blob_files)" -eq 0 ] || fail "checkout wrote blob files"
+  assert_clean_status
+  git checkout -q main
+}
+case_ "checkout of another branch writes no blob file and restores its conversations" other_branch
+
+hook_three_modes() {
+  cd "$TEST_ROOT/mate"
+  write_conversation 4-plain "committed with git commit"
+  git add .jp && git commit -qm plain
+  write_conversation 5-all "committed with git commit -a"
+  git add -N .jp/conversations/5-all && git commit -qam all
+  write_conversation 6-paths "committed with git commit <paths>"
+  git add -N .jp/conversations/6-paths && git commit -qm paths -- .jp/conversations/6-paths
+  assert_blobs_committed
+  [ "$(blob_files)" -eq 0 ] || fail "committed blobs stayed in the work tree: $(find .jp/blobs -type f)"
+  assert_clean_status
+  git jpblob verify > /dev/null || fail "verify fails"
+}
+case_ "the hook in all three commit modes: blobs committed, then gone from the work tree; status clean" hook_three_modes
+
+merge_stash_rebase() {
+  cd "$TEST_ROOT/mate"
+  git checkout -q -b left main
+  grow_conversation .jp/conversations/1-first/events.json "left turn"
+  git commit -qam left
+  git checkout -q -b right main
+  grow_conversation .jp/conversations/2-second/events.json "right turn"
+  git commit -qam right
+  git merge -q --no-edit left 2> "$TEST_ROOT/err" || fail "merge failed: $(cat "$TEST_ROOT/err")"
+  grep -q "$(printf 'left turn' | base64 -w0)" .jp/conversations/1-first/events.json || fail "merge lost a turn"
+  assert_clean_status
+  grow_conversation .jp/conversations/1-first/events.json "stashed turn"
+  cp .jp/conversations/1-first/events.json "$TEST_ROOT/stashed.json"
+  git stash -q && git stash pop -q 2> "$TEST_ROOT/err" || fail "stash failed: $(cat "$TEST_ROOT/err")"
+  cmp -s .jp/conversations/1-first/events.json "$TEST_ROOT/stashed.json" || fail "stash pop lost the turn"
+  git checkout -q -- .jp/conversations/1-first
+  git jpblob gc --prune=now > /dev/null   # the stashed turn's blob, referenced by nothing now
+  git checkout -q -b rebased left
+  git rebase -q right 2> "$TEST_ROOT/err" || fail "rebase failed: $(cat "$TEST_ROOT/err")"
+  assert_clean_status
+  [ "$(blob_files)" -eq 0 ] || fail "merge, stash and rebase left blob files: $(find .jp/blobs -type f)"
+  git checkout -q main
+}
+case_ "merge, stash and rebase in a lean clone" merge_stash_rebase
+
+gc_and_verify() {
+  cd "$TEST_ROOT/mate"
+  git jpblob gc --prune=now > /dev/null || fail "gc failed"
+  git jpblob verify --history > "$TEST_ROOT/out" || fail "verify --history: $(cat "$TEST_ROOT/out")"
+  rm -rf .jp/conversations && git checkout -q -- .jp
+  diff -r "$TEST_ROOT/original/1-first" .jp/conversations/1-first > /dev/null || fail "a conversation did not come back"
+  assert_clean_status
+}
+case_ "gc and verify in a lean clone; every conversation still comes back" gc_and_verify
+
+convert_existing_clone() {
+  git -c init.templateDir= clone -q "$TEST_ROOT/team" "$TEST_ROOT/old" 2> /dev/null
+  cd "$TEST_ROOT/old"
+  [ "$(blob_files)" -gt 0 ] || fail "the ordinary clone has no blob files"
+  git jpblob install --local > "$TEST_ROOT/out"
+  grep -q "git jpblob install --lean" "$TEST_ROOT/out" || fail "install does not say how to convert: $(cat "$TEST_ROOT/out")"
+  write_conversation 7-pending "added, not committed yet"
+  git add .jp/conversations/7-pending
+  git jpblob install --lean --local > /dev/null || fail "the conversion failed"
+  local pending
+  pending=$(printf 'added, not committed yet' | sha256sum | cut -c1-64)
+  [ -f ".jp/blobs/${pending:0:2}/${pending:2:2}/$pending.blob.gz" ] || fail "the conversion dropped a blob not committed yet"
+  [ "$(blob_files)" -eq 1 ] || fail "committed blob files stayed: $(find .jp/blobs -type f)"
+  git commit -qm pending
+  [ "$(blob_files)" -eq 0 ] || fail "the new blob stayed after its commit: $(git ls-files -t .jp/blobs | tr "\n" " ") $(ls .git/hooks) $(git config -l | grep -i sparse | tr "\n" " ")"
+  assert_clean_status
+}
+case_ "an existing clone converts with install --lean, which install names; a blob not committed yet stays until its commit" convert_existing_clone
+
+pass
