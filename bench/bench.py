@@ -197,8 +197,11 @@ class Bench:
             self.git("add -A .", o)
             self.git("commit -qm conversations", o)
             origins[kind] = o
-        # the clone side needs the filter config: global, as a user has it
+        # the clone side needs the filter config: global, as a user has it,
+        # for git-lfs too (without `git lfs install` a clone checks out
+        # pointer files and smudges nothing).
         sh(f"{self.bin} install --global > /dev/null", d, self.env)
+        sh("git lfs install --skip-repo > /dev/null", d, self.env)
 
         def clone(kind):
             dest = d / f"clone-{kind}"
@@ -237,6 +240,22 @@ class Bench:
                                  lambda: timed("git status", d / "clone-plain", plain_env), self.reps * 2)
         row("git status after checkout, nothing changed", "plain git status", ratio, "<= 1.1x", 1.1,
             f"({a * 1000:.0f}ms vs {b * 1000:.0f}ms)")
+
+        # git checkout of another branch (half the conversations changed) and
+        # back, in the clones just made.
+        for kind in ("jpblob", "plain"):
+            repo = d / f"clone-{kind}"
+            env = self.env if kind == "jpblob" else plain_env
+            sh("git checkout -q -b half", repo, env)
+            for p in sorted((repo / ".jp/conversations").glob("*/events.json"))[::2]:
+                p.write_text(p.read_text().replace('"type"', '"type" ', 1))
+            sh("git add .jp/conversations && git commit -q --no-verify -m half", repo, env)
+            sh("git checkout -q -", repo, env)
+        ratio, a, b = interleave(
+            lambda: timed("git checkout -q half && git checkout -q -", d / "clone-jpblob", self.env),
+            lambda: timed("git checkout -q half && git checkout -q -", d / "clone-plain", plain_env), self.reps)
+        row("git checkout of another branch and back (500 conversations)", "plain git checkout", ratio, "report",
+            None, f"({a:.2f}s vs {b:.2f}s)")
 
         # A lean work tree (core/lean), as a teammate who ran `install --lean`
         # once has it: plain git clone, no blob file written or looked at.
@@ -379,7 +398,7 @@ class Bench:
         self.git(f"clone -q {bundle} {src}", d)
         commits = subprocess.run(["git", "rev-list", "--reverse", "HEAD"], cwd=src, env=self.env,
                                  capture_output=True, text=True).stdout.split()
-        sizes = {}
+        sizes, loose = {}, {}
         for kind in ("jpblob", "plain", "lfs"):
             r = d / kind
             r.mkdir()
@@ -390,8 +409,16 @@ class Bench:
                 shutil.copytree(src / ".jp/conversations", r / ".jp/conversations")
                 self.git("add -A .", r)
                 self.git("commit -q --allow-empty -m c", r)
+            # Before any gc: the loose objects a user carries between
+            # automatic gcs. (For git-lfs, .git/lfs holds the contents.)
+            loose[kind] = sum(p.stat().st_size for p in (r / ".git").rglob("*") if p.is_file())
             self.git("gc -q --aggressive", r)
             sizes[kind] = sum(p.stat().st_size for p in (r / ".git").rglob("*") if p.is_file())
+        detail = ", ".join(f"{k} {v / 2 ** 20:.2f} MiB" for k, v in loose.items())
+        row(".git size before any git gc, real history", "plain git", loose["jpblob"] / loose["plain"], "report",
+            None, f"({detail})")
+        row(".git size before any git gc, real history", "git-lfs", loose["jpblob"] / loose["lfs"], "report",
+            None, "")
         detail = ", ".join(f"{k} {v / 2 ** 20:.2f} MiB" for k, v in sizes.items())
         row(".git size after git gc --aggressive, real history", "plain git", sizes["jpblob"] / sizes["plain"],
             "<= 0.85x", 0.85, f"({detail})")
