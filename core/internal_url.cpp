@@ -155,17 +155,23 @@ ResolvedUrl page_lines(std::string text, const std::string& content_type, const 
   const std::uint64_t offset = page.offset.value_or(1);
   if (offset == 0) throw Error("offset counts lines from 1", ErrorKind::Usage);
   if (page.limit && *page.limit == 0) throw Error("limit must be at least 1", ErrorKind::Usage);
-  // Line starts; a final line without a newline counts.
-  std::vector<std::size_t> starts = {0};
-  for (std::size_t i = 0; i < out.content.size(); ++i)
-    if (out.content[i] == '\n' && i + 1 < out.content.size()) starts.push_back(i + 1);
-  const std::uint64_t total = out.content.empty() ? 0 : starts.size();
+  // One pass, counting lines (a final line without a newline counts) and
+  // noting where the page begins and ends: no table of every line's start,
+  // which for a blob of newlines would take eight bytes a byte.
+  const std::string& text_ref = out.content;
+  const std::uint64_t wanted_last = page.limit ? offset - 1 + *page.limit : UINT64_MAX;  // 1-based, inclusive
+  std::uint64_t total = text_ref.empty() ? 0 : 1;
+  std::size_t begin = offset == 1 ? 0 : text_ref.size(), end = text_ref.size();
+  for (std::size_t i = 0; i + 1 < text_ref.size(); ++i) {
+    if (text_ref[i] != '\n') continue;
+    ++total;  // line `total` starts at i + 1
+    if (total == offset) begin = i + 1;
+    if (total == wanted_last + 1) end = i + 1;
+  }
   if (offset > total)
     throw Error("offset " + std::to_string(offset) + " is past the end (" + std::to_string(total) + " lines)",
                 ErrorKind::Usage);
-  const std::uint64_t last = page.limit ? std::min(total, offset - 1 + *page.limit) : total;  // 1-based, inclusive
-  const std::size_t begin = starts[offset - 1];
-  const std::size_t end = last < total ? starts[last] : out.content.size();
+  const std::uint64_t last = std::min(total, wanted_last);
   out.content = out.content.substr(begin, end - begin);
   if (last < total)
     out.notice = "[Showing lines " + std::to_string(offset) + "-" + std::to_string(last) + " of " +

@@ -271,6 +271,9 @@ small_objects_big_asks() {
     echo "print $f: peak $peak MB"
     [ "$peak" -lt 300 ] || fail "print $f peaked at $peak MB"
   done
+  peak=$(peak_of git jpblob cat "blob:sha256:$d" --limit 5)
+  echo "cat --limit 5 of the newlines: peak $peak MB"
+  [ "$peak" -lt 300 ] || fail "cat --limit peaked at $peak MB"
   peak=$(peak_of git show HEAD)
   echo "git show HEAD: peak $peak MB"
   [ "$peak" -lt 300 ] || fail "git show peaked at $peak MB"
