@@ -55,16 +55,18 @@ std::optional<std::string> BlobLookup::find(const Digest& digest, std::optional<
 std::optional<std::string> BlobLookup::find_in_git(const Digest& digest, std::optional<std::uint64_t> size,
                                                    const std::optional<std::string>& treeish) const {
   if (!repo_) return std::nullopt;
-  // libgit2 objects are not to be shared between threads: the git side,
-  // which is rare, runs one lookup at a time.
-  std::lock_guard lock(git_mutex_);
+  // libgit2 objects are not to be shared between threads: each call into it
+  // holds the lock, and the inflating and checking, the costly part, run
+  // outside it, on every core (a lean work tree reads every blob from here).
+  auto locked = [this](auto&& fn) {
+    std::lock_guard lock(git_mutex_);
+    return fn();
+  };
   const std::string path = tracked_blob_path(digest);
   const std::uint64_t max = store_.options().max_blob_size;
   std::optional<std::string> first_error;
   // Each copy is verified; a corrupt one does not hide a good one further on.
-  auto try_copy = [&](const std::optional<std::string>& id, const std::string& where) -> std::optional<std::string> {
-    if (!id) return std::nullopt;
-    const auto raw = read_object(*id, path);
+  auto check = [&](const std::optional<std::string>& raw, const std::string& where) -> std::optional<std::string> {
     if (!raw) return std::nullopt;
     try {
       return decode_blob(*raw, digest, size, max, path + " (" + where + ")");
@@ -73,29 +75,35 @@ std::optional<std::string> BlobLookup::find_in_git(const Digest& digest, std::op
       return std::nullopt;
     }
   };
+  auto try_copy = [&](const std::optional<std::string>& id, const std::string& where) -> std::optional<std::string> {
+    if (!id) return std::nullopt;
+    return check(locked([&] { return read_object(*id, path); }), where);
+  };
   if (treeish)
-    if (auto bytes = try_copy(repo_->blob_id_at(*treeish, path), "in " + treeish->substr(0, 12))) return bytes;
-  if (auto raw = repo_->read_staged(path)) {
-    try {
-      return decode_blob(is_lfs_pointer(*raw) && repo_->workdir()
-                             ? GitCli(*repo_->workdir()).lfs_smudge(*raw, path).value_or(*raw)
-                             : *raw,
-                         digest, size, max, path + " (index)");
-    } catch (const Error& e) {
-      if (!first_error) first_error = e.what();
+    if (auto bytes = try_copy(locked([&] { return repo_->blob_id_at(*treeish, path); }),
+                              "in " + treeish->substr(0, 12)))
+      return bytes;
+  if (auto raw = locked([&] { return repo_->read_staged(path); })) {
+    if (is_lfs_pointer(*raw) && repo_->workdir())
+      raw = GitCli(*repo_->workdir()).lfs_smudge(*raw, path).value_or(*raw);
+    if (auto bytes = check(raw, "index")) return bytes;
+  }
+  if (auto bytes = try_copy(locked([&] { return repo_->blob_id_at("HEAD", path); }), "HEAD")) return bytes;
+  std::vector<std::string> ids;
+  locked([&] {
+    if (!history_ && repo_->workdir()) {
+      history_.emplace();
+      for (auto& [p, id] : GitCli(*repo_->workdir()).blobs_in_history(std::string(kWorkTreeStore)))
+        if (auto d = digest_of_tracked_path(p)) history_->emplace(*d, std::move(id));
     }
-  }
-  if (auto bytes = try_copy(repo_->blob_id_at("HEAD", path), "HEAD")) return bytes;
-  if (!history_ && repo_->workdir()) {
-    history_.emplace();
-    for (auto& [p, id] : GitCli(*repo_->workdir()).blobs_in_history(std::string(kWorkTreeStore)))
-      if (auto d = digest_of_tracked_path(p)) history_->emplace(*d, std::move(id));
-  }
-  if (history_) {
-    const auto [from, to] = history_->equal_range(digest);
-    for (auto it = from; it != to; ++it)
-      if (auto bytes = try_copy(it->second, "history")) return bytes;
-  }
+    if (history_) {
+      const auto [from, to] = history_->equal_range(digest);
+      for (auto it = from; it != to; ++it) ids.push_back(it->second);
+    }
+    return 0;
+  });
+  for (const std::string& id : ids)
+    if (auto bytes = try_copy(id, "history")) return bytes;
   if (first_error) throw Error(*first_error);
   return std::nullopt;
 }
