@@ -273,21 +273,20 @@ class Bench:
         clone("plain")
         time.sleep(1.1)
         lean = d / "clone-lean"
-        timed("git status", lean, self.env)
-        timed("git status", d / "clone-plain", plain_env)
-        ratio, a, b = interleave(lambda: timed("git status", lean, self.env),
-                                 lambda: timed("git status", d / "clone-plain", plain_env), self.reps * 2)
-        row("git status after checkout, lean", "plain git status", ratio, "<= 1.2x", 1.2,
-            f"({a * 1000:.0f}ms vs {b * 1000:.0f}ms)")
+
+        def status_row(label):
+            # One warm-up each, then interleaved pairs.
+            timed("git status", lean, self.env)
+            timed("git status", d / "clone-plain", plain_env)
+            ratio, a, b = interleave(lambda: timed("git status", lean, self.env),
+                                     lambda: timed("git status", d / "clone-plain", plain_env), self.reps * 2)
+            row(label, "plain git status", ratio, "<= 1.2x", 1.2, f"({a * 1000:.0f}ms vs {b * 1000:.0f}ms)")
+
+        status_row("git status after checkout, lean")
         # The same with the untracked cache on both sides, as editors run it.
         for repo in (lean, d / "clone-plain"):
             sh("git config core.untrackedCache true", repo, self.env)
-        timed("git status", lean, self.env)
-        timed("git status", d / "clone-plain", plain_env)
-        ratio, a, b = interleave(lambda: timed("git status", lean, self.env),
-                                 lambda: timed("git status", d / "clone-plain", plain_env), self.reps * 2)
-        row("git status, lean, untracked cache on both sides", "plain git status", ratio, "<= 1.2x", 1.2,
-            f"({a * 1000:.0f}ms vs {b * 1000:.0f}ms)")
+        status_row("git status, lean, untracked cache on both sides")
         sh("git config --global --unset init.templateDir", d, self.env)
         sh(f"{self.bin} uninstall --global > /dev/null", d, self.env)
 

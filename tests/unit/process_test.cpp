@@ -171,15 +171,22 @@ std::string reference_to(const Digest& d, const std::string& size, const std::st
          ",\"encoding\":\"" + encoding + "\"}}";
 }
 
+// A work-tree store holding `zeros` zero bytes and the blob "x".
+struct TwoBlobs {
+  test::GitSandbox g;
+  Digest zeros, x;
+  explicit TwoBlobs(std::size_t zero_bytes)
+      : zeros(BlobStore::for_work_tree(g.repo()).put(std::string(zero_bytes, '\0')).digest),
+        x(BlobStore::for_work_tree(g.repo()).put("x").digest) {}
+};
+
 // A hostile repository's references (docs/FORMAT.md, "Bounds"): each fails
 // its own file, naming it, and the next file is served.
 TEST(FilterProcess, HostileReferencesFailOnlyTheirFile) {
-  test::GitSandbox g;
-  const BlobStore store = BlobStore::for_work_tree(g.repo());
-  const std::string zeros(16 << 20, '\0');
-  const Digest z = store.put(zeros).digest;
-  const Digest x = store.put("x").digest;
-  Server s(g.repo());
+  const std::size_t zero_bytes = 16 << 20;
+  TwoBlobs blobs(zero_bytes);
+  const Digest &z = blobs.zeros, &x = blobs.x;
+  Server s(blobs.g.repo());
   s.handshake();
   const std::vector<std::string> checkout = {"blob=" + std::string(40, '1')};
   for (const char* size : {"9223372036854775808", "18446744073709551615"})
@@ -189,7 +196,7 @@ TEST(FilterProcess, HostileReferencesFailOnlyTheirFile) {
           << size << " " << encoding;
   // 60 references to one 16 MB blob of zeros: 1.3 GB of base64 asked for.
   std::string bomb = "[";
-  for (int i = 0; i < 60; ++i) bomb += (i ? "," : "") + reference_to(z, std::to_string(zeros.size()), "base64");
+  for (int i = 0; i < 60; ++i) bomb += (i ? "," : "") + reference_to(z, std::to_string(zero_bytes), "base64");
   bomb += "]";
   EXPECT_EQ(s.request("smudge", "bomb/events.json", bomb, checkout).status, "status=error");
   // A display shows the bomb as committed.
@@ -205,17 +212,15 @@ TEST(FilterProcess, HostileReferencesFailOnlyTheirFile) {
 // A failure that is not an Error (here memory running out under a limit)
 // also fails only its file.
 TEST(FilterProcess, AnyFailureOfOneFileKeepsTheServerServing) {
-  test::GitSandbox g;
-  const BlobStore store = BlobStore::for_work_tree(g.repo());
-  const std::string zeros(100 << 20, '\0');
-  const Digest z = store.put(zeros).digest;
-  const Digest x = store.put("x").digest;
-  Server s(g.repo(), rlim_t{320} << 20);
+  const std::size_t zero_bytes = 100 << 20;
+  TwoBlobs blobs(zero_bytes);
+  const Digest &z = blobs.zeros, &x = blobs.x;
+  Server s(blobs.g.repo(), rlim_t{320} << 20);
   s.handshake();
   // Within jpblob.maxBlobSize, but 100 MB read plus 4 × 133 MB of base64
   // do not fit in 320 MB.
   std::string big = "[";
-  for (int i = 0; i < 4; ++i) big += (i ? "," : "") + reference_to(z, std::to_string(zeros.size()), "base64");
+  for (int i = 0; i < 4; ++i) big += (i ? "," : "") + reference_to(z, std::to_string(zero_bytes), "base64");
   big += "]";
   EXPECT_EQ(s.request("smudge", "big/events.json", big, {"blob=" + std::string(40, '1')}).status, "status=error");
   auto fine = s.request("smudge", "fine/events.json", "[" + reference_to(x, "1", "text") + "]");
