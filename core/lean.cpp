@@ -32,13 +32,6 @@ bool holds_line(const std::string& text, std::string_view line) {
 
 }  // namespace
 
-bool is_lean(const RepoLayout& layout, const GitCli& git) {
-  if (git.config_get("core.sparseCheckout", std::nullopt, "bool") != "true") return false;
-  std::error_code ec;
-  if (!fs::is_regular_file(layout.sparse_checkout, ec)) return false;
-  return holds_line(read_text(layout.sparse_checkout), kStoreExclusion);
-}
-
 std::size_t drop_blob_files(const Workspace& ws, const std::vector<GitCli>& indexes,
                             const std::vector<std::string>& paths) {
   if (indexes.empty() || paths.empty() || !ws.repo()) return 0;

@@ -23,9 +23,6 @@ namespace jpblob {
 // The sparse-checkout patterns of a lean work tree: everything but the store.
 inline constexpr std::string_view kLeanPatterns = "/*\n!/.jp/blobs/\n";
 
-// True when this work tree leaves the store out: core.sparseCheckout on and
-// its sparse-checkout file holds the store's exclusion.
-bool is_lean(const RepoLayout& layout, const GitCli& git);
 
 // Marks the index entries of `paths` (blob files) skip-worktree in every
 // index of `indexes` and deletes their work-tree files, for each whose file
@@ -34,8 +31,9 @@ bool is_lean(const RepoLayout& layout, const GitCli& git);
 std::size_t drop_blob_files(const Workspace& ws, const std::vector<GitCli>& indexes,
                             const std::vector<std::string>& paths);
 
-// The same as is_lean, read through libgit2 (no git process), for
-// Workspace::open on every filter start.
+// True when this work tree leaves the store out: core.sparseCheckout on and
+// its own sparse-checkout file holds the store's exclusion. Read through
+// libgit2, with no git process: Workspace::open asks on every filter start.
 bool is_lean(const GitRepo& repo);
 
 // Makes this work tree lean: core.sparseCheckout on (not cone mode), the

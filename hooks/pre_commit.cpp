@@ -212,8 +212,9 @@ class Hook {
   // and the skip-worktree bit keeps git from looking for their files.
   // Should the commit not happen, the index still gives them back.
   void leave_work_tree() {
-    const auto layout = git_->layout();
-    if (!layout || !is_lean(*layout, *git_)) return;
+    // Asked of libgit2: no git process on every commit of a clone that is
+    // not lean.
+    if (!is_lean(*ws_.repo())) return;
     std::vector<std::string> paths = to_stage_;
     for (const auto& [path, bytes] : staged_blobs_) paths.push_back(path);
     std::vector<GitCli> indexes = {*git_};

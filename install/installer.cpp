@@ -140,7 +140,8 @@ std::vector<std::string> install_lean(const fs::path& cwd, const InstallOptions&
   }
   if (!repo) return done;
   const GitCli here(repo->top);
-  if (is_lean(*repo, here)) return done;
+  const auto git_repo = GitRepo::open(repo->top);
+  if (git_repo && is_lean(*git_repo)) return done;
   if (options.lean) {
     make_lean(*repo, here, Workspace::open(repo->top));
     done.push_back("This clone keeps committed blobs in git's objects only now: they left the work tree, and "
