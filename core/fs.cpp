@@ -205,4 +205,23 @@ std::vector<std::string> folder_names(int dirfd, const std::string& what) {
   return names;
 }
 
+ScratchDir::ScratchDir(const std::string& what) {
+  std::string pattern = (std::filesystem::temp_directory_path() / "jpblob-XXXXXX").string();
+  if (!::mkdtemp(pattern.data())) throw errno_error("cannot make a scratch folder for " + what, errno);
+  path_ = pattern;
+}
+
+ScratchDir::~ScratchDir() {
+  std::error_code ec;
+  std::filesystem::remove_all(path_, ec);
+}
+
+std::filesystem::path ScratchDir::write(const std::string& name, std::string_view data) const {
+  const std::filesystem::path file = path_ / name;
+  Fd fd(::open(file.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600));
+  if (!fd.valid()) throw errno_error("cannot create " + file.string(), errno);
+  write_all(fd.get(), data, file.string());
+  return file;
+}
+
 }  // namespace jpblob

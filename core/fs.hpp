@@ -143,4 +143,22 @@ class AtomicFile {
 // Writes `data` to `path` atomically and durably (see AtomicFile).
 void write_file_atomic(const std::filesystem::path& path, std::string_view data);
 
+// A private folder under the system's temporary folder (mode 0700), for
+// throwaway files (a scratch store, the inputs of git merge-file); it and
+// everything in it are removed on destruction. Throws Error naming `what`
+// when it cannot be made.
+class ScratchDir {
+ public:
+  explicit ScratchDir(const std::string& what);
+  ~ScratchDir();
+  ScratchDir(const ScratchDir&) = delete;
+  ScratchDir& operator=(const ScratchDir&) = delete;
+  const std::filesystem::path& path() const { return path_; }
+  // Writes a throwaway file in the folder: no fsync, no temporary name.
+  std::filesystem::path write(const std::string& name, std::string_view data) const;
+
+ private:
+  std::filesystem::path path_;
+};
+
 }  // namespace jpblob

@@ -2,9 +2,6 @@
 
 #include <unistd.h>
 
-#include <cerrno>
-#include <cstdlib>
-
 #include "error.hpp"
 #include "fs.hpp"
 #include "subprocess.hpp"
@@ -339,22 +336,11 @@ void GitCli::set_skip_worktree(const std::vector<std::string>& paths) const {
 GitCli::LineMerge GitCli::merge_texts(std::string_view ours, std::string_view base, std::string_view theirs,
                                       int marker_size) const {
   // git merge-file reads files only (--object-id came in git 2.43): three
-  // private temporary files, removed whatever happens.
-  std::string pattern = (fs::temp_directory_path() / "jpblob-merge-XXXXXX").string();
-  if (!::mkdtemp(pattern.data())) throw errno_error("cannot make a folder for a merge", errno);
-  struct Cleanup {
-    fs::path dir;
-    ~Cleanup() {
-      std::error_code ec;
-      fs::remove_all(dir, ec);
-    }
-  } cleanup{pattern};
-  const fs::path dir = pattern;
-  write_file_atomic(dir / "ours", ours);
-  write_file_atomic(dir / "base", base);
-  write_file_atomic(dir / "theirs", theirs);
+  // private throwaway files.
+  const ScratchDir dir("a merge");
+  const fs::path o = dir.write("ours", ours), b = dir.write("base", base), t = dir.write("theirs", theirs);
   auto r = run({"merge-file", "-p", "--marker-size=" + std::to_string(marker_size), "-L", "ours", "-L", "base", "-L",
-                "theirs", (dir / "ours").string(), (dir / "base").string(), (dir / "theirs").string()});
+                "theirs", o.string(), b.string(), t.string()});
   // Its status is the number of conflicts (at most 127); above that, an error.
   if (r.status < 0 || r.status > 127) throw Error("cannot merge: git merge-file: " + r.err);
   return {std::move(r.out), r.status > 0};

@@ -25,16 +25,8 @@ std::unordered_map<Digest, std::string, DigestHash> from_documents(
     const Workspace& ws, const std::unordered_map<Digest, std::string, DigestHash>& wanted) {
   std::unordered_map<Digest, std::string, DigestHash> found;
   std::mutex mutex;
-  std::string pattern = (fs::temp_directory_path() / "jpblob-repair-XXXXXX").string();
-  if (!::mkdtemp(pattern.data())) throw errno_error("cannot make a scratch folder", errno);
-  const fs::path scratch = pattern;
-  struct Cleanup {
-    fs::path dir;
-    ~Cleanup() {
-      std::error_code ec;
-      fs::remove_all(dir, ec);
-    }
-  } cleanup{scratch};
+  const ScratchDir scratch_dir("repair");
+  const fs::path& scratch = scratch_dir.path();
   StoreOptions options = ws.settings().store;
   options.fsync = false;
   const BlobStore store = BlobStore::for_storage(scratch, scratch, options);
