@@ -1,5 +1,8 @@
 #include "migrate.hpp"
 
+#include <functional>
+#include <optional>
+
 #include "document.hpp"
 #include "error.hpp"
 #include "fs.hpp"
@@ -41,78 +44,96 @@ bool selected(const std::string& file, const std::vector<std::string>& paths) {
 
 }  // namespace
 
-CheckoutReport run_checkout(const Workspace& ws, const std::vector<std::string>& paths, bool dry_run,
-                            const Progress& progress) {
-  CheckoutReport report;
-  std::vector<std::pair<std::string, std::string>> refreshed;  // (path, what it cleans to)
-  if (!ws.base()) return report;
+namespace {
+
+// A document's new content, and what that content cleans to (for the index
+// refresh).
+struct InPlace {
+  std::string content;
+  std::string cleaned;
+};
+
+// The one loop of migrate and checkout: reads each of `files` (one removed
+// meanwhile is skipped), asks `decide` what it becomes (nullopt: it stays),
+// writes that in place unless `dry_run`, and refreshes the index entries of
+// what it wrote.
+void rewrite_in_place(const Workspace& ws, const std::vector<fs::path>& files, bool dry_run, const char* what,
+                      const Progress& progress,
+                      const std::function<std::optional<InPlace>(const std::string& name, const std::string& input)>&
+                          decide) {
   const SafeDir& base = *ws.base();
-  std::vector<fs::path> files;
-  for (const fs::path& f : list_documents(base, ws.storage()))
-    if (selected(f.lexically_normal().string(), paths)) files.push_back(f);
+  std::vector<std::pair<std::string, std::string>> refreshed;  // (path, what it cleans to)
   for (std::size_t i = 0; i < files.size(); ++i) {
-    const fs::path& file = files[i];
-    const std::string name = file.lexically_normal().string();
-    if (auto input = base.read(file)) {
-      std::string restored;
-      try {
-        const TransformReport r = smudge_document(document_kind(name), *input, ws.blobs(),
-                                                  ws.settings().smudge_options(name),
-                                                  [&](std::string_view s) { restored.append(s); });
-        for (const auto& w : r.warnings) report.problems.push_back(w);
-      } catch (const Error& e) {
-        report.problems.push_back(e.what());
-        restored = *input;
-      }
-      if (restored == *input) {
-        ++report.unchanged;
-      } else {
-        if (!dry_run) base.write_atomic(file, restored);
-        report.restored.push_back(name);
-        refreshed.emplace_back(name, std::move(*input));
+    if (const auto input = base.read(files[i])) {
+      const std::string name = files[i].lexically_normal().string();
+      if (auto next = decide(name, *input); next && !dry_run) {
+        base.write_atomic(files[i], next->content);
+        refreshed.emplace_back(name, std::move(next->cleaned));
       }
     }
-    if (progress) progress("Restoring documents", i + 1, files.size());
+    if (progress) progress(what, i + 1, files.size());
   }
-  if (!dry_run) refresh_index(ws, refreshed);
-  return report;
+  refresh_index(ws, refreshed);
 }
+
+}  // namespace
 
 MigrateReport run_migrate(const Workspace& ws, bool dry_run, const Progress& progress) {
   MigrateReport report;
-  std::vector<std::pair<std::string, std::string>> refreshed;  // (path in the work tree, new content)
   if (!ws.base()) return report;
-  const SafeDir& base = *ws.base();
-  const auto files = list_documents(base, ws.storage());
-  for (std::size_t i = 0; i < files.size(); ++i) {
-    const auto& file = files[i];
-    const DocumentKind kind = document_kind(file.string());
-    const auto content = base.read(file);
-    if (!content) continue;  // removed meanwhile
-    const std::string& input = *content;
-    const std::string name = file.lexically_normal().string();
+  rewrite_in_place(ws, list_documents(*ws.base(), ws.storage()), dry_run, "Migrating documents", progress,
+                   [&](const std::string& name, const std::string& input) -> std::optional<InPlace> {
+    const DocumentKind kind = document_kind(name);
     if (dry_run) {
       const DocumentNeeds needs = document_needs(kind, input, ws.settings().min_size);
       if (needs.unreadable) report.skipped.push_back(name + ": " + *needs.unreadable);
       else if (!needs.inline_payloads.empty()) report.rewritten.push_back(name);
       else ++report.unchanged;
-    } else {
-      std::string cleaned;
-      const TransformReport r = clean_document(kind, input, ws.store(), ws.settings().clean_options(name),
-                                               [&](std::string_view s) { cleaned.append(s); });
-      if (r.passthrough) {
-        report.skipped.push_back(name + ": " + (r.warnings.empty() ? std::string() : r.warnings.front()));
-      } else if (cleaned == input) {
-        ++report.unchanged;
-      } else {
-        base.write_atomic(file, cleaned);  // after clean stored every blob
-        report.rewritten.push_back(name);
-        refreshed.emplace_back(name, std::move(cleaned));
-      }
+      return std::nullopt;
     }
-    if (progress) progress("Migrating documents", i + 1, files.size());
-  }
-  refresh_index(ws, refreshed);
+    std::string cleaned;
+    const TransformReport r = clean_document(kind, input, ws.store(), ws.settings().clean_options(name),
+                                             [&](std::string_view s) { cleaned.append(s); });
+    if (r.passthrough) {
+      report.skipped.push_back(name + ": " + (r.warnings.empty() ? std::string() : r.warnings.front()));
+      return std::nullopt;
+    }
+    if (cleaned == input) {
+      ++report.unchanged;
+      return std::nullopt;
+    }
+    report.rewritten.push_back(name);  // written after clean stored every blob
+    return InPlace{cleaned, cleaned};
+  });
+  return report;
+}
+
+CheckoutReport run_checkout(const Workspace& ws, const std::vector<std::string>& paths, bool dry_run,
+                            const Progress& progress) {
+  CheckoutReport report;
+  if (!ws.base()) return report;
+  std::vector<fs::path> files;
+  for (const fs::path& f : list_documents(*ws.base(), ws.storage()))
+    if (selected(f.lexically_normal().string(), paths)) files.push_back(f);
+  rewrite_in_place(ws, files, dry_run, "Restoring documents", progress,
+                   [&](const std::string& name, const std::string& input) -> std::optional<InPlace> {
+    std::string restored;
+    try {
+      const TransformReport r = smudge_document(document_kind(name), input, ws.blobs(),
+                                                ws.settings().smudge_options(name),
+                                                [&](std::string_view s) { restored.append(s); });
+      for (const auto& w : r.warnings) report.problems.push_back(w);
+    } catch (const Error& e) {
+      report.problems.push_back(e.what());
+      return std::nullopt;
+    }
+    if (restored == input) {
+      ++report.unchanged;
+      return std::nullopt;
+    }
+    report.restored.push_back(name);
+    return InPlace{std::move(restored), input};  // the reference form is what it cleans back to
+  });
   return report;
 }
 
