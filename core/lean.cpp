@@ -1,6 +1,5 @@
 #include "lean.hpp"
 
-#include <fstream>
 #include <limits>
 #include <sstream>
 
@@ -15,13 +14,6 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr std::string_view kStoreExclusion = "!/.jp/blobs/";
-
-std::string read_text(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  std::ostringstream out;
-  out << in.rdbuf();
-  return out.str();
-}
 
 bool holds_line(const std::string& text, std::string_view line) {
   std::istringstream in(text);
@@ -59,7 +51,7 @@ bool is_lean(const GitRepo& repo) {
   if (!sparse || parse_config_bool("core.sparseCheckout", *sparse) != true) return false;
   std::error_code ec;
   const fs::path file = repo.gitdir() / "info" / "sparse-checkout";
-  return fs::is_regular_file(file, ec) && holds_line(read_text(file), kStoreExclusion);
+  return fs::is_regular_file(file, ec) && holds_line(read_file(file), kStoreExclusion);
 }
 
 void make_lean(const RepoLayout& layout, const GitCli& git, const Workspace& ws) {
@@ -70,7 +62,7 @@ void make_lean(const RepoLayout& layout, const GitCli& git, const Workspace& ws)
     throw Error("this clone uses cone-mode sparse checkout, whose patterns cannot leave .jp/blobs out; "
                 "`git sparse-checkout set --no-cone` with your patterns plus !/.jp/blobs/ does it by hand");
   std::error_code ec;
-  std::string patterns = fs::is_regular_file(layout.sparse_checkout, ec) ? read_text(layout.sparse_checkout) : "";
+  std::string patterns = fs::is_regular_file(layout.sparse_checkout, ec) ? read_file(layout.sparse_checkout) : "";
   const bool was_sparse = git.config_get("core.sparseCheckout", std::nullopt, "bool") == "true";
   if (!was_sparse || patterns.find_first_not_of(" \t\r\n") == std::string::npos) {
     patterns = std::string(kLeanPatterns);

@@ -118,9 +118,9 @@ fs::path lean_template_dir() {
 // The lean work tree's part of install (core/lean): with --lean, the clone
 // template at a user or system scope and the conversion of this clone;
 // without it, a hint in a clone that checks its committed blobs out.
-std::vector<std::string> install_lean(const fs::path& cwd, const InstallOptions& options) {
+std::vector<std::string> install_lean(const fs::path& cwd, const std::optional<Repo>& repo,
+                                      const InstallOptions& options) {
   std::vector<std::string> done;
-  const auto repo = find_repo(cwd);
   const GitCli git(repo ? repo->top : cwd);
   if (options.lean && options.scope != ConfigScope::Local) {
     const fs::path dir = lean_template_dir();
@@ -154,19 +154,26 @@ std::vector<std::string> install_lean(const fs::path& cwd, const InstallOptions&
   return done;
 }
 
+// install without its lean work tree part: config, attributes, hooks.
+std::vector<std::string> install_setup(const fs::path& cwd, const std::optional<Repo>& repo,
+                                       const InstallOptions& options);
+
 }  // namespace
 
 std::vector<std::string> install(const fs::path& cwd, const InstallOptions& options) {
-  std::vector<std::string> done = install_setup(cwd, options);
-  auto lean = install_lean(cwd, options);
+  const auto repo = find_repo(cwd);
+  std::vector<std::string> done = install_setup(cwd, repo, options);
+  auto lean = install_lean(cwd, repo, options);
   if (lean.empty()) return done;
   if (done.size() == 1 && done[0] == "Nothing to change.") done.clear();
   done.insert(done.end(), lean.begin(), lean.end());
   return done;
 }
 
-std::vector<std::string> install_setup(const fs::path& cwd, const InstallOptions& options) {
-  const auto repo = find_repo(cwd);
+namespace {
+
+std::vector<std::string> install_setup(const fs::path& cwd, const std::optional<Repo>& repo,
+                                       const InstallOptions& options) {
   if (options.scope == ConfigScope::Local && !repo)
     throw Error("install --local must run inside a git repository", ErrorKind::Usage);
 
@@ -285,6 +292,8 @@ std::vector<std::string> install_setup(const fs::path& cwd, const InstallOptions
   }
   return done.empty() ? std::vector<std::string>{"Nothing to change."} : done;
 }
+
+}  // namespace
 
 // The hook git would run, as libgit2 reads the config, when that is
 // git-jpblob's: the common case, answered without starting git.

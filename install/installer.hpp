@@ -41,8 +41,6 @@ struct InstallOptions {
 // Returns one line per change made ("nothing to change" when none). Throws
 // Error when something is in the way, before anything was changed.
 std::vector<std::string> install(const std::filesystem::path& cwd, const InstallOptions& options);
-// install without its lean work tree part.
-std::vector<std::string> install_setup(const std::filesystem::path& cwd, const InstallOptions& options);
 std::vector<std::string> uninstall(const std::filesystem::path& cwd, const InstallOptions& options);
 
 // What the long-running filter does when git starts it: a fresh clone has
