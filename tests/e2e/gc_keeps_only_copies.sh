@@ -5,7 +5,6 @@
 # between unstaging and deleting leaves nothing a second gc cannot finish.
 . "$(dirname "$0")/lib.sh"
 new_installed_repo
-blob_of() { local h; h=$(printf '%s' "$1" | sha256sum | cut -c1-64); echo ".jp/blobs/${h:0:2}/${h:2:2}/$h.blob.gz"; }
 age_blobs() { find .jp/blobs -type f -exec touch -d "3 hours ago" {} +; git update-index -q --refresh > /dev/null || true; }
 conv=.jp/conversations/1-stashed/events.json
 

@@ -220,3 +220,10 @@ print("\n".join(sorted(set(re.findall(r"\"\$blob\"\s*:\s*\"([0-9a-f]{64})\"", sy
   done
   [ "$missing" -eq 0 ] || fail "referenced blobs are missing from HEAD"
 }
+
+# The store path of the blob holding exactly the text $1.
+blob_of() {
+  local h
+  h=$(printf '%s' "$1" | sha256sum | cut -c1-64)
+  echo ".jp/blobs/${h:0:2}/${h:2:2}/$h.blob.gz"
+}

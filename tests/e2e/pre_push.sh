@@ -7,7 +7,6 @@
 git init -q --bare "$TEST_ROOT/remote.git"
 new_installed_repo
 git remote add origin "$TEST_ROOT/remote.git"
-blob_of() { local h; h=$(printf '%s' "$1" | sha256sum | cut -c1-64); echo ".jp/blobs/${h:0:2}/${h:2:2}/$h.blob.gz"; }
 digest=$(printf 'never committed blob' | sha256sum | cut -c1-64)
 
 first_push() {

@@ -4,7 +4,6 @@
 # objects or in a conversation that still holds the content inline.
 . "$(dirname "$0")/lib.sh"
 new_installed_repo
-blob_of() { local h; h=$(printf '%s' "$1" | sha256sum | cut -c1-64); echo ".jp/blobs/${h:0:2}/${h:2:2}/$h.blob.gz"; }
 flip() { chmod u+w "$1"; printf 'x' | dd of="$1" bs=1 seek=12 conv=notrunc 2> /dev/null; }
 
 from_git_objects() {

@@ -69,10 +69,15 @@ numbering_continues() {
 }
 case_ "a second run continues the numbering; a short one keeps no artifact" numbering_continues
 
-unknown_artifact() {
+# `git jpblob cat URL --session SESSION` fails saying exactly MESSAGE.
+cat_says() {
   local err
-  err=$(git jpblob cat "artifact://5" --session "$session" 2>&1 || true)
-  [ "$err" = "git-jpblob: Artifact 5 not found. Available: 0, 1" ] || fail "unexpected: $err"
+  err=$(git jpblob cat "$1" --session "$2" 2>&1 || true)
+  [ "$err" = "$3" ] || fail "unexpected: $err"
+}
+
+unknown_artifact() {
+  cat_says "artifact://5" "$session" "git-jpblob: Artifact 5 not found. Available: 0, 1"
 }
 case_ "an unknown artifact names the ones there are" unknown_artifact
 
@@ -86,9 +91,7 @@ traversal_refused() {
 case_ "URLs that climb out of their folder are refused" traversal_refused
 
 no_artifacts_folder() {
-  local err
-  err=$(git jpblob cat "artifact://0" --session "$TEST_ROOT/agent/none.jsonl" 2>&1 || true)
-  [ "$err" = "git-jpblob: No artifacts directory found" ] || fail "unexpected: $err"
+  cat_says "artifact://0" "$TEST_ROOT/agent/none.jsonl" "git-jpblob: No artifacts directory found"
 }
 case_ "a session without an artifacts folder says so" no_artifacts_folder
 

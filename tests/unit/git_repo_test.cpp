@@ -134,57 +134,55 @@ TEST(GitRepo, BadSettingsAreNamed) {
   EXPECT_EQ(load_settings(&*reopened).min_size, 4096u);
 }
 
+// A repository whose store holds the blob "hello", staged, and a
+// conversation cleaned to reference it; smudged() restores it afresh.
+struct StagedHello {
+  GitSandbox g;
+  const std::string original = R"([{"type":"tool_call_response","content":"aGVsbG8="}])";
+  std::string cleaned;
+  fs::path blob;
+  std::string rel;  // the blob's path in the repository
+  StagedHello() {
+    const auto ws = Workspace::open(g.repo());
+    clean(original, ws.store(), {}, [&](std::string_view s) { cleaned.append(s); });
+    blob = ws.store().path_of(Sha256::of("hello"));
+    rel = fs::relative(blob, g.repo()).string();
+    g.git("add .jp");
+  }
+  std::string smudged() const {
+    std::string out;
+    smudge(cleaned, Workspace::open(g.repo()).blobs(), {}, [&](std::string_view s) { out.append(s); });
+    return out;
+  }
+};
+
 // Commits a conversation's blob, then deletes the file from the work tree:
 // smudge must find it in the index, and failing that in HEAD.
 TEST(GitRepo, SmudgeFallsBackToTheIndexThenHead) {
-  GitSandbox g;
-  auto ws = Workspace::open(g.repo());
-  std::string cleaned;
-  const std::string original = R"([{"type":"tool_call_response","content":"aGVsbG8="}])";
-  clean(original, ws.store(), {}, [&](std::string_view s) { cleaned.append(s); });
-  const fs::path blob = ws.store().path_of(Sha256::of("hello"));
-  const std::string rel = fs::relative(blob, g.repo()).string();
-  g.git("add .jp");
-  auto smudged = [&] {
-    auto w = Workspace::open(g.repo());
-    std::string out;
-    smudge(cleaned, w.blobs(), {}, [&](std::string_view s) { out.append(s); });
-    return out;
-  };
-  fs::remove(blob);
-  EXPECT_EQ(smudged(), original);  // from the index
-  g.git("commit -qm c");
-  g.git("rm -q --cached " + rel);
-  EXPECT_EQ(smudged(), original);  // from HEAD
-  g.git("commit -qm gone");
-  EXPECT_EQ(smudged(), original);  // from the commit that still holds it
+  StagedHello h;
+  fs::remove(h.blob);
+  EXPECT_EQ(h.smudged(), h.original);  // from the index
+  h.g.git("commit -qm c");
+  h.g.git("rm -q --cached " + h.rel);
+  EXPECT_EQ(h.smudged(), h.original);  // from HEAD
+  h.g.git("commit -qm gone");
+  EXPECT_EQ(h.smudged(), h.original);  // from the commit that still holds it
   const std::string nowhere =
       R"([{"type":"tool_call_response","content":{"$blob":")" + Sha256::of("never stored").hex() +
       R"(","size":12,"encoding":"text"}}])";
-  EXPECT_THROW(smudge(nowhere, Workspace::open(g.repo()).blobs(), {}, [](std::string_view) {}), Error);
+  EXPECT_THROW(smudge(nowhere, Workspace::open(h.g.repo()).blobs(), {}, [](std::string_view) {}), Error);
 }
 
 // GIT_INDEX_FILE is the index git means (git commit -a and <paths> use
 // another file).
 TEST(GitRepo, SmudgeReadsTheIndexGitNames) {
-  GitSandbox g;
-  auto ws = Workspace::open(g.repo());
-  std::string cleaned;
-  const std::string original = R"([{"type":"tool_call_response","content":"aGVsbG8="}])";
-  clean(original, ws.store(), {}, [&](std::string_view s) { cleaned.append(s); });
-  const fs::path blob = ws.store().path_of(Sha256::of("hello"));
-  g.git("add .jp");
-  fs::copy_file(g.repo() / ".git/index", g.repo() / ".git/other-index");
-  g.git("rm -q --cached " + fs::relative(blob, g.repo()).string());
-  fs::remove(blob);
-  auto smudged = [&] {
-    std::string out;
-    smudge(cleaned, Workspace::open(g.repo()).blobs(), {}, [&](std::string_view s) { out.append(s); });
-    return out;
-  };
-  EXPECT_THROW(smudged(), Error);  // in no commit, not in this index
-  ScopedEnv index("GIT_INDEX_FILE", (g.repo() / ".git/other-index").c_str());
-  EXPECT_EQ(smudged(), original);
+  StagedHello h;
+  fs::copy_file(h.g.repo() / ".git/index", h.g.repo() / ".git/other-index");
+  h.g.git("rm -q --cached " + h.rel);
+  fs::remove(h.blob);
+  EXPECT_THROW(h.smudged(), Error);  // in no commit, not in this index
+  ScopedEnv index("GIT_INDEX_FILE", (h.g.repo() / ".git/other-index").c_str());
+  EXPECT_EQ(h.smudged(), h.original);
 }
 
 TEST(GitRepo, CorruptBlobInGitIsAnErrorNotData) {
