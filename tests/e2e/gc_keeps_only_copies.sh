@@ -82,9 +82,7 @@ reflog_commit() {
 case_ "a commit only a reflog remembers keeps a blob no git object holds" reflog_commit
 
 second_gc_finishes() {
-  write_conversation 5-dropped "dropped tool output"
-  git add .jp/conversations/5-dropped
-  git commit -qm dropped
+  commit_conversation 5-dropped "dropped tool output"
   local blob
   blob=$(blob_of "dropped tool output")
   git rm -q -r .jp/conversations/5-dropped

@@ -227,3 +227,10 @@ blob_of() {
   h=$(printf '%s' "$1" | sha256sum | cut -c1-64)
   echo ".jp/blobs/${h:0:2}/${h:2:2}/$h.blob.gz"
 }
+
+# Writes conversation $1 holding tool output $2, adds and commits it.
+commit_conversation() {
+  write_conversation "$1" "$2"
+  git add ".jp/conversations/$1"
+  git commit -qm "$1"
+}

@@ -7,9 +7,7 @@ new_installed_repo
 flip() { chmod u+w "$1"; printf 'x' | dd of="$1" bs=1 seek=12 conv=notrunc 2> /dev/null; }
 
 from_git_objects() {
-  write_conversation 1-committed "committed tool output"
-  git add .jp/conversations/1-committed
-  git commit -qm committed
+  commit_conversation 1-committed "committed tool output"
   local blob
   blob=$(blob_of "committed tool output")
   cp "$blob" "$TEST_ROOT/good"
