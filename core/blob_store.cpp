@@ -279,7 +279,19 @@ std::optional<BlobStore::NewFile> BlobStore::start_file(const Digest& digest, st
                                                         AtomicFile::Durability durability) const {
   const std::string name = digest.hex() + ".blob.gz";
   // Held by git out of the work tree: no folder, no file.
-  if (held_by_git_ && held_by_git_(digest)) return std::nullopt;
+  switch (held_by_git_ ? held_by_git_(digest, bytes) : GitCopy::None) {
+    case GitCopy::Holds:
+      return std::nullopt;
+    case GitCopy::Differs:
+      // A file here would not reach the commit (git keeps the index's copy
+      // out of the work tree) and the next checkout would delete it.
+      throw CorruptBlobInTheWay("blob " + tracked_blob_path(digest) +
+                                " in git's index does not hold what its name says, so it cannot stand for the "
+                                "content being stored. Run `git jpblob repair`, which stages it again from this "
+                                "content, then try again");
+    case GitCopy::None:
+      break;
+  }
   // A gc may remove the leaf (or its parent) that this writer has just
   // opened or created, once it looks empty: then open it again, as git
   // does for its object folders. A temporary file, once made, keeps the

@@ -124,10 +124,16 @@ class BlobStore {
   // business being written (a work-tree store with no repository around
   // it). Call before the store is shared between threads.
   void refuse_writes(std::string why) { writes_refused_ = std::move(why); }
-  // put() writes no file for a blob this says git already holds out of the
-  // work tree (a lean work tree, core/lean): the file would only make git
-  // look at it again. Called from several threads at once.
-  void set_held_by_git(std::function<bool(const Digest&)> held) { held_by_git_ = std::move(held); }
+  // What git's index holds, out of the work tree, under a blob's name (a
+  // lean work tree, core/lean), told the content the name stands for.
+  enum class GitCopy {
+    None,     // nothing out of the work tree: put() writes the file as usual
+    Holds,    // exactly the content: put() writes no file, which would only make git look at it again
+    Differs,  // not the content (planted under a predictable name): put() throws CorruptBlobInTheWay
+  };
+  // Called from several threads at once.
+  using HeldByGit = std::function<GitCopy(const Digest&, std::string_view content)>;
+  void set_held_by_git(HeldByGit held) { held_by_git_ = std::move(held); }
 
   std::filesystem::path path_of(const Digest& digest) const {
     return root_ / blob_relative_path(digest);
@@ -241,7 +247,7 @@ class BlobStore {
   std::filesystem::path display_base_;  // the boundary as given: verify() names blobs relative to it
   StoreOptions options_;
   std::optional<std::string> writes_refused_;
-  std::function<bool(const Digest&)> held_by_git_;
+  HeldByGit held_by_git_;
   // The root folder's descriptor, opened on first use. Held by pointer so
   // the store stays movable.
   struct RootHandle {

@@ -9,6 +9,8 @@
 #include <unordered_set>
 
 #include "error.hpp"
+#include "git_cli.hpp"
+#include "lean.hpp"
 #include "live_set.hpp"
 #include "parallel.hpp"
 
@@ -75,6 +77,35 @@ RepairReport run_repair(const Workspace& ws, const Progress& progress) {
   // same copies: what the hook and verify name as missing.
   std::unordered_set<Digest, DigestHash> present;
   for (const StoreEntry& e : blobs) present.insert(*e.digest);
+  // A lean work tree (core/lean) keeps committed blobs in the index only:
+  // their copies there are the store's, checked the same way.
+  std::unordered_set<Digest, DigestHash> in_index;  // corrupt there: staged again once mended
+  if (ws.repo() && is_lean(*ws.repo())) {
+    std::vector<std::pair<Digest, std::string>> held;  // digest, object id
+    for (auto& [path, id] : ws.repo()->skip_worktree_entries(kWorkTreeStore))
+      if (auto d = digest_of_tracked_path(path); d && !present.count(*d)) held.emplace_back(*d, std::move(id));
+    report.checked += held.size();
+    std::mutex git_mutex;  // libgit2 reads one at a time; the checks on every core
+    parallel_for(held.size(), [&](std::size_t i) {
+      const auto& [digest, id] = held[i];
+      const std::string what = tracked_blob_path(digest) + " (index)";
+      std::optional<std::string> raw;
+      {
+        std::lock_guard lock(git_mutex);
+        raw = ws.repo()->read_object(id);
+      }
+      try {
+        if (!raw) throw Error("blob " + what + " is missing from git's objects");
+        if (!is_lfs_pointer(*raw)) decode_blob(*raw, digest, std::nullopt, store.options().max_blob_size, what);
+        std::lock_guard lock(mutex);
+        present.insert(digest);
+      } catch (const Error& e) {
+        std::lock_guard lock(mutex);
+        corrupt.emplace(digest, e.what());
+        in_index.insert(digest);
+      }
+    });
+  }
   std::unordered_set<Digest, DigestHash> missing;
   for (const Digest& d : build_live_set(ws, {}).referenced)
     if (!present.count(d)) missing.insert(d);
@@ -97,6 +128,7 @@ RepairReport run_repair(const Workspace& ws, const Progress& progress) {
   if (!rest.empty())
     for (auto& [digest, bytes] : from_documents(ws, rest)) good.emplace(digest, std::move(bytes));
 
+  std::vector<std::string> restage;  // tracked paths
   for (const auto& [digest, why] : corrupt) {
     const std::string path = store.path_of(digest).lexically_relative(ws.top()).string();
     const auto bytes = good.find(digest);
@@ -104,9 +136,27 @@ RepairReport run_repair(const Workspace& ws, const Progress& progress) {
       report.unrecoverable.push_back(path + ": no good copy in git's objects or in a work-tree document (" + why + ")");
       continue;
     }
-    if (missing.count(digest)) store.put(digest, bytes->second);
-    else store.replace_corrupt(digest, bytes->second);
+    if (missing.count(digest)) {
+      try {
+        // In a lean work tree a committed blob has no file: when git's
+        // copy holds the bytes, put() writes none, and nothing was missing.
+        if (!store.put(digest, bytes->second).written) continue;
+      } catch (const CorruptBlobInTheWay&) {
+        // ...and when the index's copy is corrupt, the good one is written
+        // and staged in its place, then leaves the work tree again.
+        store.replace_corrupt(digest, bytes->second);
+        restage.push_back(tracked_blob_path(digest));
+      }
+    } else {
+      store.replace_corrupt(digest, bytes->second);
+      if (in_index.count(digest)) restage.push_back(tracked_blob_path(digest));
+    }
     report.repaired.push_back(path);
+  }
+  if (!restage.empty()) {
+    const GitCli git(ws.top());
+    git.add_to_index(restage);
+    drop_blob_files(ws, {git}, restage);
   }
   return report;
 }
