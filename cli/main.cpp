@@ -33,6 +33,7 @@ struct Args {
   std::optional<std::filesystem::path> store;
   jpblob::InstallOptions install;
   bool local = false, global = false, system = false;
+  bool lean = false, no_lean = false;  // install --lean, --no-lean
   std::filesystem::path file;
 };
 
@@ -56,14 +57,18 @@ void add_install_command(CLI::App& app, const char* name, const char* help, Args
   if (std::string(name) == "install") {
     cmd->add_flag("--force", args.install.force,
                   "keep a pre-commit hook git-jpblob did not write and chain it");
-    cmd->add_flag("--lean", args.install.lean,
-                  "keep committed blobs in git's objects only: new clones (a clone template) and this clone");
+    cmd->add_flag("--lean", args.lean,
+                  "also convert this clone: committed blobs in git's objects only (new clones are lean by default)");
+    cmd->add_flag("--no-lean", args.no_lean, "new clones check out the committed blobs (no clone template)")
+        ->excludes("--lean");
   }
   cmd->callback([&args, run] {
     args.install.scope = args.local    ? jpblob::ConfigScope::Local
                          : args.system ? jpblob::ConfigScope::System
                                        : jpblob::ConfigScope::Global;
     args.install.program = jpblob::program_path();
+    if (args.lean) args.install.lean = true;
+    if (args.no_lean) args.install.lean = false;
     run(args.install);
   });
 }

@@ -115,17 +115,35 @@ fs::path lean_template_dir() {
   return fs::path(home) / ".local" / "share" / "git-jpblob" / "template";
 }
 
-// The lean work tree's part of install (core/lean): with --lean, the clone
-// template at a user or system scope and the conversion of this clone;
-// without it, a hint in a clone that checks its committed blobs out.
+// Takes our clone template back out of init.templateDir at `scope`, when it
+// is ours; another template is left alone. Returns the line to print.
+std::optional<std::string> remove_lean_template(const GitCli& git, ConfigScope scope) {
+  const fs::path dir = lean_template_dir();
+  const auto current = git.config_get("init.templateDir", scope);
+  if (!current || fs::path(*current) != dir) return std::nullopt;
+  git.config_unset("init.templateDir", scope);
+  std::error_code ignored;
+  fs::remove_all(dir, ignored);  // ours alone; a leftover changes nothing once unnamed
+  return "New clones check out .jp/blobs again: removed init.templateDir (" + dir.string() + ").";
+}
+
+// The lean work tree's part of install (core/lean): at a user or system
+// scope, the clone template, unless --no-lean or JP reads the blob files
+// (jpblob.smudge=refs); in a repository, its conversion with --lean, or a
+// hint when it checks its committed blobs out.
 std::vector<std::string> install_lean(const fs::path& cwd, const std::optional<Repo>& repo,
                                       const InstallOptions& options) {
   std::vector<std::string> done;
   const GitCli git(repo ? repo->top : cwd);
-  if (options.lean && options.scope != ConfigScope::Local) {
+  if (options.scope != ConfigScope::Local) {
     const fs::path dir = lean_template_dir();
+    const bool refs = git.config_get("jpblob.smudge", options.scope) == "refs";
     const auto current = git.config_get("init.templateDir", options.scope);
-    if (current && fs::path(*current) != dir) {
+    if (!options.lean.value_or(true) || refs) {
+      if (auto removed = remove_lean_template(git, options.scope)) done.push_back(*removed);
+      if (refs && options.lean == true)
+        done.push_back("New clones check out .jp/blobs: jpblob.smudge is refs, and JP reads the blob files.");
+    } else if (current && fs::path(*current) != dir) {
       done.push_back("Left init.templateDir (" + *current + ") alone: new clones check out .jp/blobs. Add to that "
                      "template a config with core.sparseCheckout=true and an info/sparse-checkout of /* and "
                      "!/.jp/blobs/ to make them lean.");
@@ -134,7 +152,8 @@ std::vector<std::string> install_lean(const fs::path& cwd, const std::optional<R
       if (!current) {
         git.config_set("init.templateDir", dir.string(), options.scope);
         done.push_back("New clones keep committed blobs in git's objects only: init.templateDir is " + dir.string() +
-                       " (git's own template, plus a sparse checkout that leaves .jp/blobs out).");
+                       " (git's own template, plus a sparse checkout that leaves .jp/blobs out; --no-lean undoes "
+                       "it).");
       }
     }
   }
@@ -142,7 +161,7 @@ std::vector<std::string> install_lean(const fs::path& cwd, const std::optional<R
   const GitCli here(repo->top);
   const auto git_repo = GitRepo::open(repo->top);
   if (git_repo && is_lean(*git_repo)) return done;
-  if (options.lean) {
+  if (options.lean == true) {
     make_lean(*repo, here, Workspace::open(repo->top));
     done.push_back("This clone keeps committed blobs in git's objects only now: they left the work tree, and "
                    "status no longer looks at them.");
@@ -377,6 +396,8 @@ std::vector<std::string> uninstall(const fs::path& cwd, const InstallOptions& op
   for (const char* section : {"filter.jpblob", "diff.jpblob"}) config.config_remove_empty_section(section, options.scope);
   if (config_changed) done.push_back("Removed the jpblob filter and diff driver from the " +
                                      config_scope_name(options.scope) + " git config.");
+  if (options.scope != ConfigScope::Local)
+    if (auto removed = remove_lean_template(config, options.scope)) done.push_back(*removed);
   if (!repo) return done.empty() ? std::vector<std::string>{"Nothing to change."} : done;
 
   const SafeDir top = SafeDir::open(repo->top);

@@ -32,9 +32,12 @@ namespace jpblob {
 struct InstallOptions {
   ConfigScope scope = ConfigScope::Global;
   bool force = false;
-  // Lean work trees (core/lean): a clone template for new clones (at the
-  // global or system scope), and this clone converted.
-  bool lean = false;
+  // Lean work trees (core/lean). At the global or system scope, new clones
+  // are lean unless `lean` is false (--no-lean): install writes the clone
+  // template and names it in init.templateDir, and --no-lean takes ours
+  // back out. In a repository, only `lean == true` (--lean) converts this
+  // clone; otherwise install says how.
+  std::optional<bool> lean;
   std::filesystem::path program;  // the absolute path of git-jpblob
 };
 

@@ -110,7 +110,7 @@ YAML
   # runs git-jpblob's and refuses it.
   write_conversation 4-unchecked "tool output committed without its blob"
   git add .jp/conversations/4-unchecked
-  git rm -q --cached -r .jp/blobs
+  git rm -q --cached -r --sparse .jp/blobs   # (--sparse: a lean clone keeps them out of the work tree)
   git commit -q --no-verify -m unchecked
   # (the framework prints its hooks' output on standard output)
   if git push -q origin HEAD:main > "$TEST_ROOT/err" 2>&1; then fail "a commit lacking its blob was pushed"; fi

@@ -55,9 +55,12 @@ publish() {  # commits the attacker's tree and clones it as the victim
   as_attacker git commit -qm hostile
   local victim="$TEST_ROOT/victim-$1"
   rm -rf "$victim"
-  git clone -q "file://$PWD" "$victim" 2> "$TEST_ROOT/clone.err" || true
+  git ${2:+-c init.templateDir=} clone -q "file://$PWD" "$victim" 2> "$TEST_ROOT/clone.err" || true
   cd "$victim"
 }
+# The same, for a victim whose clone checks the store out (install
+# --no-lean, or JP with RFD 066): a lean clone never writes .jp/blobs.
+publish_full() { publish "$1" full; }
 
 conversations_link() {
   attacker_repo convlink
@@ -339,7 +342,7 @@ store_symlink() {
   ln -s "$OUTSIDE" ".jp/blobs/ff"
   echo "[{\"type\":\"tool_call_response\",\"id\":\"t\",\"content\":{\"\$blob\":\"$d\",\"size\":6,\"encoding\":\"text\"}}]" \
     > .jp/conversations/9-linked/events.json
-  publish storelink
+  publish_full storelink
   untouched git jpblob verify
   grep -q "symbolic link" "$TEST_ROOT/out" || fail "verify did not report the links: $(cat "$TEST_ROOT/out")"
   if git jpblob verify > /dev/null 2>&1; then fail "verify passed a store holding links"; fi
@@ -364,7 +367,7 @@ poisoned_blob() {
   d=$(sha256sum < README.md | cut -c1-64)
   mkdir -p ".jp/blobs/${d:0:2}/${d:2:2}"
   printf 'garbage' | gzip -n > ".jp/blobs/${d:0:2}/${d:2:2}/$d.blob.gz"
-  publish poison
+  publish_full poison
   mkdir -p .jp/conversations/7-mine
   echo '[{"type":"chat_request","content":"s"}]' > .jp/conversations/7-mine/events.json
   git add -A && git commit -qm start
@@ -385,6 +388,44 @@ poisoned_blob() {
   [ "$(cat .jp/conversations/7-mine/events.json)" = "$mine" ] || fail "the conversation was lost through the stash"
 }
 case_ "a committed corrupt blob under a predictable name is never trusted: stash and migrate refuse and keep the bytes, repair mends it" poisoned_blob
+
+poisoned_blob_lean() {
+  # The same attack on a lean clone, where git's index is the only copy
+  # under the name: clean must not let it stand for the bytes.
+  attacker_repo poison-lean
+  printf 'This is the README of the project.\n' > README.md
+  local d
+  d=$(sha256sum < README.md | cut -c1-64)
+  mkdir -p ".jp/blobs/${d:0:2}/${d:2:2}"
+  printf 'garbage' | gzip -n > ".jp/blobs/${d:0:2}/${d:2:2}/$d.blob.gz"
+  publish poison-lean
+  [ ! -e ".jp/blobs/${d:0:2}/${d:2:2}/$d.blob.gz" ] || fail "the lean clone checked the store out"
+  mkdir -p .jp/conversations/7-mine
+  echo '[{"type":"chat_request","content":"s"}]' > .jp/conversations/7-mine/events.json
+  git add -A && git commit -qm start
+  local mine="[{\"type\":\"chat_request\",\"content\":\"s\"},{\"type\":\"tool_call_response\",\"id\":\"t1\",\"content\":\"$(base64 -w0 < README.md)\"}]"
+  echo "$mine" > .jp/conversations/7-mine/events.json
+  # A file beside git's copy would not reach the stash, and the stash's
+  # reset would delete it: the stash refuses, naming repair.
+  git stash -q 2> "$TEST_ROOT/err" && fail "git stash trusted the corrupt blob in the index"
+  grep -q "git jpblob repair" "$TEST_ROOT/err" || fail "the refusal does not name repair: $(cat "$TEST_ROOT/err")"
+  [ "$(cat .jp/conversations/7-mine/events.json)" = "$mine" ] || fail "the conversation lost its bytes"
+  # repair stages the good blob from the conversation, out of the work tree.
+  git jpblob repair > /dev/null || fail "repair failed"
+  [ "$(git cat-file -p ":.jp/blobs/${d:0:2}/${d:2:2}/$d.blob.gz" | gzip -dc)" = "$(cat README.md)" ] ||
+    fail "repair did not stage the good blob"
+  [ ! -e ".jp/blobs/${d:0:2}/${d:2:2}/$d.blob.gz" ] || fail "repair left the blob file in the lean work tree"
+  git stash -q 2> "$TEST_ROOT/err" || fail "stash failed after repair: $(cat "$TEST_ROOT/err")"
+  git jpblob gc --prune=now > /dev/null 2>&1
+  git stash pop -q 2> "$TEST_ROOT/err" || fail "stash pop failed: $(cat "$TEST_ROOT/err")"
+  [ "$(cat .jp/conversations/7-mine/events.json)" = "$mine" ] || fail "the bytes were lost through the stash"
+  git add -A && git commit -qm mine 2> "$TEST_ROOT/err" || fail "commit failed: $(cat "$TEST_ROOT/err")"
+  [ "$(git cat-file -p "HEAD:.jp/blobs/${d:0:2}/${d:2:2}/$d.blob.gz" | gzip -dc)" = "$(cat README.md)" ] ||
+    fail "the commit kept the corrupt blob"
+  rm .jp/conversations/7-mine/events.json && git checkout -- .jp/conversations/7-mine
+  [ "$(cat .jp/conversations/7-mine/events.json)" = "$mine" ] || fail "the committed conversation does not come back"
+}
+case_ "in a lean clone, a corrupt blob in git's index never stands for the bytes: stash refuses, repair stages the good one" poisoned_blob_lean
 
 stray_temporaries() {
   new_installed_repo temps

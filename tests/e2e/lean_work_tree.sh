@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Lean work trees (core/lean): committed blobs stay in git's objects only.
-# A teammate who ran `git jpblob install --lean` once clones with plain
-# `git clone`: no blob file is written, every conversation is JP's form, and
+# A teammate who ran `git jpblob install` once (lean is the default) clones
+# with plain `git clone`: no blob file is written, every conversation is JP's form, and
 # checkout, merge, stash, rebase, the hook in all three commit modes, gc and
 # verify keep working. An existing clone converts with one command.
 . "$(dirname "$0")/lib.sh"
@@ -17,10 +17,9 @@ write_conversation 3-other "tool output on another branch"
 git add .jp && git commit -qm other
 git checkout -q main
 cp -r .jp/conversations "$TEST_ROOT/original"
-git jpblob install --lean --global > "$TEST_ROOT/install.out"
 
 lean_clone() {
-  grep -q "init.templateDir" "$TEST_ROOT/install.out" || fail "install --lean said nothing of new clones: $(cat "$TEST_ROOT/install.out")"
+  [ -n "$(git config --global init.templateDir)" ] || fail "install set no clone template"
   git clone -q "$TEST_ROOT/team" "$TEST_ROOT/mate" 2> "$TEST_ROOT/err" || fail "clone failed: $(cat "$TEST_ROOT/err")"
   cd "$TEST_ROOT/mate"
   [ "$(blob_files)" -eq 0 ] || fail "the clone wrote $(blob_files) blob files"
@@ -29,7 +28,7 @@ lean_clone() {
   assert_clean_status
   git jpblob verify > /dev/null || fail "verify fails in a lean clone"
 }
-case_ "a plain git clone after install --lean writes no blob file; conversations in JP's form; status clean" lean_clone
+case_ "a plain git clone after install writes no blob file; conversations in JP's form; status clean" lean_clone
 
 other_branch() {
   cd "$TEST_ROOT/mate"
@@ -110,5 +109,31 @@ convert_existing_clone() {
   assert_clean_status
 }
 case_ "an existing clone converts with install --lean, which install names; a blob not committed yet stays until its commit" convert_existing_clone
+
+opt_out_and_uninstall() {
+  cd "$TEST_ROOT"
+  git jpblob install --no-lean > "$TEST_ROOT/out"
+  grep -q "check out .jp/blobs again" "$TEST_ROOT/out" || fail "--no-lean said nothing: $(cat "$TEST_ROOT/out")"
+  [ -z "$(git config --global init.templateDir)" ] || fail "--no-lean left the clone template set"
+  git clone -q "$TEST_ROOT/team" "$TEST_ROOT/full"
+  [ "$(cd "$TEST_ROOT/full" && blob_files)" -gt 0 ] || fail "a clone after --no-lean checked out no blob file"
+  git jpblob install > /dev/null
+  [ -n "$(git config --global init.templateDir)" ] || fail "install did not set the clone template again"
+  git jpblob uninstall > /dev/null
+  [ -z "$(git config --global init.templateDir)" ] || fail "uninstall left the clone template set"
+  # A template of the user's own is never taken over, nor removed.
+  git config --global init.templateDir "$TEST_ROOT/mine"
+  git jpblob install > "$TEST_ROOT/out"
+  grep -q "Left init.templateDir" "$TEST_ROOT/out" || fail "install did not name the template it left: $(cat "$TEST_ROOT/out")"
+  git jpblob uninstall > /dev/null
+  [ "$(git config --global init.templateDir)" = "$TEST_ROOT/mine" ] || fail "uninstall removed the user's template"
+  git config --global --unset init.templateDir
+  # JP with RFD 066 reads the files: no lean clones with jpblob.smudge=refs.
+  git config --global jpblob.smudge refs
+  git jpblob install > /dev/null
+  [ -z "$(git config --global init.templateDir)" ] || fail "install made clones lean with jpblob.smudge=refs"
+}
+case_ "--no-lean and uninstall take the clone template out; a user's own template and smudge=refs are respected" \
+  opt_out_and_uninstall
 
 pass
