@@ -327,9 +327,10 @@ bool GitCli::config_remove_empty_section(const std::string& section, ConfigScope
   return run({"config", scope_flag(scope), "--remove-section", section}).status == 0;
 }
 
-void GitCli::set_skip_worktree(const std::vector<std::string>& paths) const {
+void GitCli::set_skip_worktree(const std::vector<std::string>& paths, bool on) const {
   if (paths.empty()) return;
-  must("mark blobs as kept out of the work tree", {"update-index", "--skip-worktree", "-z", "--stdin"},
+  must(on ? "mark blobs as kept out of the work tree" : "bring blobs back into the work tree",
+       {"update-index", on ? "--skip-worktree" : "--no-skip-worktree", "-z", "--stdin"},
        nul_joined(paths, false));
 }
 

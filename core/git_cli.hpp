@@ -149,9 +149,9 @@ class GitCli {
   // Removes a section when no key is left in it; true when removed.
   bool config_remove_empty_section(const std::string& section, ConfigScope scope) const;
 
-  // Sets the skip-worktree bit of index entries: git neither writes nor
-  // looks at their work-tree files.
-  void set_skip_worktree(const std::vector<std::string>& paths) const;
+  // Sets (or clears) the skip-worktree bit of index entries: git neither
+  // writes nor looks at their work-tree files.
+  void set_skip_worktree(const std::vector<std::string>& paths, bool on = true) const;
 
   // A line-by-line three-way merge of three texts (`git merge-file`), with
   // conflict markers of `marker_size` labelled ours/base/theirs. Returns the

@@ -76,6 +76,7 @@ void make_lean(const RepoLayout& layout, const GitCli& git, const Workspace& ws)
   // git's sparse-checkout command takes cone mode by default, where these
   // patterns mean nothing; checkout itself does not.
   git.config_set("core.sparseCheckoutCone", "false", ConfigScope::Local);
+  if (patterns == kLeanPatterns) git.config_set(std::string(kExpectFiles), "true", ConfigScope::Local);
   // The blobs this clone checked out leave (git's own `sparse-checkout
   // reapply` keeps any file whose stat data is racy, so the store does it).
   std::vector<std::string> checked_out;
@@ -93,7 +94,9 @@ void write_lean_template(const fs::path& dir) {
   if (fs::is_directory(stock, ec))
     fs::copy(stock, dir, fs::copy_options::recursive | fs::copy_options::overwrite_existing, ec);
   if (ec) throw Error("cannot copy git's template from " + stock.string() + ": " + ec.message());
-  write_file_atomic(dir / "config", "[core]\n\tsparseCheckout = true\n\tsparseCheckoutCone = false\n");
+  write_file_atomic(dir / "config",
+                    "[core]\n\tsparseCheckout = true\n\tsparseCheckoutCone = false\n"
+                    "[sparse]\n\texpectFilesOutsideOfPatterns = true\n");
   write_file_atomic(dir / "info" / "sparse-checkout", kLeanPatterns);
 }
 

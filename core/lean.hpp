@@ -23,6 +23,13 @@ namespace jpblob {
 // The sparse-checkout patterns of a lean work tree: everything but the store.
 inline constexpr std::string_view kLeanPatterns = "/*\n!/.jp/blobs/\n";
 
+// Set with the lean patterns alone: git then no longer stats every
+// skip-worktree entry's path on each index read, looking for files that
+// came back (docs/ARCHITECTURE.md, "Lean work trees": 40% of a lean
+// status). git-jpblob never leaves a file it needs git to see at such a
+// path: repair clears the bit of what it stages again.
+inline constexpr std::string_view kExpectFiles = "sparse.expectFilesOutsideOfPatterns";
+
 
 // Marks the index entries of `paths` (blob files) skip-worktree in every
 // index of `indexes` and deletes their work-tree files, for each whose file

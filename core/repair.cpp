@@ -155,6 +155,7 @@ RepairReport run_repair(const Workspace& ws, const Progress& progress) {
   }
   if (!restage.empty()) {
     const GitCli git(ws.top());
+    git.set_skip_worktree(restage, false);  // git looks at no file behind the bit
     git.add_to_index(restage);
     drop_blob_files(ws, {git}, restage);
   }

@@ -25,6 +25,8 @@ lean_clone() {
   [ "$(blob_files)" -eq 0 ] || fail "the clone wrote $(blob_files) blob files"
   diff -r "$TEST_ROOT/original" .jp/conversations > /dev/null || fail "the conversations are not JP's form"
   [ -z "$(git ls-files -t .jp/blobs | grep -v '^S ')" ] || fail "blobs in the index not kept out of the work tree"
+  # git need not stat 20,000 absent paths on every index read
+  [ "$(git config sparse.expectFilesOutsideOfPatterns)" = true ] || fail "git still looks for every blob file"
   assert_clean_status
   git jpblob verify > /dev/null || fail "verify fails in a lean clone"
 }
@@ -100,6 +102,7 @@ convert_existing_clone() {
   write_conversation 7-pending "added, not committed yet"
   git add .jp/conversations/7-pending
   git jpblob install --lean --local > /dev/null || fail "the conversion failed"
+  [ "$(git config sparse.expectFilesOutsideOfPatterns)" = true ] || fail "the conversion left git looking for blob files"
   local pending
   pending=$(printf 'added, not committed yet' | sha256sum | cut -c1-64)
   [ -f ".jp/blobs/${pending:0:2}/${pending:2:2}/$pending.blob.gz" ] || fail "the conversion dropped a blob not committed yet"
