@@ -28,6 +28,11 @@ void ensure_libgit2() {
       // it is declared.
       const char* extensions[] = {"worktreeconfig", "partialclone", "preciousobjects"};
       git_libgit2_opts(GIT_OPT_SET_EXTENSIONS, extensions, std::size(extensions));
+      // libgit2 caches no tree over 4 KiB by default, and .jp/blobs and each
+      // of its aa/ folders hold 256 entries (about 8 KiB): every blob's
+      // path lookup inflated both again. A lean clone reads every blob
+      // through them.
+      git_libgit2_opts(GIT_OPT_SET_CACHE_OBJECT_LIMIT, GIT_OBJECT_TREE, static_cast<std::size_t>(1) << 20);
     }
     ~Guard() { git_libgit2_shutdown(); }
   };

@@ -163,18 +163,24 @@ std::string gzip_decompress(std::string_view gz, std::uint64_t max_size) {
   return out;
 }
 
-bool gzip_holds(std::string_view gz, std::string_view expected) {
+std::optional<std::string> gzip_decompress_exact(std::string_view gz, std::size_t size) {
   struct Free {
     void operator()(libdeflate_decompressor* d) const { libdeflate_free_decompressor(d); }
   };
   thread_local std::unique_ptr<libdeflate_decompressor, Free> decompressor(libdeflate_alloc_decompressor());
   if (!decompressor) throw Error("cannot set up inflate: out of memory");
-  std::string out(expected.size(), '\0');
+  std::string out(size, '\0');
   char none = 0;
   std::size_t used_in = 0, produced = 0;
   const auto rc = libdeflate_gzip_decompress_ex(decompressor.get(), gz.data(), gz.size(),
                                                 out.empty() ? &none : out.data(), out.size(), &used_in, &produced);
-  return rc == LIBDEFLATE_SUCCESS && used_in == gz.size() && produced == expected.size() && out == expected;
+  if (rc != LIBDEFLATE_SUCCESS || used_in != gz.size() || produced != size) return std::nullopt;
+  return out;
+}
+
+bool gzip_holds(std::string_view gz, std::string_view expected) {
+  const auto out = gzip_decompress_exact(gz, expected.size());
+  return out && *out == expected;
 }
 
 }  // namespace jpblob

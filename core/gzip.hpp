@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -37,6 +38,13 @@ void gzip_decompress(std::string_view gz, std::uint64_t max_size,
                      const std::function<void(std::string_view)>& sink);
 
 std::string gzip_decompress(std::string_view gz, std::uint64_t max_size);
+
+// The content of `gz` when it is exactly one gzip member (nothing after it)
+// of exactly `size` bytes, CRC-32 and ISIZE included; nullopt otherwise,
+// with no reason (inflate with gzip_decompress for one). One call into a
+// buffer of the known size: for readers that know the size, such as a
+// reference's. The caller bounds `size`: it is allocated up front.
+std::optional<std::string> gzip_decompress_exact(std::string_view gz, std::size_t size);
 
 // True when `gz` is exactly one gzip member (nothing after it) whose
 // content is `expected`, CRC-32 and ISIZE included. Faster than inflating

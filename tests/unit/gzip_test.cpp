@@ -149,5 +149,19 @@ TEST(GzipHolds, OnlyOneMemberOfExactlyTheBytes) {
   EXPECT_FALSE(gzip_holds("garbage", bytes));
 }
 
+TEST(GzipDecompressExact, OneMemberOfExactlyTheSizeOrNothing) {
+  const std::string bytes = "a blob whose reference declares its size";
+  const std::string gz = gzip_compress(bytes, 6);
+  EXPECT_EQ(gzip_decompress_exact(gz, bytes.size()), bytes);
+  EXPECT_EQ(gzip_decompress_exact(gzip_compress("", 6), 0), "");
+  EXPECT_EQ(gzip_decompress_exact(gz, bytes.size() - 1), std::nullopt);  // more than declared
+  EXPECT_EQ(gzip_decompress_exact(gz, bytes.size() + 1), std::nullopt);  // less than declared
+  EXPECT_EQ(gzip_decompress_exact(gz + gz, 2 * bytes.size()), std::nullopt);
+  EXPECT_EQ(gzip_decompress_exact(gz + "x", bytes.size()), std::nullopt);
+  std::string flipped = gz;
+  flipped[flipped.size() - 6] ^= 1;  // the CRC-32
+  EXPECT_EQ(gzip_decompress_exact(flipped, bytes.size()), std::nullopt);
+}
+
 }  // namespace
 }  // namespace jpblob
