@@ -199,50 +199,72 @@ class Bench:
             origins[kind] = o
         # the clone side needs the filter config: global, as a user has it,
         # for git-lfs too (without `git lfs install` a clone checks out
-        # pointer files and smudges nothing).
+        # pointer files and smudges nothing). `git jpblob install` makes
+        # new clones lean by default (core/lean): the clone template.
         sh(f"{self.bin} install --global > /dev/null", d, self.env)
         sh("git lfs install --skip-repo > /dev/null", d, self.env)
+        plain_env = dict(self.env)
+        plain_env["GIT_CONFIG_PARAMETERS"] = "'filter.jpblob.process'='' 'filter.jpblob.required'='false'"
 
         def clone(kind):
             dest = d / f"clone-{kind}"
             shutil.rmtree(dest, ignore_errors=True)
-            env = dict(self.env)
-            if kind == "plain":
-                env["GIT_CONFIG_PARAMETERS"] = "'filter.jpblob.process'='' 'filter.jpblob.required'='false'"
+            env = plain_env if kind == "plain" else self.env
             return timed(f"git clone -q {origins[kind]} {dest}", d, env)
 
-        # One clone of ours serves both peers.
-        try:
-            sh(f"git clone -q {origins['lfs']} {d / 'lfs-probe'}", d, self.env)
-            peers = [(lambda: clone("plain"), None), (lambda: clone("lfs"), None)]
-        except RuntimeError as e:
-            peers = [(lambda: clone("plain"), None)]
-            lfs_failure = str(e).splitlines()[0][:60]
-        results = interleave_many(lambda: clone("jpblob"), peers, self.reps)
-        (ratio, b), a = results[0], results[1]
-        row(f"git clone + checkout, {n} conversations", "plain git clone", ratio, "<= 1.5x", 1.5,
-            f"({a:.2f}s vs {b:.2f}s)")
-        if len(results) > 2:
-            ratio_lfs, b2 = results[2]
-            row(f"git clone + checkout, {n} conversations", "git-lfs clone", ratio_lfs, "report", None,
-                f"({a:.2f}s vs {b2:.2f}s)")
-        else:
-            row(f"git clone + checkout, {n} conversations", "git-lfs clone", None, "report", None,
-                f"(git-lfs clone failed: {lfs_failure})")
-        clone("jpblob")
-        clone("plain")
-        plain_env = dict(self.env)
-        plain_env["GIT_CONFIG_PARAMETERS"] = "'filter.jpblob.process'='' 'filter.jpblob.required'='false'"
-        time.sleep(1.1)  # past the racy-git window for both clones
-        timed("git status", d / "clone-jpblob", self.env)
-        timed("git status", d / "clone-plain", plain_env)
-        ratio, a, b = interleave(lambda: timed("git status", d / "clone-jpblob", self.env),
-                                 lambda: timed("git status", d / "clone-plain", plain_env), self.reps * 2)
-        row("git status after checkout, nothing changed", "plain git status", ratio, "<= 1.1x", 1.1,
-            f"({a * 1000:.0f}ms vs {b * 1000:.0f}ms)")
+        def clone_rows(label):
+            # One clone of ours serves both peers.
+            try:
+                shutil.rmtree(d / "lfs-probe", ignore_errors=True)
+                sh(f"git clone -q {origins['lfs']} {d / 'lfs-probe'}", d, self.env)
+                peers = [(lambda: clone("plain"), None), (lambda: clone("lfs"), None)]
+                lfs_failure = ""
+            except RuntimeError as e:
+                peers = [(lambda: clone("plain"), None)]
+                lfs_failure = str(e).splitlines()[0][:60]
+            results = interleave_many(lambda: clone("jpblob"), peers, self.reps)
+            (ratio, b), a = results[0], results[1]
+            row(f"git clone + checkout, {n} conversations{label}", "plain git clone", ratio,
+                "<= 1.5x" if not label else "report", 1.5 if not label else None, f"({a:.2f}s vs {b:.2f}s)")
+            if len(results) > 2:
+                ratio_lfs, b2 = results[2]
+                row(f"git clone + checkout, {n} conversations{label}", "git-lfs clone", ratio_lfs, "report", None,
+                    f"({a:.2f}s vs {b2:.2f}s)")
+            else:
+                row(f"git clone + checkout, {n} conversations{label}", "git-lfs clone", None, "report", None,
+                    f"(git-lfs clone failed: {lfs_failure})")
+
+        def status_row(label, target):
+            clone("jpblob")
+            clone("plain")
+            time.sleep(1.1)  # past the racy-git window for both clones
+            ours, theirs = d / "clone-jpblob", d / "clone-plain"
+            # One warm-up each, then interleaved pairs.
+            timed("git status", ours, self.env)
+            timed("git status", theirs, plain_env)
+            ratio, a, b = interleave(lambda: timed("git status", ours, self.env),
+                                     lambda: timed("git status", theirs, plain_env), self.reps * 2)
+            row(f"git status after checkout{label}", "plain git status", ratio, target,
+                None if target == "report" else float(target[3:-1]), f"({a * 1000:.0f}ms vs {b * 1000:.0f}ms)")
+            # The same with the untracked cache on both sides, as editors run it.
+            for repo in (ours, theirs):
+                sh("git config core.untrackedCache true", repo, self.env)
+            timed("git status", ours, self.env)
+            timed("git status", theirs, plain_env)
+            ratio, a, b = interleave(lambda: timed("git status", ours, self.env),
+                                     lambda: timed("git status", theirs, plain_env), self.reps * 2)
+            row(f"git status, untracked cache on both sides{label}", "plain git status", ratio, target,
+                None if target == "report" else float(target[3:-1]), f"({a * 1000:.0f}ms vs {b * 1000:.0f}ms)")
+
+        # As a teammate who ran `git jpblob install` once has it: a lean
+        # work tree (no blob file written or looked at).
+        clone_rows("")
+        status_row("", "<= 1.2x")
 
         # git checkout of another branch (half the conversations changed) and
-        # back, in the clones just made.
+        # back, in fresh clones.
+        clone("jpblob")
+        clone("plain")
         for kind in ("jpblob", "plain"):
             repo = d / f"clone-{kind}"
             env = self.env if kind == "jpblob" else plain_env
@@ -257,37 +279,10 @@ class Bench:
         row("git checkout of another branch and back (500 conversations)", "plain git checkout", ratio, "report",
             None, f"({a:.2f}s vs {b:.2f}s)")
 
-        # A lean work tree (core/lean), as a teammate who ran `install --lean`
-        # once has it: plain git clone, no blob file written or looked at.
-        sh(f"{self.bin} install --lean --global > /dev/null", d, self.env)
-
-        def clone_lean():
-            dest = d / "clone-lean"
-            shutil.rmtree(dest, ignore_errors=True)
-            return timed(f"git clone -q {origins['jpblob']} {dest}", d, self.env)
-
-        ratio, a, b = interleave(clone_lean, lambda: clone("plain"), self.reps)
-        row(f"git clone + checkout, {n} conversations, lean", "plain git clone", ratio, "<= 1.5x", 1.5,
-            f"({a:.2f}s vs {b:.2f}s)")
-        clone_lean()
-        clone("plain")
-        time.sleep(1.1)
-        lean = d / "clone-lean"
-
-        def status_row(label):
-            # One warm-up each, then interleaved pairs.
-            timed("git status", lean, self.env)
-            timed("git status", d / "clone-plain", plain_env)
-            ratio, a, b = interleave(lambda: timed("git status", lean, self.env),
-                                     lambda: timed("git status", d / "clone-plain", plain_env), self.reps * 2)
-            row(label, "plain git status", ratio, "<= 1.2x", 1.2, f"({a * 1000:.0f}ms vs {b * 1000:.0f}ms)")
-
-        status_row("git status after checkout, lean")
-        # The same with the untracked cache on both sides, as editors run it.
-        for repo in (lean, d / "clone-plain"):
-            sh("git config core.untrackedCache true", repo, self.env)
-        status_row("git status, lean, untracked cache on both sides")
-        sh("git config --global --unset init.templateDir", d, self.env)
+        # The store checked out (`install --no-lean`, or JP with RFD 066).
+        sh(f"{self.bin} install --global --no-lean > /dev/null", d, self.env)
+        clone_rows(", store checked out")
+        status_row(", store checked out", "report")
         sh(f"{self.bin} uninstall --global > /dev/null", d, self.env)
 
     # the hook in a large repository
