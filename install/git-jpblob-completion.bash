@@ -11,7 +11,7 @@ files print cat store run migrate checkout repair stats textconv merge"
 # The flags of one command, each ending in "=" when it takes a value.
 __git_jpblob_flags () {
 	case "$1" in
-	install)                echo "--local --global --system --force" ;;
+	install)                echo "--local --global --system --force --lean --no-lean" ;;
 	uninstall)              echo "--local --global --system" ;;
 	clean|smudge|filter-process) echo "--store=" ;;
 	gc)                     echo "--dry-run --prune= --store= --json" ;;
