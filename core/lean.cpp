@@ -13,6 +13,16 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// Appends kStoreIgnored to an exclude file unless it holds it.
+void add_store_ignored(const fs::path& file) {
+  std::error_code ec;
+  std::string text = fs::is_regular_file(file, ec) ? read_file(file) : "";
+  if (text.find(kStoreIgnored) != std::string::npos) return;
+  if (!text.empty() && !text.ends_with('\n')) text.push_back('\n');
+  fs::create_directories(file.parent_path());
+  write_file_atomic(file, text + std::string(kStoreIgnored));
+}
+
 constexpr std::string_view kStoreExclusion = "!/.jp/blobs/";
 
 bool holds_line(const std::string& text, std::string_view line) {
@@ -77,6 +87,7 @@ void make_lean(const RepoLayout& layout, const GitCli& git, const Workspace& ws)
   // patterns mean nothing; checkout itself does not.
   git.config_set("core.sparseCheckoutCone", "false", ConfigScope::Local);
   if (patterns == kLeanPatterns) git.config_set(std::string(kExpectFiles), "true", ConfigScope::Local);
+  add_store_ignored(layout.common_dir / "info" / "exclude");
   // The blobs this clone checked out leave (git's own `sparse-checkout
   // reapply` keeps any file whose stat data is racy, so the store does it).
   std::vector<std::string> checked_out;
@@ -98,6 +109,7 @@ void write_lean_template(const fs::path& dir) {
                     "[core]\n\tsparseCheckout = true\n\tsparseCheckoutCone = false\n"
                     "[sparse]\n\texpectFilesOutsideOfPatterns = true\n");
   write_file_atomic(dir / "info" / "sparse-checkout", kLeanPatterns);
+  add_store_ignored(dir / "info" / "exclude");
 }
 
 }  // namespace jpblob

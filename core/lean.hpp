@@ -52,6 +52,17 @@ bool is_lean(const GitRepo& repo);
 // 066 reads the files).
 void make_lean(const RepoLayout& layout, const GitCli& git, const Workspace& ws);
 
+// The lines that keep blob files not committed yet out of git's untracked
+// files in a lean work tree (info/exclude, shared by its worktrees): `git
+// stash -u` and `git clean -d` delete untracked files, and a blob clean
+// writes while stash adds a new conversation is one, which the stash would
+// then reference and no longer hold. gc removes them once nothing
+// references them. A lean tree already refuses `git add` of a blob path
+// (it is outside the sparse patterns), so nothing is lost there; a tree
+// that checks its store out keeps `git add $(git jpblob files …)` instead.
+inline constexpr std::string_view kStoreIgnored =
+    "# git-jpblob: blobs not committed yet survive `git stash -u` and `git clean -d`\n/.jp/blobs/\n";
+
 // The template `git init` and `git clone` copy (init.templateDir), written
 // under `dir`: git's own default template, plus the setting and patterns of
 // a lean work tree, so that a clone never writes the committed blobs.

@@ -113,6 +113,26 @@ convert_existing_clone() {
 }
 case_ "an existing clone converts with install --lean, which install names; a blob not committed yet stays until its commit" convert_existing_clone
 
+stash_untracked_conversation() {
+  cd "$TEST_ROOT/mate"
+  # A conversation JP just wrote, never added: stash -u cleans it, and the
+  # blob clean writes on the way is an untracked file git clean would take.
+  write_conversation 8-untracked "tool output never added"
+  cp .jp/conversations/8-untracked/events.json "$TEST_ROOT/untracked.json"
+  git stash -u -q 2> "$TEST_ROOT/err" || fail "stash -u failed: $(cat "$TEST_ROOT/err")"
+  [ ! -e .jp/conversations/8-untracked ] || fail "stash -u left the conversation"
+  git jpblob gc --prune=now > /dev/null
+  git stash pop -q 2> "$TEST_ROOT/err" || fail "stash pop failed: $(cat "$TEST_ROOT/err")"
+  cmp -s .jp/conversations/8-untracked/events.json "$TEST_ROOT/untracked.json" || fail "stash -u lost the tool output"
+  # An untracked blob file does not make `git add .jp` fail in a lean tree.
+  git add .jp 2> "$TEST_ROOT/err" || fail "git add .jp failed beside an untracked blob file: $(cat "$TEST_ROOT/err")"
+  git commit -qm untracked
+  assert_blobs_committed
+  assert_clean_status
+}
+case_ "stash -u of a conversation never added keeps its blob; git add .jp beside an untracked blob file" \
+  stash_untracked_conversation
+
 opt_out_and_uninstall() {
   cd "$TEST_ROOT"
   git jpblob install --no-lean > "$TEST_ROOT/out"
