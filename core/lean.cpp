@@ -35,14 +35,18 @@ bool holds_line(const std::string& text, std::string_view line) {
 }  // namespace
 
 std::size_t drop_blob_files(const Workspace& ws, const std::vector<GitCli>& indexes,
-                            const std::vector<std::string>& paths) {
+                            const std::vector<std::string>& paths, const GitCli* keeper) {
   if (indexes.empty() || paths.empty() || !ws.repo()) return 0;
   const auto staged = indexes.front().index_ids(paths);
+  const auto kept = keeper ? keeper->index_ids(paths) : decltype(staged){};
   std::vector<std::pair<Digest, std::string>> drop;
   for (const std::string& path : paths) {
     const auto digest = digest_of_tracked_path(path);
     const auto id = staged.find(path);
     if (!digest || id == staged.end()) continue;
+    // An aborted `git commit -a` throws its index away: the file is then
+    // the only copy of a blob the real index may reference.
+    if (const auto k = kept.find(path); keeper && (k == kept.end() || k->second != id->second)) continue;
     // Only a file git can give back byte for byte leaves.
     const auto raw = ws.store().read_raw(*digest);
     if (raw && ws.repo()->hash_blob(*raw) == id->second) drop.emplace_back(*digest, path);

@@ -34,9 +34,13 @@ inline constexpr std::string_view kExpectFiles = "sparse.expectFilesOutsideOfPat
 // Marks the index entries of `paths` (blob files) skip-worktree in every
 // index of `indexes` and deletes their work-tree files, for each whose file
 // holds exactly the object the first index stages (a file that differs, or
-// is not staged, stays untouched). Returns how many left the work tree.
+// is not staged, stays untouched). With `keeper`, a file leaves only when
+// that index stages the same object too: `indexes` may be ones git throws
+// away when the commit does not happen (`git commit -a`, `git commit
+// <paths>`), and the index that stays must then still hold the blob.
+// `keeper` is only read. Returns how many left the work tree.
 std::size_t drop_blob_files(const Workspace& ws, const std::vector<GitCli>& indexes,
-                            const std::vector<std::string>& paths);
+                            const std::vector<std::string>& paths, const GitCli* keeper = nullptr);
 
 // True when this work tree leaves the store out: core.sparseCheckout on and
 // its own sparse-checkout file holds the store's exclusion. Read through

@@ -210,16 +210,29 @@ class Hook {
   // In a lean work tree (core/lean) the commit's blobs leave the work tree
   // once staged: git's objects hold them now (the index, then the commit),
   // and the skip-worktree bit keeps git from looking for their files.
-  // Should the commit not happen, the index still gives them back.
+  // Should the commit not happen, the index still gives them back, but only
+  // the real one: `git commit -a` and `git commit <paths>` hand the hook an
+  // index git throws away when the commit is refused or killed later (an
+  // empty message, a commit-msg hook). There a file leaves only once the
+  // real index holds its blob, so what such a commit staged stays until the
+  // next commit (or checkout), which takes every store file the real index
+  // holds.
   void leave_work_tree() {
     // Asked of libgit2: no git process on every commit of a clone that is
     // not lean.
     if (!is_lean(*ws_.repo())) return;
-    std::vector<std::string> paths = to_stage_;
-    for (const auto& [path, bytes] : staged_blobs_) paths.push_back(path);
+    std::set<std::string> paths(to_stage_.begin(), to_stage_.end());
+    for (const auto& [path, bytes] : staged_blobs_) paths.insert(path);
+    // A lean store holds only blobs not committed yet: few files.
+    for (const StoreEntry& e : ws_.store().entries())
+      if (e.kind == StoreEntry::Kind::Blob && e.digest) paths.insert(tracked_blob_path(*e.digest));
     std::vector<GitCli> indexes = {*git_};
     if (extra_index_) indexes.push_back(git_->with_index(*extra_index_));
-    drop_blob_files(ws_, indexes, paths);
+    const fs::path real = ws_.repo()->gitdir() / "index";
+    std::error_code ec;
+    const bool temporary = !fs::equivalent(index_file(), real, ec);
+    const GitCli keeper = git_->with_index(real);
+    drop_blob_files(ws_, indexes, {paths.begin(), paths.end()}, temporary ? &keeper : nullptr);
   }
 
   struct Missing {

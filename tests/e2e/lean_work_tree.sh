@@ -52,11 +52,47 @@ hook_three_modes() {
   write_conversation 6-paths "committed with git commit <paths>"
   git add -N .jp/conversations/6-paths && git commit -qm paths -- .jp/conversations/6-paths
   assert_blobs_committed
+  # git throws away the index of `commit <paths>` should the commit not
+  # happen, so its blob leaves at the next commit (or checkout), not now.
+  [ "$(blob_files)" -le 1 ] || fail "committed blobs stayed in the work tree: $(find .jp/blobs -type f)"
+  assert_clean_status
+  write_conversation 6-next "the commit after"
+  git add .jp && git commit -qm next
   [ "$(blob_files)" -eq 0 ] || fail "committed blobs stayed in the work tree: $(find .jp/blobs -type f)"
   assert_clean_status
   git jpblob verify > /dev/null || fail "verify fails"
 }
 case_ "the hook in all three commit modes: blobs committed, then gone from the work tree; status clean" hook_three_modes
+
+# `git commit -a` and `git commit <paths>` give the hook an index git
+# throws away when the commit does not happen after it (a commit-msg hook,
+# an empty message, a kill): the real index keeps referencing the blobs, so
+# their files must stay.
+refused_commit() {
+  local mode=$1 conv=.jp/conversations/8-refused-$1
+  cd "$TEST_ROOT/mate"
+  printf '#!/bin/sh\nexit 1\n' > .git/hooks/commit-msg && chmod +x .git/hooks/commit-msg
+  write_conversation "8-refused-$mode" "staged before a refused commit $mode"
+  git add "$conv"
+  cp "$conv/events.json" "$TEST_ROOT/staged.json"
+  grow_conversation "$conv/events.json" "appended before a refused commit $mode"
+  if [ "$mode" = all ]; then
+    git commit -qam refused 2> /dev/null && fail "the commit-msg hook did not refuse"
+  else
+    git commit -qm refused -- "$conv" 2> /dev/null && fail "the commit-msg hook did not refuse"
+  fi
+  rm .git/hooks/commit-msg
+  git jpblob verify > "$TEST_ROOT/out" || fail "the refused commit lost a staged blob: $(cat "$TEST_ROOT/out")"
+  git checkout -q -- "$conv" 2> "$TEST_ROOT/err" || fail "the staged version does not check out: $(cat "$TEST_ROOT/err")"
+  cmp -s "$conv/events.json" "$TEST_ROOT/staged.json" || fail "the staged version came back different"
+  git commit -qm "committed after all"
+  [ -z "$(git ls-files -t .jp/blobs | grep -v '^S ')" ] || fail "committed blobs stayed: $(git ls-files -t .jp/blobs)"
+  git jpblob gc --prune=now > /dev/null  # the appended turn's blob: nothing references it now
+  [ "$(blob_files)" -eq 0 ] || fail "blobs stayed in the work tree: $(find .jp/blobs -type f)"
+  assert_clean_status
+}
+case_ "a commit -a refused after the hook keeps the blobs the index references" refused_commit all
+case_ "a commit <paths> refused after the hook keeps the blobs the index references" refused_commit paths
 
 merge_stash_rebase() {
   cd "$TEST_ROOT/mate"
