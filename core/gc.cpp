@@ -24,7 +24,10 @@ using DigestSet = std::unordered_set<Digest, DigestHash>;
 // Blobs referenced by a document in a commit some reflog names (in any
 // worktree): the way back to them is `git reset HEAD@{n}` and the like.
 // Only asked for blobs that no git object holds, so usually never built.
-DigestSet reflog_references(const Workspace& ws) {
+// A version the live set has read is skipped: what it references is live
+// already, so never a candidate (most reflog commits share most of their
+// documents with the index).
+DigestSet reflog_references(const Workspace& ws, const LiveSet& live) {
   DigestSet out;
   std::unordered_set<std::string> commits, documents;
   const GitCli git(ws.top());
@@ -38,6 +41,7 @@ DigestSet reflog_references(const Workspace& ws) {
     for (const TreeEntry& e : git.tree_entries(commit, {std::string(kStorageFolder)})) {
       const auto kind = document_kind_at(e.path);
       if (!kind || !e.mode.starts_with("100") || !documents.insert(e.id).second) continue;
+      if (live.versions.count(read_as(e.id, *kind))) continue;
       const auto text = ws.repo()->read_object(e.id);
       if (!text) continue;
       for (const BlobUse& use : document_needs(*kind, *text, 0).references) out.insert(use.digest);
@@ -119,7 +123,7 @@ GcReport run_gc(const Workspace& ws, const GcOptions& options, const Progress& p
     // The only copy of a blob that a commit in a reflog references stays:
     // the way back to that commit needs it.
     if (e.digest && ws.in_work_tree() && !in_git_objects(ws, *e.digest)) {
-      if (!reflogs) reflogs = reflog_references(ws);
+      if (!reflogs) reflogs = reflog_references(ws, live);
       if (reflogs->count(*e.digest)) {
         ++report.kept_live;
         continue;

@@ -29,6 +29,7 @@ struct DocumentRef {
   std::string what;  // names the file or staged version in messages
   DocumentKind kind;
   DocumentOrigin origin;
+  std::string id;  // the git object id of an Index or Pending version; "" for WorkTree
 };
 
 // Calls fn(doc, text) for every document the live set is built from (see
@@ -41,7 +42,15 @@ struct LiveSet {
   std::unordered_set<Digest, DigestHash> digests;     // every blob something needs
   std::unordered_set<Digest, DigestHash> referenced;  // those named by an explicit reference
   std::size_t documents = 0;  // documents (conversations, sessions) and staged versions read
+  // The git versions read (object id and kind; see read_as): everything
+  // such a version references is in `digests`, so a caller looking for
+  // what else git could ask for need not read it again.
+  std::unordered_set<std::string> versions;
 };
+
+// The key of a document version in LiveSet::versions: its git object id
+// read as `kind`.
+std::string read_as(const std::string& id, DocumentKind kind);
 
 // Gathers the live set: every conversation and session in the work tree
 // (.archive included), every staged version in the index (any file
