@@ -67,14 +67,15 @@ std::int64_t grace_of(const StoreEntry& e, const GcOptions& options) {
 }
 
 // Leftovers of killed writers outside the store (docs/FORMAT.md,
-// "Temporary files"): migrate's in the document folders, install's at the
-// top and in .jp. The same hour of grace as the store's.
-void sweep_temporaries(const Workspace& ws, const GcOptions& options, std::time_t now, GcReport& report) {
+// "Temporary files"): migrate's in the document folders (`in_documents`,
+// found by the live set's walk of them), install's at the top and in .jp.
+// The same hour of grace as the store's.
+void sweep_temporaries(const Workspace& ws, const GcOptions& options, std::time_t now,
+                       const std::vector<fs::path>& in_documents, GcReport& report) {
   if (!ws.base()) return;
   const SafeDir& base = *ws.base();
   auto temporary = [](const std::string& name) { return name.starts_with(AtomicFile::kTempPrefix); };
-  std::vector<fs::path> found;
-  for (const DocumentType& type : document_types()) base.find_files(ws.storage() / type.folder, temporary, found);
+  std::vector<fs::path> found = in_documents;
   base.find_files(ws.storage(), temporary, found, SafeDir::Depth::One);
   if (ws.in_work_tree()) base.find_files(".", temporary, found, SafeDir::Depth::One);
   const std::int64_t grace = std::max<std::int64_t>(options.grace_seconds, 3600);
@@ -163,7 +164,7 @@ GcReport run_gc(const Workspace& ws, const GcOptions& options, const Progress& p
     report.removed.push_back({(store.root() / e->relative).lexically_relative(ws.top()).string(), e->size});
     report.bytes_freed += e->size;
   }
-  sweep_temporaries(ws, options, now, report);
+  sweep_temporaries(ws, options, now, live.temporaries, report);
   return report;
 }
 

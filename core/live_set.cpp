@@ -34,8 +34,9 @@ void add_staged(const fs::path& worktree, const std::string& prefix, std::vector
 }
 
 // `prefix` names the work tree in messages ("" for this one).
-void add_files(const SafeDir& base, const fs::path& storage, const std::string& prefix, std::vector<Source>& out) {
-  for (const auto& f : list_documents(base, storage))
+void add_files(const SafeDir& base, const fs::path& storage, const std::string& prefix, std::vector<Source>& out,
+               std::vector<fs::path>* temporaries = nullptr) {
+  for (const auto& f : list_documents(base, storage, temporaries))
     out.push_back({&base, f, {}, {prefix + f.string(), document_kind(f.string()), DocumentOrigin::WorkTree, {}}});
 }
 
@@ -55,10 +56,11 @@ void add_pending(const GitCli& git, const std::vector<std::string>& commits, std
 
 }  // namespace
 
-void for_each_document(const Workspace& ws, const DocumentFn& fn, const Progress& progress) {
+void for_each_document(const Workspace& ws, const DocumentFn& fn, const Progress& progress,
+                       std::vector<fs::path>* temporaries) {
   std::vector<Source> sources;
   std::vector<std::unique_ptr<SafeDir>> others;  // other worktrees' tops, kept open for the reads
-  if (ws.base()) add_files(*ws.base(), ws.storage(), "", sources);
+  if (ws.base()) add_files(*ws.base(), ws.storage(), "", sources, temporaries);
   if (ws.in_work_tree()) {
     const fs::path top = ws.top();
     const GitCli git(top);
@@ -117,7 +119,7 @@ LiveSet build_live_set(const Workspace& ws, const Progress& progress) {
           ++live.documents;
           if (!doc.id.empty()) live.versions.insert(read_as(doc.id, doc.kind));
         },
-        progress);
+        progress, &live.temporaries);
   } catch (const Error& e) {
     throw Error(std::string("cannot build the live set: ") + e.what());
   }

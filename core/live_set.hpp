@@ -6,9 +6,11 @@
 #pragma once
 
 #include <cstddef>
+#include <filesystem>
 #include <functional>
 #include <string>
 #include <unordered_set>
+#include <vector>
 
 #include "digest.hpp"
 #include "document.hpp"
@@ -34,9 +36,12 @@ struct DocumentRef {
 
 // Calls fn(doc, text) for every document the live set is built from (see
 // build_live_set), on several threads at once: fn must be thread-safe.
-// Throws Error on a file or object that cannot be read.
+// Throws Error on a file or object that cannot be read. With
+// `temporaries`, the walk of this workspace's document folders also
+// collects the temporaries below them (see list_documents).
 using DocumentFn = std::function<void(const DocumentRef& doc, const std::string& text)>;
-void for_each_document(const Workspace& ws, const DocumentFn& fn, const Progress& progress);
+void for_each_document(const Workspace& ws, const DocumentFn& fn, const Progress& progress,
+                       std::vector<std::filesystem::path>* temporaries = nullptr);
 
 struct LiveSet {
   std::unordered_set<Digest, DigestHash> digests;     // every blob something needs
@@ -46,6 +51,9 @@ struct LiveSet {
   // such a version references is in `digests`, so a caller looking for
   // what else git could ask for need not read it again.
   std::unordered_set<std::string> versions;
+  // AtomicFile temporaries below this workspace's document folders, found
+  // by the same walk as its documents (relative to ws.base()), sorted.
+  std::vector<std::filesystem::path> temporaries;
 };
 
 // The key of a document version in LiveSet::versions: its git object id
