@@ -123,10 +123,21 @@ GcReport run_gc(const Workspace& ws, const GcOptions& options, const Progress& p
       continue;
     }
     // The only copy of a blob that a commit in a reflog references stays:
-    // the way back to that commit needs it.
-    if (e.digest && ws.in_work_tree() && !in_git_objects(ws, *e.digest)) {
-      if (!reflogs) reflogs = reflog_references(ws, live);
-      if (reflogs->count(*e.digest)) {
+    // the way back to that commit needs it. Of the two questions, git's
+    // objects are asked first (a file read and a hash) until a blob is
+    // missing from them, which builds the reflog set; from then on the set
+    // is asked first (a lookup), and git's objects only about its blobs.
+    if (e.digest && ws.in_work_tree()) {
+      bool only_copy_in_reflog;
+      if (reflogs) {
+        only_copy_in_reflog = reflogs->count(*e.digest) && !in_git_objects(ws, *e.digest);
+      } else if (in_git_objects(ws, *e.digest)) {
+        only_copy_in_reflog = false;
+      } else {
+        reflogs = reflog_references(ws, live);
+        only_copy_in_reflog = reflogs->count(*e.digest) > 0;
+      }
+      if (only_copy_in_reflog) {
         ++report.kept_live;
         continue;
       }
