@@ -85,11 +85,27 @@ const std::vector<std::string>& document_attribute_lines() {
   return lines;
 }
 
-std::vector<fs::path> list_documents(const SafeDir& base, const fs::path& storage) {
-  std::vector<fs::path> out;
+std::vector<fs::path> list_documents(const SafeDir& base, const fs::path& storage,
+                                     std::vector<fs::path>* temporaries) {
+  auto temporary = [&](const std::string& name) {
+    return temporaries && name.starts_with(AtomicFile::kTempPrefix);
+  };
+  std::vector<fs::path> found;
   for (const DocumentType& type : document_types())
-    base.find_files(storage / type.folder, [&](const std::string& name) { return name_matches(type, name); }, out);
+    base.find_files(
+        storage / type.folder,
+        [&](const std::string& name) { return name_matches(type, name) || temporary(name); }, found);
+  // One walk for both: gc's sweep of temporaries used to walk the
+  // document folders a second time, one folder per conversation.
+  std::vector<fs::path> out;
+  for (fs::path& f : found) {
+    if (temporary(f.filename().string()))
+      temporaries->push_back(std::move(f));
+    else
+      out.push_back(std::move(f));
+  }
   std::sort(out.begin(), out.end());
+  if (temporaries) std::sort(temporaries->begin(), temporaries->end());
   return out;
 }
 

@@ -58,8 +58,12 @@ const std::vector<std::string>& document_attribute_lines();
 // Every document under a JP storage folder (`storage`, relative to
 // `base`: `.jp` in a work tree), by the table, relative to `base`, sorted.
 // No link is followed; one where a document would be read is refused.
-// Throws Error when a folder cannot be read.
-std::vector<std::filesystem::path> list_documents(const SafeDir& base, const std::filesystem::path& storage);
+// Throws Error when a folder cannot be read. With `temporaries`, the same
+// walk also appends to it, sorted, the AtomicFile temporaries (named
+// AtomicFile::kTempPrefix...) below the document folders, and refuses a
+// link under such a name too.
+std::vector<std::filesystem::path> list_documents(const SafeDir& base, const std::filesystem::path& storage,
+                                                  std::vector<std::filesystem::path>* temporaries = nullptr);
 
 TransformReport clean_document(DocumentKind kind, std::string_view input, const BlobStore& store,
                                const CleanOptions& options, const OutputSink& out);

@@ -12,6 +12,7 @@
 #include "fs.hpp"
 #include "git_cli.hpp"
 #include "live_set.hpp"
+#include "parallel.hpp"
 
 namespace jpblob {
 
@@ -24,7 +25,10 @@ using DigestSet = std::unordered_set<Digest, DigestHash>;
 // Blobs referenced by a document in a commit some reflog names (in any
 // worktree): the way back to them is `git reset HEAD@{n}` and the like.
 // Only asked for blobs that no git object holds, so usually never built.
-DigestSet reflog_references(const Workspace& ws) {
+// A version the live set has read is skipped: what it references is live
+// already, so never a candidate (most reflog commits share most of their
+// documents with the index).
+DigestSet reflog_references(const Workspace& ws, const LiveSet& live) {
   DigestSet out;
   std::unordered_set<std::string> commits, documents;
   const GitCli git(ws.top());
@@ -38,6 +42,7 @@ DigestSet reflog_references(const Workspace& ws) {
     for (const TreeEntry& e : git.tree_entries(commit, {std::string(kStorageFolder)})) {
       const auto kind = document_kind_at(e.path);
       if (!kind || !e.mode.starts_with("100") || !documents.insert(e.id).second) continue;
+      if (live.versions.count(read_as(e.id, *kind))) continue;
       const auto text = ws.repo()->read_object(e.id);
       if (!text) continue;
       for (const BlobUse& use : document_needs(*kind, *text, 0).references) out.insert(use.digest);
@@ -63,14 +68,15 @@ std::int64_t grace_of(const StoreEntry& e, const GcOptions& options) {
 }
 
 // Leftovers of killed writers outside the store (docs/FORMAT.md,
-// "Temporary files"): migrate's in the document folders, install's at the
-// top and in .jp. The same hour of grace as the store's.
-void sweep_temporaries(const Workspace& ws, const GcOptions& options, std::time_t now, GcReport& report) {
+// "Temporary files"): migrate's in the document folders (`in_documents`,
+// found by the live set's walk of them), install's at the top and in .jp.
+// The same hour of grace as the store's.
+void sweep_temporaries(const Workspace& ws, const GcOptions& options, std::time_t now,
+                       const std::vector<fs::path>& in_documents, GcReport& report) {
   if (!ws.base()) return;
   const SafeDir& base = *ws.base();
   auto temporary = [](const std::string& name) { return name.starts_with(AtomicFile::kTempPrefix); };
-  std::vector<fs::path> found;
-  for (const DocumentType& type : document_types()) base.find_files(ws.storage() / type.folder, temporary, found);
+  std::vector<fs::path> found = in_documents;
   base.find_files(ws.storage(), temporary, found, SafeDir::Depth::One);
   if (ws.in_work_tree()) base.find_files(".", temporary, found, SafeDir::Depth::One);
   const std::int64_t grace = std::max<std::int64_t>(options.grace_seconds, 3600);
@@ -117,10 +123,21 @@ GcReport run_gc(const Workspace& ws, const GcOptions& options, const Progress& p
       continue;
     }
     // The only copy of a blob that a commit in a reflog references stays:
-    // the way back to that commit needs it.
-    if (e.digest && ws.in_work_tree() && !in_git_objects(ws, *e.digest)) {
-      if (!reflogs) reflogs = reflog_references(ws);
-      if (reflogs->count(*e.digest)) {
+    // the way back to that commit needs it. Of the two questions, git's
+    // objects are asked first (a file read and a hash) until a blob is
+    // missing from them, which builds the reflog set; from then on the set
+    // is asked first (a lookup), and git's objects only about its blobs.
+    if (e.digest && ws.in_work_tree()) {
+      bool only_copy_in_reflog;
+      if (reflogs) {
+        only_copy_in_reflog = reflogs->count(*e.digest) && !in_git_objects(ws, *e.digest);
+      } else if (in_git_objects(ws, *e.digest)) {
+        only_copy_in_reflog = false;
+      } else {
+        reflogs = reflog_references(ws, live);
+        only_copy_in_reflog = reflogs->count(*e.digest) > 0;
+      }
+      if (only_copy_in_reflog) {
         ++report.kept_live;
         continue;
       }
@@ -146,20 +163,32 @@ GcReport run_gc(const Workspace& ws, const GcOptions& options, const Progress& p
     git.remove_from_index(unstage);
   }
 
-  for (const StoreEntry* e : doomed) {
-    if (!options.dry_run) {
-      // The age again, just before deleting: a clean may have used it.
-      const Removal removal = store.remove(*e, ::time(nullptr) - grace_of(*e, options));
-      if (removal == Removal::Gone) continue;
-      if (removal == Removal::Fresh) {
-        ++report.kept_young;
-        continue;
-      }
+  // Deleting is mostly waiting: where the file system discards each freed
+  // block before unlink(2) returns (ext4 mounted with -o discard), one
+  // deletion at a time left gc waiting on the disk for each blob in turn.
+  // The deletions are independent, so several wait at once.
+  std::vector<Removal> removals(doomed.size(), Removal::Removed);
+  if (!options.dry_run) {
+    constexpr unsigned kDeleters = 8;
+    parallel_for(
+        doomed.size(),
+        [&](std::size_t i) {
+          // The age again, just before deleting: a clean may have used it.
+          removals[i] = store.remove(*doomed[i], ::time(nullptr) - grace_of(*doomed[i], options));
+        },
+        kDeleters);
+  }
+  for (std::size_t i = 0; i < doomed.size(); ++i) {
+    const StoreEntry* e = doomed[i];
+    if (removals[i] == Removal::Gone) continue;
+    if (removals[i] == Removal::Fresh) {
+      ++report.kept_young;
+      continue;
     }
     report.removed.push_back({(store.root() / e->relative).lexically_relative(ws.top()).string(), e->size});
     report.bytes_freed += e->size;
   }
-  sweep_temporaries(ws, options, now, report);
+  sweep_temporaries(ws, options, now, live.temporaries, report);
   return report;
 }
 

@@ -305,7 +305,10 @@ bool GitRepo::has_object(const std::string& hex) const {
   }
   git_odb* odb = nullptr;
   check_git(git_repository_odb(&odb, repo_.get()), "cannot open git's objects");
-  const bool exists = git_odb_exists(odb, &id) == 1;
+  // No refresh on a miss: libgit2 would list objects/pack again for every
+  // absent object (gc asks about thousands), and a false "absent" only
+  // makes the callers more careful.
+  const bool exists = git_odb_exists_ext(odb, &id, GIT_ODB_LOOKUP_NO_REFRESH) == 1;
   git_odb_free(odb);
   return exists;
 }

@@ -101,7 +101,10 @@ class GitRepo {
   // settings applied on top; nullopt when unset.
   std::optional<std::string> config(const std::string& key) const;
 
-  // True when the object database holds this object (no lazy fetch).
+  // True when the object database holds this object (no lazy fetch). The
+  // packs are the ones listed when the database was first used: a miss
+  // does not list them again, so an object packed by a concurrent git
+  // since then may be reported absent (never the other way round).
   bool has_object(const std::string& hex) const;
 
   // The id git would give `content` as a blob, in hex; nothing is written.

@@ -28,14 +28,16 @@ struct Source {
 void add_staged(const fs::path& worktree, const std::string& prefix, std::vector<Source>& out) {
   for (const IndexEntry& e : GitCli(worktree).index_entries(document_pathspecs())) {
     if (!e.mode.starts_with("100")) continue;  // a symlink or a submodule: no content of ours
-    out.push_back({nullptr, {}, e.id, {prefix + e.path + " (staged)", document_kind(e.path), DocumentOrigin::Index}});
+    out.push_back(
+        {nullptr, {}, e.id, {prefix + e.path + " (staged)", document_kind(e.path), DocumentOrigin::Index, e.id}});
   }
 }
 
 // `prefix` names the work tree in messages ("" for this one).
-void add_files(const SafeDir& base, const fs::path& storage, const std::string& prefix, std::vector<Source>& out) {
-  for (const auto& f : list_documents(base, storage))
-    out.push_back({&base, f, {}, {prefix + f.string(), document_kind(f.string()), DocumentOrigin::WorkTree}});
+void add_files(const SafeDir& base, const fs::path& storage, const std::string& prefix, std::vector<Source>& out,
+               std::vector<fs::path>* temporaries = nullptr) {
+  for (const auto& f : list_documents(base, storage, temporaries))
+    out.push_back({&base, f, {}, {prefix + f.string(), document_kind(f.string()), DocumentOrigin::WorkTree, {}}});
 }
 
 // The documents in commits git can give back (stash entries, operations
@@ -46,17 +48,19 @@ void add_pending(const GitCli& git, const std::vector<std::string>& commits, std
     for (const TreeEntry& e : git.tree_entries(commit, {std::string(kStorageFolder)})) {
       const auto kind = document_kind_at(e.path);
       if (!kind || !e.mode.starts_with("100") || !seen.insert(e.id).second) continue;
-      out.push_back({nullptr, {}, e.id, {"commit " + commit.substr(0, 12) + ":" + e.path, *kind, DocumentOrigin::Pending}});
+      out.push_back(
+          {nullptr, {}, e.id, {"commit " + commit.substr(0, 12) + ":" + e.path, *kind, DocumentOrigin::Pending, e.id}});
     }
   }
 }
 
 }  // namespace
 
-void for_each_document(const Workspace& ws, const DocumentFn& fn, const Progress& progress) {
+void for_each_document(const Workspace& ws, const DocumentFn& fn, const Progress& progress,
+                       std::vector<fs::path>* temporaries) {
   std::vector<Source> sources;
   std::vector<std::unique_ptr<SafeDir>> others;  // other worktrees' tops, kept open for the reads
-  if (ws.base()) add_files(*ws.base(), ws.storage(), "", sources);
+  if (ws.base()) add_files(*ws.base(), ws.storage(), "", sources, temporaries);
   if (ws.in_work_tree()) {
     const fs::path top = ws.top();
     const GitCli git(top);
@@ -91,6 +95,10 @@ void for_each_document(const Workspace& ws, const DocumentFn& fn, const Progress
   });
 }
 
+std::string read_as(const std::string& id, DocumentKind kind) {
+  return id + (kind == DocumentKind::Session ? ":session" : ":conversation");
+}
+
 LiveSet build_live_set(const Workspace& ws, const Progress& progress) {
   LiveSet live;
   std::mutex mutex;
@@ -109,8 +117,9 @@ LiveSet build_live_set(const Workspace& ws, const Progress& progress) {
           }
           for (const auto& p : needs.inline_payloads) live.digests.insert(p.digest);
           ++live.documents;
+          if (!doc.id.empty()) live.versions.insert(read_as(doc.id, doc.kind));
         },
-        progress);
+        progress, &live.temporaries);
   } catch (const Error& e) {
     throw Error(std::string("cannot build the live set: ") + e.what());
   }

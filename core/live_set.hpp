@@ -6,9 +6,11 @@
 #pragma once
 
 #include <cstddef>
+#include <filesystem>
 #include <functional>
 #include <string>
 #include <unordered_set>
+#include <vector>
 
 #include "digest.hpp"
 #include "document.hpp"
@@ -29,19 +31,34 @@ struct DocumentRef {
   std::string what;  // names the file or staged version in messages
   DocumentKind kind;
   DocumentOrigin origin;
+  std::string id;  // the git object id of an Index or Pending version; "" for WorkTree
 };
 
 // Calls fn(doc, text) for every document the live set is built from (see
 // build_live_set), on several threads at once: fn must be thread-safe.
-// Throws Error on a file or object that cannot be read.
+// Throws Error on a file or object that cannot be read. With
+// `temporaries`, the walk of this workspace's document folders also
+// collects the temporaries below them (see list_documents).
 using DocumentFn = std::function<void(const DocumentRef& doc, const std::string& text)>;
-void for_each_document(const Workspace& ws, const DocumentFn& fn, const Progress& progress);
+void for_each_document(const Workspace& ws, const DocumentFn& fn, const Progress& progress,
+                       std::vector<std::filesystem::path>* temporaries = nullptr);
 
 struct LiveSet {
   std::unordered_set<Digest, DigestHash> digests;     // every blob something needs
   std::unordered_set<Digest, DigestHash> referenced;  // those named by an explicit reference
   std::size_t documents = 0;  // documents (conversations, sessions) and staged versions read
+  // The git versions read (object id and kind; see read_as): everything
+  // such a version references is in `digests`, so a caller looking for
+  // what else git could ask for need not read it again.
+  std::unordered_set<std::string> versions;
+  // AtomicFile temporaries below this workspace's document folders, found
+  // by the same walk as its documents (relative to ws.base()), sorted.
+  std::vector<std::filesystem::path> temporaries;
 };
+
+// The key of a document version in LiveSet::versions: its git object id
+// read as `kind`.
+std::string read_as(const std::string& id, DocumentKind kind);
 
 // Gathers the live set: every conversation and session in the work tree
 // (.archive included), every staged version in the index (any file

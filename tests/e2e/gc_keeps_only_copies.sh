@@ -81,6 +81,29 @@ reflog_commit() {
 }
 case_ "a commit only a reflog remembers keeps a blob no git object holds" reflog_commit
 
+reflog_commit_many() {
+  local n
+  for n in 1 2 3 4; do write_conversation "6-reflog-$n" "reflog-only output $n"; done
+  git add .jp/conversations
+  git commit -q --no-verify -m "four blobs, none committed"
+  git reset -q --hard HEAD~1
+  git update-ref -d ORIG_HEAD  # the live set reads ORIG_HEAD's documents: only the reflog is left
+  local orphan
+  orphan=$(blob_of "nobody's output")
+  mkdir -p "$(dirname "$orphan")"
+  printf '%s' "nobody's output" | gzip -n > "$orphan"
+  touch -d '3 hours ago' "$orphan" $(for n in 1 2 3 4; do blob_of "reflog-only output $n"; done)
+  git jpblob gc --prune=now > /dev/null
+  # Whichever of them gc meets first builds the reflog set; the others are
+  # judged by it.
+  for n in 1 2 3 4; do
+    [ -f "$(blob_of "reflog-only output $n")" ] || fail "gc deleted reflog-only copy $n"
+  done
+  [ ! -e "$orphan" ] || fail "gc kept a blob that nothing references"
+  git reset -q --hard
+}
+case_ "several blobs only a reflog commit references all stay, whatever order gc meets them in" reflog_commit_many
+
 second_gc_finishes() {
   commit_conversation 5-dropped "dropped tool output"
   local blob

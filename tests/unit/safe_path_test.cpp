@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
+#include "core/document.hpp"
 #include "core/error.hpp"
 #include "test_support.hpp"
 
@@ -87,6 +88,25 @@ TEST_F(SafePathTest, ALinkAtAnyComponentIsRefusedAndNothingOutsideIsTouched) {
   fs::create_directory_symlink(base / ".jp/conversations/1-a", base / "inside-link");
   EXPECT_TRUE(refused([&] { d.read("inside-link/metadata.json"); }, "inside-link"));
   EXPECT_EQ(outside_state(), before);
+}
+
+TEST_F(SafePathTest, OneWalkListsDocumentsAndTheTemporariesBesideThem) {
+  test::write_text(base / ".jp/conversations/1-a/.jpblob-tmp-1-2-abc", "partial");
+  test::write_text(base / ".jp/sessions/deep/.jpblob-tmp-3-4-def", "partial");
+  test::write_text(base / ".jp/.jpblob-tmp-5-6-top", "not below a document folder");
+  const SafeDir d = dir();
+  const std::vector<fs::path> documents{".jp/conversations/1-a/events.json"};
+  EXPECT_EQ(list_documents(d, ".jp"), documents);
+  std::vector<fs::path> temporaries;
+  EXPECT_EQ(list_documents(d, ".jp", &temporaries), documents);
+  EXPECT_EQ(temporaries, (std::vector<fs::path>{".jp/conversations/1-a/.jpblob-tmp-1-2-abc",
+                                                ".jp/sessions/deep/.jpblob-tmp-3-4-def"}));
+  // A link under a temporary's name is skipped by a plain listing and
+  // refused by one that collects temporaries (which gc may delete).
+  fs::create_symlink(outside / "events.json", base / ".jp/conversations/1-a/.jpblob-tmp-9-9-link");
+  EXPECT_EQ(list_documents(d, ".jp"), documents);
+  temporaries.clear();
+  EXPECT_TRUE(refused([&] { list_documents(d, ".jp", &temporaries); }, ".jp/conversations/1-a/.jpblob-tmp-9-9-link"));
 }
 
 TEST_F(SafePathTest, RefusesEscapesFifosAndFolders) {
