@@ -39,6 +39,21 @@ class Bench:
         self.mb = 20 if args.quick else 100
         self.n_conversations = 200 if args.quick else 1000
 
+    def discard(self, path):
+        """Moves `path` out of the way instead of deleting it now: on an ext4
+        without a journal (this machine's) the kernel rescans the inodes
+        freed in the last minute on every new one, so a timed run that
+        creates thousands of files right after thousands were deleted pays
+        for the set-up's deletion, quadratically (docs/ARCHITECTURE.md, "A
+        cold clean's cost on disk"). Everything moved here goes with the
+        work folder at the end. Both sides of a row get the same treatment."""
+        path = Path(path)
+        if not path.exists():
+            return
+        trash = self.work / "trash"
+        trash.mkdir(exist_ok=True)
+        path.rename(trash / f"{len(list(trash.iterdir()))}-{path.name}")
+
     def git(self, args, cwd, check=True):
         return sh(f"git {args}", cwd, self.env, check=check)
 
@@ -68,7 +83,7 @@ class Bench:
         store = d / "store"
 
         def reset_store():
-            shutil.rmtree(store, ignore_errors=True)
+            self.discard(store)
             store.mkdir()
             # The deletions are the set-up's: flushed here, so the timed
             # clean's filesystem syncs do not pay for them.
@@ -155,7 +170,7 @@ class Bench:
         total_mb = sum(p.stat().st_size for p in src.rglob("events.json")) / 2 ** 20
 
         def fresh(path, kind, tree):
-            shutil.rmtree(path, ignore_errors=True)
+            self.discard(path)
             path.mkdir()
             shutil.copytree(tree / ".jp", path / ".jp")
             self.init_repo(path, kind)
@@ -208,14 +223,14 @@ class Bench:
 
         def clone(kind):
             dest = d / f"clone-{kind}"
-            shutil.rmtree(dest, ignore_errors=True)
+            self.discard(dest)
             env = plain_env if kind == "plain" else self.env
             return timed(f"git clone -q {origins[kind]} {dest}", d, env)
 
         def clone_rows(label):
             # One clone of ours serves both peers.
             try:
-                shutil.rmtree(d / "lfs-probe", ignore_errors=True)
+                self.discard(d / "lfs-probe")
                 sh(f"git clone -q {origins['lfs']} {d / 'lfs-probe'}", d, self.env)
                 peers = [(lambda: clone("plain"), None), (lambda: clone("lfs"), None)]
                 lfs_failure = ""
