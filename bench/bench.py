@@ -254,22 +254,21 @@ class Bench:
             clone("plain")
             time.sleep(1.1)  # past the racy-git window for both clones
             ours, theirs = d / "clone-jpblob", d / "clone-plain"
-            # One warm-up each, then interleaved pairs.
-            timed("git status", ours, self.env)
-            timed("git status", theirs, plain_env)
-            ratio, a, b = interleave(lambda: timed("git status", ours, self.env),
-                                     lambda: timed("git status", theirs, plain_env), self.reps * 2)
-            row(f"git status after checkout{label}", "plain git status", ratio, target,
-                None if target == "report" else float(target[3:-1]), f"({a * 1000:.0f}ms vs {b * 1000:.0f}ms)")
+            limit = None if target == "report" else float(target[3:-1])
+
+            def measure(name):
+                # One warm-up each, then interleaved pairs.
+                timed("git status", ours, self.env)
+                timed("git status", theirs, plain_env)
+                ratio, a, b = interleave(lambda: timed("git status", ours, self.env),
+                                         lambda: timed("git status", theirs, plain_env), self.reps * 2)
+                row(name, "plain git status", ratio, target, limit, f"({a * 1000:.0f}ms vs {b * 1000:.0f}ms)")
+
+            measure(f"git status after checkout{label}")
             # The same with the untracked cache on both sides, as editors run it.
             for repo in (ours, theirs):
                 sh("git config core.untrackedCache true", repo, self.env)
-            timed("git status", ours, self.env)
-            timed("git status", theirs, plain_env)
-            ratio, a, b = interleave(lambda: timed("git status", ours, self.env),
-                                     lambda: timed("git status", theirs, plain_env), self.reps * 2)
-            row(f"git status, untracked cache on both sides{label}", "plain git status", ratio, target,
-                None if target == "report" else float(target[3:-1]), f"({a * 1000:.0f}ms vs {b * 1000:.0f}ms)")
+            measure(f"git status, untracked cache on both sides{label}")
 
         # As a teammate who ran `git jpblob install` once has it: a lean
         # work tree (no blob file written or looked at).

@@ -358,21 +358,27 @@ store_symlink() {
 }
 case_ "verify and the hook refuse symbolic links in the store" store_symlink
 
-poisoned_blob() {
-  # The attacker predicts a payload (a file of the repository, as a tool
-  # would read it) and commits a corrupt blob under its name.
-  attacker_repo poison
+# The attacker predicts a payload (a file of the repository, as a tool
+# would read it) and commits a corrupt blob under its name; the victim
+# clones it (publish or publish_full: $2) and writes a conversation holding
+# that payload, not added yet. Sets d (the digest) and mine (the text).
+plant_poisoned_blob() {
+  attacker_repo "$1"
   printf 'This is the README of the project.\n' > README.md
-  local d
   d=$(sha256sum < README.md | cut -c1-64)
   mkdir -p ".jp/blobs/${d:0:2}/${d:2:2}"
   printf 'garbage' | gzip -n > ".jp/blobs/${d:0:2}/${d:2:2}/$d.blob.gz"
-  publish_full poison
+  "$2" "$1"
   mkdir -p .jp/conversations/7-mine
   echo '[{"type":"chat_request","content":"s"}]' > .jp/conversations/7-mine/events.json
   git add -A && git commit -qm start
-  local mine="[{\"type\":\"chat_request\",\"content\":\"s\"},{\"type\":\"tool_call_response\",\"id\":\"t1\",\"content\":\"$(base64 -w0 < README.md)\"}]"
+  mine="[{\"type\":\"chat_request\",\"content\":\"s\"},{\"type\":\"tool_call_response\",\"id\":\"t1\",\"content\":\"$(base64 -w0 < README.md)\"}]"
   echo "$mine" > .jp/conversations/7-mine/events.json
+}
+
+poisoned_blob() {
+  local d mine
+  plant_poisoned_blob poison publish_full
   # Trusting the blob would leave the bytes nowhere: the stash refuses,
   # naming the way out, and the conversation keeps them.
   git stash -q 2> "$TEST_ROOT/err" && fail "git stash trusted the corrupt blob"
@@ -392,19 +398,9 @@ case_ "a committed corrupt blob under a predictable name is never trusted: stash
 poisoned_blob_lean() {
   # The same attack on a lean clone, where git's index is the only copy
   # under the name: clean must not let it stand for the bytes.
-  attacker_repo poison-lean
-  printf 'This is the README of the project.\n' > README.md
-  local d
-  d=$(sha256sum < README.md | cut -c1-64)
-  mkdir -p ".jp/blobs/${d:0:2}/${d:2:2}"
-  printf 'garbage' | gzip -n > ".jp/blobs/${d:0:2}/${d:2:2}/$d.blob.gz"
-  publish poison-lean
+  local d mine
+  plant_poisoned_blob poison-lean publish
   [ ! -e ".jp/blobs/${d:0:2}/${d:2:2}/$d.blob.gz" ] || fail "the lean clone checked the store out"
-  mkdir -p .jp/conversations/7-mine
-  echo '[{"type":"chat_request","content":"s"}]' > .jp/conversations/7-mine/events.json
-  git add -A && git commit -qm start
-  local mine="[{\"type\":\"chat_request\",\"content\":\"s\"},{\"type\":\"tool_call_response\",\"id\":\"t1\",\"content\":\"$(base64 -w0 < README.md)\"}]"
-  echo "$mine" > .jp/conversations/7-mine/events.json
   # A file beside git's copy would not reach the stash, and the stash's
   # reset would delete it: the stash refuses, naming repair.
   git stash -q 2> "$TEST_ROOT/err" && fail "git stash trusted the corrupt blob in the index"
