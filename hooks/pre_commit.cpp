@@ -51,7 +51,11 @@ class Hook {
     std::vector<std::string> specs = {literal_pathspec(kWorkTreeStore)};
     specs.insert(specs.end(), document_pathspecs().begin(), document_pathspecs().end());
     for (const RawChange& c : git_->staged_changes(specs)) {
-      if (c.status == 'D') continue;
+      if (c.status == 'D') {
+        if (is_store_path(c.path))
+          if (auto digest = digest_of_tracked_path(c.path)) deleted_blobs_.insert(*digest);
+        continue;
+      }
       if (c.new_mode == "120000") {
         // A link committed into the store or among the documents would
         // have every clone refuse it (docs/FORMAT.md, "The repository is
@@ -70,6 +74,7 @@ class Hook {
       }
     }
     for (const RawChange& c : documents_) check_document(c);
+    check_unchanged_documents();
     check_missing();
     if (report_.problems.empty()) {
       stage_blobs();
@@ -93,6 +98,24 @@ class Hook {
       staged_blobs_[c.path] = std::move(*raw);
     } catch (const Error& err) {
       problem(std::string(err.what()) + "; unstage it: git rm --cached " + c.path);
+    }
+  }
+
+  // A blob this commit deletes may still be referenced by a document it
+  // leaves unchanged (`git rm --cached -r .jp/blobs`): such a commit would
+  // fail every clone's checkout. Those documents are read only when a blob
+  // is deleted, which is rare; each reference is then checked as a changed
+  // document's is (staged again from a sound file, else refused).
+  void check_unchanged_documents() {
+    if (deleted_blobs_.empty()) return;
+    std::set<std::string> changed;
+    for (const RawChange& c : documents_) changed.insert(c.path);
+    for (const IndexEntry& e : git_->index_entries(document_pathspecs())) {
+      if (e.stage != 0 || changed.count(e.path) || (e.mode != "100644" && e.mode != "100755")) continue;
+      const auto text = ws_.repo()->read_object(e.id);
+      if (!text) continue;
+      for (const auto& ref : document_needs(document_kind(e.path), *text, 0).references)
+        if (deleted_blobs_.count(ref.digest) && referenced_.emplace(ref.digest).second) check_blob(e.path, ref);
     }
   }
 
@@ -248,6 +271,7 @@ class Hook {
   std::vector<RawChange> documents_;
   std::map<std::string, std::string> staged_blobs_;  // verified blob files staged by hand
   std::set<Digest> referenced_;
+  std::set<Digest> deleted_blobs_;  // blob files this commit removes
   std::vector<std::string> to_stage_;
   std::vector<Missing> missing_;
   PreCommitReport report_;

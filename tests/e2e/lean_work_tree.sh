@@ -169,6 +169,24 @@ stash_untracked_conversation() {
 case_ "stash -u of a conversation never added keeps its blob; git add .jp beside an untracked blob file" \
   stash_untracked_conversation
 
+blob_deletion_of_an_unchanged_conversation() {
+  # `git rm --cached` of the store leaves committed conversations pointing
+  # at nothing: in a lean clone (no file to stage again) the hook refuses.
+  cd "$TEST_ROOT/mate"
+  git rm -q -r --cached --sparse .jp/blobs
+  if git commit -qm "drop the store" 2> "$TEST_ROOT/err"; then fail "a commit dropped blobs conversations reference"; fi
+  grep -q "1-first/events.json" "$TEST_ROOT/err" || fail "the refusal names no conversation: $(cat "$TEST_ROOT/err")"
+  git reset -q
+  # With the store checked out, the hook stages the files again.
+  git -c init.templateDir= clone -q "$TEST_ROOT/team" "$TEST_ROOT/drop"
+  cd "$TEST_ROOT/drop"
+  git rm -q -r --cached .jp/blobs
+  git commit -qm "drop the store" || fail "the commit failed although the files could be staged again"
+  assert_blobs_committed
+}
+case_ "a commit deleting blobs that unchanged conversations reference: staged again from the files, else refused" \
+  blob_deletion_of_an_unchanged_conversation
+
 opt_out_and_uninstall() {
   cd "$TEST_ROOT"
   git jpblob install --no-lean > "$TEST_ROOT/out"
