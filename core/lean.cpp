@@ -1,11 +1,16 @@
 #include "lean.hpp"
 
 #include <limits>
+#include <memory>
+#include <mutex>
 #include <sstream>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "blob_store.hpp"
 #include "error.hpp"
 #include "fs.hpp"
+#include "gzip.hpp"
 
 namespace jpblob {
 
@@ -58,6 +63,37 @@ std::size_t drop_blob_files(const Workspace& ws, const std::vector<GitCli>& inde
     ws.store().remove(StoreEntry{StoreEntry::Kind::Blob, blob_relative_path(digest), digest, 0, 0, false},
                       std::numeric_limits<std::time_t>::max());
   return drop.size();
+}
+
+BlobStore::HeldByGit held_in_index(const GitRepo& repo) {
+  struct Held {
+    std::once_flag once;
+    std::unordered_map<std::string, std::string> ids;  // tracked path -> blob id
+    std::mutex mutex;                                   // the repository, one reader at a time
+    std::unordered_set<std::string> sound;              // ids found to hold their content
+  };
+  auto held = std::make_shared<Held>();
+  return [held, &repo](const Digest& digest, std::string_view content) {
+    using GitCopy = BlobStore::GitCopy;
+    std::call_once(held->once, [&] {
+      for (auto& [path, id] : repo.skip_worktree_entries(kWorkTreeStore)) held->ids.emplace(path, id);
+    });
+    const auto it = held->ids.find(tracked_blob_path(digest));
+    if (it == held->ids.end()) return GitCopy::None;
+    std::optional<std::string> raw;
+    {
+      std::lock_guard lock(held->mutex);
+      if (held->sound.count(it->second)) return GitCopy::Holds;
+      raw = repo.read_object(it->second);
+    }
+    // A partial clone's missing object, or a git-lfs pointer: the file is
+    // written, as with no copy.
+    if (!raw || is_lfs_pointer(*raw)) return GitCopy::None;
+    if (!gzip_holds(*raw, content)) return GitCopy::Differs;
+    std::lock_guard lock(held->mutex);
+    held->sound.insert(it->second);
+    return GitCopy::Holds;
+  };
 }
 
 bool is_lean(const GitRepo& repo) {

@@ -42,6 +42,15 @@ inline constexpr std::string_view kExpectFiles = "sparse.expectFilesOutsideOfPat
 std::size_t drop_blob_files(const Workspace& ws, const std::vector<GitCli>& indexes,
                             const std::vector<std::string>& paths, const GitCli* keeper = nullptr);
 
+// What clean asks before writing a blob file in a lean work tree
+// (BlobStore::set_held_by_git): whether the index keeps a copy of it out of
+// the work tree, and whether that copy holds the content. The index is
+// read once, on the first blob that needs it; each copy is read and
+// compared once, and only one holding the content stands for it (a planted
+// corrupt one must not take the bytes' place). `repo` must outlive the
+// result, which may be called from several threads at once.
+BlobStore::HeldByGit held_in_index(const GitRepo& repo);
+
 // True when this work tree leaves the store out: core.sparseCheckout on and
 // its own sparse-checkout file holds the store's exclusion. Read through
 // libgit2, with no git process: Workspace::open asks on every filter start.

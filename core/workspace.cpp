@@ -5,13 +5,9 @@
 #include <cstring>
 #include <strings.h>
 #include <mutex>
-#include <unordered_map>
-#include <unordered_set>
 
 #include "document.hpp"
 #include "error.hpp"
-#include "git_cli.hpp"
-#include "gzip.hpp"
 #include "lean.hpp"
 #include "shared_config.hpp"
 
@@ -78,41 +74,9 @@ Workspace Workspace::open(const fs::path& cwd, const std::optional<fs::path>& st
   w.store_ = std::make_unique<BlobStore>(store_dir ? BlobStore::for_storage(w.top_, w.top_, w.settings_.store)
                                                    : BlobStore::for_work_tree(w.top_, w.settings_.store));
   // A lean work tree (core/lean): clean writes no file for a blob git holds
-  // out of the work tree, or the next status would look at it again. The
-  // index is read once, on the first blob that needs it; git's copy of a
-  // blob is read and compared once, and only a copy holding the content
-  // stands for it (a planted corrupt one must not take the bytes' place).
-  if (w.in_work_tree_ && is_lean(*w.repo_)) {
-    struct Held {
-      std::once_flag once;
-      std::unordered_map<std::string, std::string> ids;  // tracked path -> blob id
-      std::mutex mutex;                                   // the repository, one reader at a time
-      std::unordered_set<std::string> sound;              // ids found to hold their content
-    };
-    auto held = std::make_shared<Held>();
-    const GitRepo* repo = w.repo_.get();
-    w.store_->set_held_by_git([held, repo](const Digest& digest, std::string_view content) {
-      using GitCopy = BlobStore::GitCopy;
-      std::call_once(held->once, [&] {
-        for (auto& [path, id] : repo->skip_worktree_entries(kWorkTreeStore)) held->ids.emplace(path, id);
-      });
-      const auto it = held->ids.find(tracked_blob_path(digest));
-      if (it == held->ids.end()) return GitCopy::None;
-      std::optional<std::string> raw;
-      {
-        std::lock_guard lock(held->mutex);
-        if (held->sound.count(it->second)) return GitCopy::Holds;
-        raw = repo->read_object(it->second);
-      }
-      // A partial clone's missing object, or a git-lfs pointer: the file is
-      // written, as with no copy.
-      if (!raw || is_lfs_pointer(*raw)) return GitCopy::None;
-      if (!gzip_holds(*raw, content)) return GitCopy::Differs;
-      std::lock_guard lock(held->mutex);
-      held->sound.insert(it->second);
-      return GitCopy::Holds;
-    });
-  }
+  // out of the work tree, or the next status would look at it again.
+  w.lean_ = w.in_work_tree_ && is_lean(*w.repo_);
+  if (w.lean_) w.store_->set_held_by_git(held_in_index(*w.repo_));
   // With no repository, cwd/.jp/blobs would be a store nothing commits or
   // cleans: most likely a command run in the wrong folder.
   if (!store_dir && !w.repo_) w.store_->refuse_writes("not in a git repository; pass --store <folder>");

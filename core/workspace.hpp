@@ -69,6 +69,9 @@ class Workspace {
   // --store folder, not a bare repository): its blobs have index entries
   // and tracked paths.
   bool in_work_tree() const { return in_work_tree_; }
+  // True when this work tree is lean (core/lean): committed blobs in git's
+  // objects only. Asked once, when opened.
+  bool lean() const { return lean_; }
 
   // top(), opened safely: every document is found and read below it
   // without following a link. Null when top() does not exist (a --store
@@ -99,6 +102,7 @@ class Workspace {
   std::unique_ptr<SafeDir> base_;
   std::filesystem::path storage_;
   bool in_work_tree_ = false;
+  bool lean_ = false;
 };
 
 }  // namespace jpblob

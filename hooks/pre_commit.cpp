@@ -241,9 +241,7 @@ class Hook {
   // next commit (or checkout), which takes every store file the real index
   // holds.
   void leave_work_tree() {
-    // Asked of libgit2: no git process on every commit of a clone that is
-    // not lean.
-    if (!is_lean(*ws_.repo())) return;
+    if (!ws_.lean()) return;
     std::set<std::string> paths(to_stage_.begin(), to_stage_.end());
     for (const auto& [path, bytes] : staged_blobs_) paths.insert(path);
     // A lean store holds only blobs not committed yet: few files.
