@@ -80,7 +80,7 @@ RepairReport run_repair(const Workspace& ws, const Progress& progress) {
   // A lean work tree (core/lean) keeps committed blobs in the index only:
   // their copies there are the store's, checked the same way.
   std::unordered_set<Digest, DigestHash> in_index;  // corrupt there: staged again once mended
-  if (ws.repo() && is_lean(*ws.repo())) {
+  if (ws.lean()) {
     std::vector<std::pair<Digest, std::string>> held;  // digest, object id
     for (auto& [path, id] : ws.repo()->skip_worktree_entries(kWorkTreeStore))
       if (auto d = digest_of_tracked_path(path); d && !present.count(*d)) held.emplace_back(*d, std::move(id));
@@ -136,20 +136,15 @@ RepairReport run_repair(const Workspace& ws, const Progress& progress) {
       report.unrecoverable.push_back(path + ": no good copy in git's objects or in a work-tree document (" + why + ")");
       continue;
     }
-    if (missing.count(digest)) {
-      try {
-        // In a lean work tree a committed blob has no file: when git's
-        // copy holds the bytes, put() writes none, and nothing was missing.
-        if (!store.put(digest, bytes->second).written) continue;
-      } catch (const CorruptBlobInTheWay&) {
-        // ...and when the index's copy is corrupt, the good one is written
-        // and staged in its place, then leaves the work tree again.
-        store.replace_corrupt(digest, bytes->second);
-        restage.push_back(tracked_blob_path(digest));
-      }
+    if (in_index.count(digest)) {
+      // The index's copy is corrupt: the good one is written and staged in
+      // its place, then leaves the work tree again.
+      store.replace_corrupt(digest, bytes->second);
+      restage.push_back(tracked_blob_path(digest));
+    } else if (missing.count(digest)) {
+      store.put(digest, bytes->second);
     } else {
       store.replace_corrupt(digest, bytes->second);
-      if (in_index.count(digest)) restage.push_back(tracked_blob_path(digest));
     }
     report.repaired.push_back(path);
   }
