@@ -19,8 +19,7 @@ namespace {
 struct Source {
   const SafeDir* base;  // a work tree document below `base` at `file`, or
   fs::path file;
-  std::string id;       // a staged version's object id
-  DocumentRef ref;
+  DocumentRef ref;      // ref.id: a staged or pending version's object id
 };
 
 // The staged versions of documents in the index git uses in `worktree`;
@@ -29,7 +28,7 @@ void add_staged(const fs::path& worktree, const std::string& prefix, std::vector
   for (const IndexEntry& e : GitCli(worktree).index_entries(document_pathspecs())) {
     if (!e.mode.starts_with("100")) continue;  // a symlink or a submodule: no content of ours
     out.push_back(
-        {nullptr, {}, e.id, {prefix + e.path + " (staged)", document_kind(e.path), DocumentOrigin::Index, e.id}});
+        {nullptr, {}, {prefix + e.path + " (staged)", document_kind(e.path), DocumentOrigin::Index, e.id}});
   }
 }
 
@@ -37,7 +36,7 @@ void add_staged(const fs::path& worktree, const std::string& prefix, std::vector
 void add_files(const SafeDir& base, const fs::path& storage, const std::string& prefix, std::vector<Source>& out,
                std::vector<fs::path>* temporaries = nullptr) {
   for (const auto& f : list_documents(base, storage, temporaries))
-    out.push_back({&base, f, {}, {prefix + f.string(), document_kind(f.string()), DocumentOrigin::WorkTree, {}}});
+    out.push_back({&base, f, {prefix + f.string(), document_kind(f.string()), DocumentOrigin::WorkTree, {}}});
 }
 
 // The documents in commits git can give back (stash entries, operations
@@ -49,7 +48,7 @@ void add_pending(const GitCli& git, const std::vector<std::string>& commits, std
       const auto kind = document_kind_at(e.path);
       if (!kind || !e.mode.starts_with("100") || !seen.insert(e.id).second) continue;
       out.push_back(
-          {nullptr, {}, e.id, {"commit " + commit.substr(0, 12) + ":" + e.path, *kind, DocumentOrigin::Pending, e.id}});
+          {nullptr, {}, {"commit " + commit.substr(0, 12) + ":" + e.path, *kind, DocumentOrigin::Pending, e.id}});
     }
   }
 }
@@ -82,7 +81,7 @@ void for_each_document(const Workspace& ws, const DocumentFn& fn, const Progress
     const Source& s = sources[i];
     std::string text;
     if (s.ref.origin != DocumentOrigin::WorkTree) {
-      auto content = ws.repo()->read_object(s.id);
+      auto content = ws.repo()->read_object(s.ref.id);
       if (!content) throw Error(s.ref.what + " is missing from git's objects");
       text = std::move(*content);
     } else {
