@@ -61,12 +61,12 @@ std::string decode_blob(std::string_view gz, const Digest& digest,
   // into a buffer of that size (libdeflate, about twice zlib's speed: a
   // lean work tree inflates every blob it checks out). Anything else, and
   // any failure, takes the streaming inflate, which names the problem.
-  if (expected_size && *expected_size <= std::uint64_t{gz.size()} * 1032 + 64)
+  const std::uint64_t inflatable = std::uint64_t{gz.size()} * 1032 + 64;
+  if (expected_size && *expected_size <= inflatable)
     if (auto bytes = gzip_decompress_exact(gz, static_cast<std::size_t>(*expected_size)))
       return named(std::move(*bytes));
   std::string bytes;
-  if (expected_size)
-    bytes.reserve(static_cast<std::size_t>(std::min<std::uint64_t>(*expected_size, std::uint64_t{gz.size()} * 1032 + 64)));
+  if (expected_size) bytes.reserve(static_cast<std::size_t>(std::min(*expected_size, inflatable)));
   try {
     gzip_decompress(gz, limit, [&](std::string_view piece) { bytes.append(piece); });
   } catch (const GzipTooLarge& e) {
