@@ -120,10 +120,10 @@ fs::path lean_template_dir() {
 std::optional<std::string> remove_lean_template(const GitCli& git, ConfigScope scope) {
   const fs::path dir = lean_template_dir();
   const auto current = git.config_get("init.templateDir", scope);
+  std::error_code ignored;
+  fs::remove_all(dir, ignored);  // ours alone, whether named or written as an example
   if (!current || fs::path(*current) != dir) return std::nullopt;
   git.config_unset("init.templateDir", scope);
-  std::error_code ignored;
-  fs::remove_all(dir, ignored);  // ours alone; a leftover changes nothing once unnamed
   return "New clones check out .jp/blobs again: removed init.templateDir (" + dir.string() + ").";
 }
 
@@ -143,13 +143,13 @@ std::vector<std::string> install_lean(const fs::path& cwd, const std::optional<R
       if (auto removed = remove_lean_template(git, options.scope)) done.push_back(*removed);
       if (refs && options.lean == true)
         done.push_back("New clones check out .jp/blobs: jpblob.smudge is refs, and JP reads the blob files.");
-    } else if (current && fs::path(*current) != dir) {
-      done.push_back("Left init.templateDir (" + *current + ") alone: new clones check out .jp/blobs. Add to that "
-                     "template a config with core.sparseCheckout=true and an info/sparse-checkout of /* and "
-                     "!/.jp/blobs/ to make them lean.");
     } else {
       write_lean_template(dir);
-      if (!current) {
+      if (current && fs::path(*current) != dir) {
+        done.push_back("Left init.templateDir (" + *current + ") alone: new clones check out .jp/blobs. To make "
+                       "them lean, add to that template what " + dir.string() + " adds to git's own: its config, "
+                       "its info/sparse-checkout and the last two lines of its info/exclude.");
+      } else if (!current) {
         git.config_set("init.templateDir", dir.string(), options.scope);
         done.push_back("New clones keep committed blobs in git's objects only: init.templateDir is " + dir.string() +
                        " (git's own template, plus a sparse checkout that leaves .jp/blobs out; --no-lean undoes "

@@ -202,8 +202,11 @@ opt_out_and_uninstall() {
   git config --global init.templateDir "$TEST_ROOT/mine"
   git jpblob install > "$TEST_ROOT/out"
   grep -q "Left init.templateDir" "$TEST_ROOT/out" || fail "install did not name the template it left: $(cat "$TEST_ROOT/out")"
+  local ours="${XDG_DATA_HOME:-$HOME/.local/share}/git-jpblob/template"
+  [ -f "$ours/info/sparse-checkout" ] || fail "install named a template to copy from but wrote none"
   git jpblob uninstall > /dev/null
   [ "$(git config --global init.templateDir)" = "$TEST_ROOT/mine" ] || fail "uninstall removed the user's template"
+  [ ! -e "$ours" ] || fail "uninstall left git-jpblob's template behind"
   git config --global --unset init.templateDir
   # JP with RFD 066 reads the files: no lean clones with jpblob.smudge=refs.
   git config --global jpblob.smudge refs
