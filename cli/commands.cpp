@@ -58,6 +58,9 @@ namespace jpblob {
 
 void run_pre_commit() {
   const auto report = run_pre_commit_hook(std::filesystem::current_path());
+  if (report.restored > 0)
+    std::cerr << "git-jpblob: " << report.restored << " blob file" << (report.restored == 1 ? " was" : "s were")
+              << " gone from .jp/blobs; written again from the copies kept in the git folder, and staged\n";
   if (report.problems.empty()) return;
   // Every problem on its own line; the last one is the one-line error.
   for (std::size_t i = 0; i + 1 < report.problems.size(); ++i)

@@ -42,10 +42,13 @@ std::optional<std::string> BlobLookup::find(const Digest& digest, std::optional<
   // A corrupt work-tree copy (planted, or half-written by another tool)
   // does not hide a good one in git's objects; with none, its error stands.
   std::optional<std::string> store_error;
-  try {
-    if (auto bytes = store_.get(digest, size)) return bytes;
-  } catch (const Error& e) {
-    store_error = e.what();
+  for (const BlobStore* store : {&store_, kept_}) {
+    if (!store) continue;
+    try {
+      if (auto bytes = store->get(digest, size)) return bytes;
+    } catch (const Error& e) {
+      if (!store_error) store_error = e.what();
+    }
   }
   auto bytes = find_in_git(digest, size, treeish);
   if (!bytes && store_error) throw Error(*store_error);

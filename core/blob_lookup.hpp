@@ -5,7 +5,8 @@
 // written the blob files before the conversations (parallel checkout,
 // git-lfs's delayed smudge, `stash -u`).
 //
-// In order: the store; the commit git is checking out (`treeish`, when git
+// In order: the store; its kept copies (what clean wrote, where git's
+// stash and clean never delete it); the commit git is checking out (`treeish`, when git
 // says); the index; HEAD; then any commit reachable from a ref or the stash
 // (one listing, made on the first miss and kept). A blob object a partial
 // clone lacks is fetched through git; a blob file that git-lfs tracks is
@@ -30,8 +31,10 @@ namespace jpblob {
 class BlobLookup : public BlobSource {
  public:
   // `repo` when the store is its work tree's (blobs have tracked paths),
-  // else null: the store alone. Both must outlive the lookup.
-  BlobLookup(const BlobStore& store, const GitRepo* repo) : store_(store), repo_(repo) {}
+  // else null: the store alone. `kept`, when given, is looked in right
+  // after the store (BlobStore::kept_copies). All must outlive the lookup.
+  BlobLookup(const BlobStore& store, const BlobStore* kept, const GitRepo* repo)
+      : store_(store), kept_(kept), repo_(repo) {}
 
   std::optional<std::string> fetch(const Digest& digest, std::optional<std::uint64_t> size) const override {
     return find(digest, size, std::nullopt);
@@ -56,6 +59,7 @@ class BlobLookup : public BlobSource {
   std::optional<std::string> read_object(const std::string& id, const std::string& path) const;
 
   const BlobStore& store_;
+  const BlobStore* kept_;
   const GitRepo* repo_;
   mutable std::mutex git_mutex_;
   // Digest -> blob object id in any reachable commit, built on first need.

@@ -83,8 +83,8 @@ std::string decode_blob(std::string_view gz, const Digest& digest,
   return named(std::move(bytes));
 }
 
-BlobStore::BlobStore(fs::path root, fs::path boundary, StoreOptions options)
-    : root_(std::move(root)), options_(options) {
+BlobStore::BlobStore(fs::path root, fs::path boundary, StoreOptions options, StoreLayout layout)
+    : root_(std::move(root)), options_(options), layout_(layout) {
   display_base_ = fs::absolute(boundary);
   std::error_code ec;
   boundary_ = fs::canonical(boundary, ec);
@@ -107,6 +107,14 @@ BlobStore BlobStore::for_storage(const fs::path& storage, const fs::path& bounda
 
 BlobStore BlobStore::for_work_tree(const fs::path& top, StoreOptions options) {
   return BlobStore(top / kWorkTreeStore, top, options);
+}
+
+BlobStore BlobStore::kept_copies(const fs::path& common_dir, StoreOptions options) {
+  return BlobStore(common_dir / "jpblob" / "kept", common_dir, options, StoreLayout::Flat);
+}
+
+std::string BlobStore::relative_path(const Digest& digest) const {
+  return layout_ == StoreLayout::Flat ? digest.hex() + ".blob.gz" : blob_relative_path(digest);
 }
 
 void BlobStore::check_inside_boundary(const fs::path& existing) const {
@@ -172,11 +180,19 @@ Fd open_beneath(int dir, const std::string& path) {
   return Fd();
 }
 
+// A descriptor of its own for the store folder `fd` names.
+Fd duplicate(int fd, const fs::path& root) {
+  Fd copy(::fcntl(fd, F_DUPFD_CLOEXEC, 0));
+  if (!copy.valid()) throw errno_error("cannot open blob store " + root.string(), errno);
+  return copy;
+}
+
 }  // namespace
 
 Fd BlobStore::open_leaf(const Digest& digest, bool create, int root) const {
   int dir = root >= 0 ? root : root_fd(create);
   if (dir < 0) return Fd();
+  if (layout_ == StoreLayout::Flat) return duplicate(dir, root_);
   const std::string hex = digest.hex();
   // The common case, a leaf that exists, in one call.
   Fd leaf = open_beneath(dir, hex.substr(0, 2) + "/" + hex.substr(2, 2));
@@ -210,6 +226,7 @@ Fd BlobStore::open_leaf(const Digest& digest, bool create, int root) const {
 Fd BlobStore::open_folder(const std::string& relative) const {
   const int dir = root_fd(false);
   if (dir < 0) return Fd();
+  if (relative.empty()) return duplicate(dir, root_);  // the root itself
   Fd folder = open_beneath(dir, relative);
   if (folder.valid()) return folder;
   if (errno == ENOENT) return Fd();
@@ -334,10 +351,39 @@ BlobStore::PutResult BlobStore::put(const Digest& digest, std::string_view bytes
                             options_.fsync ? AtomicFile::Durability::Full : AtomicFile::Durability::None);
   if (!started) return {digest, false};
   started->file->write(gzip_compress(bytes, options_.compression_level));
-  return {digest, started->file->commit(AtomicFile::Replace::No)};
+  const bool written = started->file->commit(AtomicFile::Replace::No);
+  if (written) keep_copy(started->leaf.get(), digest, options_.fsync);
+  return {digest, written};
+}
+
+void BlobStore::keep_copy(int leaf, const Digest& digest, bool sync) const {
+  if (!kept_) return;
+  const std::string name = digest.hex() + ".blob.gz";
+  const std::string what = "a kept copy of blob " + digest.hex() + " in " + kept_->root().string();
+  const Fd dest = kept_->open_leaf(digest, true);
+  if (::linkat(leaf, name.c_str(), dest.get(), name.c_str(), 0) == 0) {
+    if (sync) fsync_dir(dest.get(), what);
+    return;
+  }
+  if (errno == EEXIST) return;  // kept already: equal names hold equal bytes
+  if (errno != EXDEV && errno != EPERM && errno != ENOTSUP && errno != EOPNOTSUPP && errno != EMLINK)
+    throw errno_error("cannot make " + what, errno);
+  // The git folder on another file system, or one without hard links: a
+  // copy of the bytes just published.
+  Fd src(::openat(leaf, name.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
+  if (!src.valid()) throw errno_error("cannot read blob " + path_of(digest).string(), errno);
+  const std::string raw = read_all(src.get(), "blob " + path_of(digest).string());
+  AtomicFile copy(dest.get(), name, what, 0666, sync ? AtomicFile::Durability::Full : AtomicFile::Durability::None);
+  copy.write(raw);
+  copy.commit(AtomicFile::Replace::No);
 }
 
 namespace {
+bool same_file_system(int a, int b) {
+  struct stat sa {}, sb {};
+  return ::fstat(a, &sa) == 0 && ::fstat(b, &sb) == 0 && sa.st_dev == sb.st_dev;
+}
+
 // How many new blobs put_all() keeps pending at once: half the soft limit
 // on open descriptors (512 under the usual 1,024), at most 16,384.
 std::size_t chunk_size() {
@@ -382,9 +428,20 @@ std::vector<BlobStore::PutResult> BlobStore::put_all(
     const bool any = std::any_of(pending.begin(), pending.end(), [](auto& p) { return p.file != nullptr; });
     if (!any) continue;
     if (options_.fsync) sync_filesystem(root_fd(true), "blob store " + root_.string());
-    for (std::size_t k = 0; k < count; ++k)
-      if (pending[k].file) written[unique[start + k]] = pending[k].file->commit(AtomicFile::Replace::No);
-    if (options_.fsync) sync_filesystem(root_fd(true), "blob store " + root_.string());
+    // Publishing, and linking the kept copies (a copy where no link can
+    // be made is synced on its own), on every core; the sync after makes
+    // all the new names durable, kept ones included (one file system).
+    parallel_for(count, [&](std::size_t k) {
+      if (!pending[k].file) return;
+      const std::size_t i = unique[start + k];
+      written[i] = pending[k].file->commit(AtomicFile::Replace::No);
+      if (written[i]) keep_copy(pending[k].leaf.get(), *digests[i], false);
+    });
+    if (options_.fsync) {
+      sync_filesystem(root_fd(true), "blob store " + root_.string());
+      if (kept_ && !same_file_system(root_fd(true), kept_->root_fd(true)))
+        sync_filesystem(kept_->root_fd(true), "blob store " + kept_->root().string());
+    }
   }
   std::vector<PutResult> results;
   results.reserve(payloads.size());

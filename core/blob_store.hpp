@@ -77,6 +77,11 @@ std::optional<Digest> digest_of_tracked_path(std::string_view repo_path);
 // True for any path below ".jp/blobs/".
 bool is_store_path(std::string_view repo_path);
 
+// How a store spreads its files: the work tree's (RFD 066) in two levels of
+// folders, <h0h1>/<h2h3>/<h>.blob.gz; kept copies (BlobStore::kept_copies)
+// in one folder, where each new blob costs a link and no folders.
+enum class StoreLayout { FanOut, Flat };
+
 // One entry of a store, as its walk finds it.
 struct StoreEntry {
   enum class Kind {
@@ -106,7 +111,7 @@ class BlobStore {
   // Throws Error when the root (or its nearest existing ancestor) resolves
   // outside the boundary.
   BlobStore(std::filesystem::path root, std::filesystem::path boundary,
-            StoreOptions options = {});
+            StoreOptions options = {}, StoreLayout layout = StoreLayout::FanOut);
 
   // The store of a JP storage folder (`.jp` in a work tree, or JP's
   // user-local folder): <storage>/blobs, bounded by `boundary`.
@@ -115,6 +120,22 @@ class BlobStore {
 
   // The store of a work tree: <top>/.jp/blobs, bounded by `top`.
   static BlobStore for_work_tree(const std::filesystem::path& top, StoreOptions options = {});
+
+  // Kept copies (docs/ARCHITECTURE.md, "Kept copies"): a second home, in
+  // the git folder shared by a repository's worktrees
+  // (<common dir>/jpblob/kept, flat), for the blobs clean writes into the
+  // work tree. git never checks out, stashes or cleans that folder, so a
+  // blob whose work-tree file git deletes (`git stash -u` or `-a`, `git
+  // clean -x`) or a user removes is still there for smudge. A kept copy is
+  // a hard link to the work-tree file: no second set of bytes while both
+  // exist. The pre-commit hook and gc remove a kept copy once git's index
+  // holds the blob.
+  static BlobStore kept_copies(const std::filesystem::path& common_dir, StoreOptions options = {});
+
+  // From now on every blob file put(), put_all() or replace_corrupt()
+  // writes is also linked into `kept` (a copy where linking is impossible),
+  // made durable with it. `kept` must outlive this store.
+  void keep_copies_in(const BlobStore* kept) { kept_ = kept; }
 
   const std::filesystem::path& root() const { return root_; }
 
@@ -135,9 +156,9 @@ class BlobStore {
   using HeldByGit = std::function<GitCopy(const Digest&, std::string_view content)>;
   void set_held_by_git(HeldByGit held) { held_by_git_ = std::move(held); }
 
-  std::filesystem::path path_of(const Digest& digest) const {
-    return root_ / blob_relative_path(digest);
-  }
+  std::filesystem::path path_of(const Digest& digest) const { return root_ / relative_path(digest); }
+  // A blob's path below the root, in this store's layout.
+  std::string relative_path(const Digest& digest) const;
 
   // True when a regular file for the digest is present. Does not verify it.
   bool contains(const Digest& digest) const;
@@ -185,6 +206,10 @@ class BlobStore {
   // them empty, as git's prune does. Throws Error for a Foreign entry and
   // on failures other than the file being gone.
   Removal remove(const StoreEntry& entry, std::time_t not_newer_than) const;
+  // The entry remove() takes for a blob known by its digest alone.
+  StoreEntry entry_for(const Digest& digest) const {
+    return StoreEntry{StoreEntry::Kind::Blob, relative_path(digest), digest, 0, 0, false};
+  }
 
   // Replaces a blob file that verify() found corrupt with `bytes`, whose
   // SHA-256 must be `digest` (an Error otherwise, and nothing is written).
@@ -211,8 +236,12 @@ class BlobStore {
  private:
   // Opens (creating when `create`) the leaf folder of a digest, below
   // `root` when given (a descriptor from root_fd()). Returns an invalid Fd
-  // when it does not exist and `create` is false.
+  // when it does not exist and `create` is false. A flat store's leaf is
+  // its root.
   Fd open_leaf(const Digest& digest, bool create, int root = -1) const;
+  // The kept copy of the blob file `leaf` has just published (see
+  // keep_copies_in); with `sync`, its folder is synced too.
+  void keep_copy(int leaf, const Digest& digest, bool sync) const;
   int root_fd(bool create) const;
   // What the leaf holds under the blob's name.
   enum class Presence { Absent, Sound, Corrupt };
@@ -246,6 +275,8 @@ class BlobStore {
   std::filesystem::path boundary_;  // canonical
   std::filesystem::path display_base_;  // the boundary as given: verify() names blobs relative to it
   StoreOptions options_;
+  StoreLayout layout_;
+  const BlobStore* kept_ = nullptr;
   std::optional<std::string> writes_refused_;
   HeldByGit held_by_git_;
   // The root folder's descriptor, opened on first use. Held by pointer so

@@ -23,12 +23,13 @@ bool is_hex_name(std::string_view name, std::size_t len) {
 
 constexpr std::string_view kSuffix = ".blob.gz";
 
-// The kind of a file named `name` in the leaf folder `a/b`.
+// The kind of a file named `name` in the leaf folder `a/b` (both empty in
+// a flat store).
 StoreEntry::Kind classify(const std::string& a, const std::string& b, const std::string& name,
                           std::optional<Digest>& digest) {
   if (name.starts_with(AtomicFile::kTempPrefix)) return StoreEntry::Kind::Temporary;
   if (name.size() == 64 + kSuffix.size() && name.ends_with(kSuffix) && is_hex_name(name.substr(0, 64), 64) &&
-      name.compare(0, 2, a) == 0 && name.compare(2, 2, b) == 0) {
+      name.compare(0, a.size(), a) == 0 && name.compare(a.size(), b.size(), b) == 0) {
     digest = Digest::from_hex(name.substr(0, 64));
     return StoreEntry::Kind::Blob;
   }
@@ -60,10 +61,29 @@ Fd open_child(int dir, const std::string& name) {
 
 }  // namespace
 
+namespace {
+
+// The entries of a leaf folder `ab` ("aa/bb", or "" for a flat store's root).
+void each_leaf_entry(int leaf, const std::string& where, const std::string& ab,
+                     const std::function<void(const StoreEntry&)>& fn) {
+  const std::string a = ab.substr(0, 2), b = ab.size() > 3 ? ab.substr(3) : "";
+  each_name(leaf, ab.empty() ? where : where + "/" + ab, [&](const std::string& name, const struct stat& st) {
+    const std::string relative = ab.empty() ? name : ab + "/" + name;
+    if (!S_ISREG(st.st_mode)) return fn(foreign(relative, st));
+    StoreEntry e{StoreEntry::Kind::Foreign, relative, std::nullopt, static_cast<std::uint64_t>(st.st_size),
+                 st.st_mtim.tv_sec, false};
+    e.kind = classify(a, b, name, e.digest);
+    fn(e);
+  });
+}
+
+}  // namespace
+
 void BlobStore::for_each_entry(const std::function<void(const StoreEntry&)>& fn) const {
   const int root = root_fd(false);
   if (root < 0) return;
   const std::string where = root_.string();
+  if (layout_ == StoreLayout::Flat) return each_leaf_entry(root, where, "", fn);
   each_name(root, where, [&](const std::string& a, const struct stat& st_a) {
     if (!is_hex_name(a, 2) || !S_ISDIR(st_a.st_mode)) return fn(foreign(a, st_a));
     Fd level1 = open_child(root, a);
@@ -79,14 +99,7 @@ void BlobStore::for_each_entry(const std::function<void(const StoreEntry&)>& fn)
         if (errno == ENOENT) return;
         throw errno_error("cannot open " + where + "/" + ab, errno);
       }
-      each_name(leaf.get(), where + "/" + ab, [&](const std::string& name, const struct stat& st) {
-        const std::string relative = ab + "/" + name;
-        if (!S_ISREG(st.st_mode)) return fn(foreign(relative, st));
-        StoreEntry e{StoreEntry::Kind::Foreign, relative, std::nullopt, static_cast<std::uint64_t>(st.st_size),
-                     st.st_mtim.tv_sec, false};
-        e.kind = classify(a, b, name, e.digest);
-        fn(e);
-      });
+      each_leaf_entry(leaf.get(), where, ab, fn);
     });
   });
 }
@@ -101,7 +114,8 @@ Removal BlobStore::remove(const StoreEntry& entry, std::time_t not_newer_than) c
   if (entry.kind == StoreEntry::Kind::Foreign)
     throw Error("refusing to delete " + (root_ / entry.relative).string() + ": it is not a blob");
   const std::size_t slash = entry.relative.rfind('/');
-  const std::string leaf_path = entry.relative.substr(0, slash), name = entry.relative.substr(slash + 1);
+  const std::string leaf_path = slash == std::string::npos ? "" : entry.relative.substr(0, slash);
+  const std::string name = entry.relative.substr(slash + 1);  // npos + 1 == 0
   Fd leaf = open_folder(leaf_path);
   if (!leaf.valid()) return Removal::Gone;
   struct stat st {};
@@ -116,6 +130,7 @@ Removal BlobStore::remove(const StoreEntry& entry, std::time_t not_newer_than) c
     if (errno == ENOENT) return Removal::Gone;
     throw errno_error("cannot delete " + (root_ / entry.relative).string(), errno);
   }
+  if (leaf_path.empty()) return Removal::Removed;  // a flat store keeps its root
   // The folders it leaves empty go too. A writer that has just opened one
   // creates it again (start_file); a folder that is not empty stays.
   const std::string a = leaf_path.substr(0, 2), b = leaf_path.substr(3);
@@ -147,13 +162,24 @@ bool BlobStore::replace_corrupt(const Digest& digest, std::string_view bytes) co
                   options_.fsync ? AtomicFile::Durability::Full : AtomicFile::Durability::None);
   file.write(gzip_compress(bytes, options_.compression_level));
   file.commit(AtomicFile::Replace::Yes);
+  // A kept copy is a link to the file it was made from: corrupted in
+  // place, it is corrupt too.
+  if (kept_) {
+    bool kept_sound = true;
+    try {
+      kept_->verify(digest);
+    } catch (const Error&) {
+      kept_sound = false;
+    }
+    if (!kept_sound) kept_->replace_corrupt(digest, bytes);
+  }
   return true;
 }
 
 std::optional<std::uint64_t> BlobStore::trailer_size(const StoreEntry& entry) const {
   if (entry.kind != StoreEntry::Kind::Blob || entry.size < 4) return std::nullopt;
   const std::size_t slash = entry.relative.rfind('/');
-  Fd leaf = open_folder(entry.relative.substr(0, slash));
+  Fd leaf = open_folder(slash == std::string::npos ? "" : entry.relative.substr(0, slash));
   if (!leaf.valid()) return std::nullopt;
   Fd fd(::openat(leaf.get(), entry.relative.substr(slash + 1).c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
   unsigned char tail[4];
@@ -170,7 +196,7 @@ std::vector<Digest> BlobStore::find_prefix(std::string_view hex_prefix) const {
   auto scan_leaf = [&](const std::string& leaf_path) {
     Fd leaf = open_folder(leaf_path);
     if (!leaf.valid()) return;
-    const std::string a = leaf_path.substr(0, 2), b = leaf_path.substr(3);
+    const std::string a = leaf_path.substr(0, 2), b = leaf_path.size() > 3 ? leaf_path.substr(3) : "";
     for (const std::string& name : folder_names(leaf.get(), (root_ / leaf_path).string())) {
       std::optional<Digest> digest;
       if (name.starts_with(hex_prefix) && classify(a, b, name, digest) == StoreEntry::Kind::Blob) {
@@ -187,7 +213,9 @@ std::vector<Digest> BlobStore::find_prefix(std::string_view hex_prefix) const {
       if (is_hex_name(b, 2) && (hex_prefix.size() < 3 || hex_prefix.substr(2).starts_with(b.substr(0, hex_prefix.size() - 2))))
         scan_leaf(a + "/" + b);
   };
-  if (hex_prefix.size() >= 4) {
+  if (layout_ == StoreLayout::Flat) {
+    scan_leaf("");
+  } else if (hex_prefix.size() >= 4) {
     scan_leaf(std::string(hex_prefix.substr(0, 2)) + "/" + std::string(hex_prefix.substr(2, 2)));
   } else if (hex_prefix.size() >= 2) {
     scan_level1(std::string(hex_prefix.substr(0, 2)));

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <ctime>
+#include <limits>
 #include <optional>
 #include <unordered_set>
 
@@ -11,6 +12,7 @@
 #include "error.hpp"
 #include "fs.hpp"
 #include "git_cli.hpp"
+#include "kept.hpp"
 #include "live_set.hpp"
 #include "parallel.hpp"
 
@@ -52,11 +54,12 @@ DigestSet reflog_references(const Workspace& ws, const LiveSet& live) {
 }
 
 // True when git's objects hold this blob file's bytes: git can give the
-// file back, so the work-tree copy is not the only one.
-bool in_git_objects(const Workspace& ws, const Digest& digest) {
-  const auto raw = ws.store().read_raw(digest);
+// file back, so the copy in `store` is not the only one.
+bool in_git_objects(const Workspace& ws, const BlobStore& store, const Digest& digest) {
+  const auto raw = store.read_raw(digest);
   return raw && ws.repo()->has_object(ws.repo()->hash_blob(*raw));
 }
+
 
 // A temporary file may belong to a writer still at work, whatever
 // --prune says: it waits an hour at least, as git's prune waits for its
@@ -104,23 +107,45 @@ GcReport run_gc(const Workspace& ws, const GcOptions& options, const Progress& p
   // candidate at all, and one written before it is either in the live set
   // or young enough for the grace period.
   const std::vector<StoreEntry> entries = store.entries();
+  const std::vector<StoreEntry> kept = ws.kept() ? ws.kept()->entries() : std::vector<StoreEntry>{};
   const LiveSet live = build_live_set(ws, progress);
   report.conversations = live.documents;
+  // A kept copy whose blob the index holds byte for byte has done its job
+  // (core/kept): what the pre-commit hook removes at each commit, left by
+  // a commit that bypassed it or was refused after it.
+  DigestSet staged_kept;
+  if (ws.kept() && ws.repo()) {
+    std::vector<Digest> candidates;
+    for (const StoreEntry& e : kept)
+      if (e.digest) candidates.push_back(*e.digest);
+    for (const Digest& d : kept_copies_staged(ws, GitCli(ws.top()), candidates)) staged_kept.insert(d);
+  }
   std::optional<DigestSet> reflogs;  // built on first need
 
-  std::vector<const StoreEntry*> doomed;
+  struct Doomed {
+    const BlobStore* store;
+    const StoreEntry* entry;
+  };
+  std::vector<Doomed> doomed;
   DigestSet present;
-  for (const StoreEntry& e : entries) {
-    if (e.kind == StoreEntry::Kind::Foreign) continue;  // not ours to judge
-    if (e.digest) present.insert(*e.digest);
+  // The same rules for a work-tree file and a kept copy, except that a
+  // kept copy of a live blob also goes once the index holds it.
+  auto judge = [&](const BlobStore& from, const StoreEntry& e) {
+    if (e.kind == StoreEntry::Kind::Foreign) return;  // not ours to judge
+    const bool is_kept = &from != &store;
+    if (e.digest && !is_kept) present.insert(*e.digest);
+    if (is_kept && e.digest && staged_kept.count(*e.digest)) {
+      doomed.push_back({&from, &e});
+      return;
+    }
     if (e.digest && live.digests.count(*e.digest)) {
       ++report.kept_live;
-      continue;
+      return;
     }
     const bool old = options.grace_seconds != INT64_MAX && e.mtime + grace_of(e, options) <= now;
     if (!old) {
       ++report.kept_young;
-      continue;
+      return;
     }
     // The only copy of a blob that a commit in a reflog references stays:
     // the way back to that commit needs it. Of the two questions, git's
@@ -130,8 +155,8 @@ GcReport run_gc(const Workspace& ws, const GcOptions& options, const Progress& p
     if (e.digest && ws.in_work_tree()) {
       bool only_copy_in_reflog;
       if (reflogs) {
-        only_copy_in_reflog = reflogs->count(*e.digest) && !in_git_objects(ws, *e.digest);
-      } else if (in_git_objects(ws, *e.digest)) {
+        only_copy_in_reflog = reflogs->count(*e.digest) && !in_git_objects(ws, from, *e.digest);
+      } else if (in_git_objects(ws, from, *e.digest)) {
         only_copy_in_reflog = false;
       } else {
         reflogs = reflog_references(ws, live);
@@ -139,11 +164,13 @@ GcReport run_gc(const Workspace& ws, const GcOptions& options, const Progress& p
       }
       if (only_copy_in_reflog) {
         ++report.kept_live;
-        continue;
+        return;
       }
     }
-    doomed.push_back(&e);
-  }
+    doomed.push_back({&from, &e});
+  };
+  for (const StoreEntry& e : entries) judge(store, e);
+  for (const StoreEntry& e : kept) judge(*ws.kept(), e);
 
   // Unstage first, then delete: a gc killed in between leaves untracked
   // orphans, which the next gc deletes. Also unstaged: tracked blobs
@@ -153,8 +180,8 @@ GcReport run_gc(const Workspace& ws, const GcOptions& options, const Progress& p
   if (!options.dry_run && ws.in_work_tree()) {
     const GitCli git(ws.top());
     std::vector<std::string> unstage;
-    for (const StoreEntry* e : doomed)
-      if (e->digest) unstage.push_back(tracked_blob_path(*e->digest));
+    for (const Doomed& d : doomed)
+      if (d.store == &store && d.entry->digest) unstage.push_back(tracked_blob_path(*d.entry->digest));
     for (const IndexEntry& i : git.index_entries({literal_pathspec(kWorkTreeStore)})) {
       const auto digest = digest_of_tracked_path(i.path);
       if (digest && !i.skip_worktree && !present.count(*digest) && !live.digests.count(*digest))
@@ -174,18 +201,24 @@ GcReport run_gc(const Workspace& ws, const GcOptions& options, const Progress& p
         doomed.size(),
         [&](std::size_t i) {
           // The age again, just before deleting: a clean may have used it.
-          removals[i] = store.remove(*doomed[i], ::time(nullptr) - grace_of(*doomed[i], options));
+          const StoreEntry& e = *doomed[i].entry;
+          // A kept copy the index holds goes whatever its age: nothing
+          // ages into it, and git gives the blob back.
+          const bool staged = doomed[i].store != &store && e.digest && staged_kept.count(*e.digest);
+          removals[i] = doomed[i].store->remove(
+              e, staged ? std::numeric_limits<std::time_t>::max() : ::time(nullptr) - grace_of(e, options));
         },
         kDeleters);
   }
   for (std::size_t i = 0; i < doomed.size(); ++i) {
-    const StoreEntry* e = doomed[i];
+    const StoreEntry* e = doomed[i].entry;
     if (removals[i] == Removal::Gone) continue;
     if (removals[i] == Removal::Fresh) {
       ++report.kept_young;
       continue;
     }
-    report.removed.push_back({(store.root() / e->relative).lexically_relative(ws.top()).string(), e->size});
+    report.removed.push_back(
+        {(doomed[i].store->root() / e->relative).lexically_relative(ws.top()).string(), e->size});
     report.bytes_freed += e->size;
   }
   sweep_temporaries(ws, options, now, live.temporaries, report);

@@ -60,8 +60,7 @@ std::size_t drop_blob_files(const Workspace& ws, const std::vector<GitCli>& inde
   for (const auto& [digest, path] : drop) marked.push_back(path);
   for (const GitCli& index : indexes) index.set_skip_worktree(marked);
   for (const auto& [digest, path] : drop)
-    ws.store().remove(StoreEntry{StoreEntry::Kind::Blob, blob_relative_path(digest), digest, 0, 0, false},
-                      std::numeric_limits<std::time_t>::max());
+    ws.store().remove(ws.store().entry_for(digest), std::numeric_limits<std::time_t>::max());
   return drop.size();
 }
 

@@ -80,7 +80,13 @@ Workspace Workspace::open(const fs::path& cwd, const std::optional<fs::path>& st
   // With no repository, cwd/.jp/blobs would be a store nothing commits or
   // cleans: most likely a command run in the wrong folder.
   if (!store_dir && !w.repo_) w.store_->refuse_writes("not in a git repository; pass --store <folder>");
-  w.source_ = std::make_unique<BlobLookup>(*w.store_, w.in_work_tree_ ? w.repo() : nullptr);
+  // What clean writes into a work tree also goes where git never deletes
+  // it (BlobStore::kept_copies).
+  if (w.in_work_tree_) {
+    w.kept_ = std::make_unique<BlobStore>(BlobStore::kept_copies(w.repo_->commondir(), w.settings_.store));
+    w.store_->keep_copies_in(w.kept_.get());
+  }
+  w.source_ = std::make_unique<BlobLookup>(*w.store_, w.kept_.get(), w.in_work_tree_ ? w.repo() : nullptr);
   return w;
 }
 

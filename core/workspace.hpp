@@ -61,6 +61,9 @@ class Workspace {
                         const std::optional<std::filesystem::path>& store_dir = std::nullopt);
 
   const BlobStore& store() const { return *store_; }
+  // Kept copies of the blobs clean writes into the work-tree store
+  // (BlobStore::kept_copies); null outside a work tree.
+  const BlobStore* kept() const { return kept_.get(); }
   const GitRepo* repo() const { return repo_.get(); }
   const Settings& settings() const { return settings_; }
   // The folder paths in messages are relative to.
@@ -82,7 +85,8 @@ class Workspace {
   const std::filesystem::path& storage() const { return storage_; }
 
   // Blob bytes for smudge and readers: the store first, then, when the
-  // store is the work tree's, git's objects (core/blob_lookup).
+  // store is the work tree's, its kept copies and git's objects
+  // (core/blob_lookup).
   const BlobLookup& blobs() const { return *source_; }
 
   // The same lookup by digest alone, for callers with no reference (and so
@@ -96,6 +100,7 @@ class Workspace {
   // addresses, which must survive the Workspace being moved.
   std::unique_ptr<GitRepo> repo_;
   std::unique_ptr<BlobStore> store_;
+  std::unique_ptr<BlobStore> kept_;
   std::unique_ptr<BlobLookup> source_;
   Settings settings_;
   std::filesystem::path top_;

@@ -13,6 +13,7 @@
 #include "core/error.hpp"
 #include "core/fs.hpp"
 #include "core/git_cli.hpp"
+#include "core/kept.hpp"
 #include "core/lean.hpp"
 #include "core/transform.hpp"
 #include "core/workspace.hpp"
@@ -79,11 +80,18 @@ class Hook {
     if (report_.problems.empty()) {
       stage_blobs();
       leave_work_tree();
+      drop_kept();
     }
     return report_;
   }
 
  private:
+  struct Missing {
+    std::string conversation;
+    BlobUse ref;
+    std::string path;
+  };
+
   void problem(const std::string& line) { report_.problems.push_back(line); }
 
   // A blob file staged by hand (git add .jp/blobs) must still be what its
@@ -206,6 +214,7 @@ class Hook {
     const auto staged = git_->index_ids(paths);
     for (const auto& m : missing_) {
       const auto id = staged.find(m.path);
+      if (id == staged.end() && from_kept_copy(m)) continue;
       if (id == staged.end()) {
         problem("blob " + m.ref.digest.hex() + " referenced by " + m.conversation + " is missing: " +
                 m.path + "; " + how_to_restore(m.path));
@@ -219,6 +228,35 @@ class Hook {
       }
       verify(m.conversation, m.ref, *raw, m.path + " (index)", "");
     }
+  }
+
+  // A blob whose work-tree file git deleted before its commit (`git clean
+  // -x`, a stash) or a user removed: its kept copy (core/kept) writes the
+  // file again, to be staged like any other.
+  bool from_kept_copy(const Missing& m) {
+    if (!ws_.kept()) return false;
+    try {
+      const auto bytes = ws_.kept()->get(m.ref.digest, m.ref.size);
+      if (!bytes) return false;
+      ws_.store().put(m.ref.digest, *bytes);
+    } catch (const Error&) {
+      return false;  // corrupt, or in the way: the problem as usual
+    }
+    to_stage_.push_back(m.path);
+    ++report_.restored;
+    return true;
+  }
+
+  // The kept copies of what the index that stays after this commit holds
+  // have done their job (core/kept). With `git commit -a` or `<paths>`,
+  // that index gets this commit's blobs only when the commit happens: its
+  // copies go at the next commit or gc.
+  void drop_kept() {
+    if (!ws_.kept()) return;
+    std::vector<Digest> kept;
+    for (const StoreEntry& e : ws_.kept()->entries())
+      if (e.kind == StoreEntry::Kind::Blob && e.digest) kept.push_back(*e.digest);
+    drop_kept_copies(ws_, git_->with_index(ws_.repo()->gitdir() / "index"), kept);
   }
 
   // One `git update-index --add` per index file: git stats and hashes the
@@ -255,12 +293,6 @@ class Hook {
     const GitCli keeper = git_->with_index(real);
     drop_blob_files(ws_, indexes, {paths.begin(), paths.end()}, temporary ? &keeper : nullptr);
   }
-
-  struct Missing {
-    std::string conversation;
-    BlobUse ref;
-    std::string path;
-  };
 
   Workspace ws_;
   fs::path top_;

@@ -51,7 +51,7 @@ missing_blob_reported() {
   git jpblob migrate > /dev/null
   local h
   h=$(printf 'lost tool output' | sha256sum | cut -c1-64)
-  rm ".jp/blobs/${h:0:2}/${h:2:2}/$h.blob.gz"
+  remove_blob_files "$h"
   local rc=0
   git jpblob checkout > "$TEST_ROOT/out" 2> "$TEST_ROOT/err" || rc=$?
   [ "$rc" -eq 1 ] || fail "checkout exited $rc with a blob missing"

@@ -123,14 +123,16 @@ refuses_deleted_blob() {
   git add .jp/conversations/4-deleted
   local digest
   digest=$(digest_of 'blob deleted after add')
-  rm ".jp/blobs/${digest:0:2}/${digest:2:2}/$digest.blob.gz"
+  # The work-tree file and its kept copy (with the copy, the hook writes
+  # the file again: e2e kept_copies).
+  remove_blob_files "$digest"
   if git commit -qm deleted 2> "$TEST_ROOT/err"; then fail "committed a conversation whose blob is missing"; fi
   grep -q "blob $digest referenced by .jp/conversations/4-deleted/events.json is missing" "$TEST_ROOT/err" ||
     fail "message: $(cat "$TEST_ROOT/err")"
   grep -q "commit refused" "$TEST_ROOT/err" || fail "message: $(cat "$TEST_ROOT/err")"
   git reset -q -- .jp/conversations/4-deleted && rm -rf .jp/conversations/4-deleted
 }
-case_ "refused: a blob deleted after git add" refuses_deleted_blob
+case_ "refused: a blob deleted after git add, its kept copy too" refuses_deleted_blob
 
 refuses_flipped_blob() {
   write_conversation 5-flipped "blob flipped after add"

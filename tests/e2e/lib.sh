@@ -222,6 +222,17 @@ print("\n".join(sorted(set(re.findall(r"\"\$blob\"\s*:\s*\"([0-9a-f]{64})\"", sy
 }
 
 # The store path of the blob holding exactly the text $1.
+# Makes blobs nowhere but in git: their work-tree files and the copies
+# kept in the git folder (core/kept). Arguments: digests.
+remove_blob_files() {
+  local d kept
+  kept="$(git rev-parse --git-common-dir)/jpblob/kept"
+  for d in "$@"; do rm -f ".jp/blobs/${d:0:2}/${d:2:2}/$d.blob.gz" "$kept/$d.blob.gz"; done
+}
+# The same for the whole work-tree store.
+remove_store() {
+  rm -rf .jp/blobs "$(git rev-parse --git-common-dir)/jpblob/kept"
+}
 blob_of() {
   local h
   h=$(printf '%s' "$1" | sha256sum | cut -c1-64)

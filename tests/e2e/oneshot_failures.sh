@@ -21,7 +21,8 @@ missing_blob_at_checkout() {
   write_conversation 2-gone "content that will go missing"
   git add .gitattributes .jp/conversations/2-gone/events.json
   git commit -qm gone
-  rm "$(find .jp/blobs -name "$digest.blob.gz")" .jp/conversations/2-gone/events.json
+  remove_blob_files "$digest"
+  rm .jp/conversations/2-gone/events.json
   if git checkout -- .jp/conversations/2-gone/events.json 2> "$TEST_ROOT/err"; then
     fail "checkout succeeded without the blob"
   fi

@@ -15,7 +15,7 @@ digest=$(printf 'output whose blob will go missing' | sha256sum | cut -c1-64)
 # The only copies of the blobs go: no commit, no index holds them.
 missing_blob() {
   rm "$conv"
-  rm -rf .jp/blobs
+  remove_store
   if git checkout -- "$conv" 2> "$TEST_ROOT/err"; then fail "checkout succeeded without the blob"; fi
   grep -q "blob [0-9a-f]\{64\} referenced by $conv is missing" "$TEST_ROOT/err" ||
     fail "no clear message: $(cat "$TEST_ROOT/err")"

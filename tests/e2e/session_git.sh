@@ -136,8 +136,8 @@ PY
   git commit -q --no-verify -m "lose a blob"
   committed_lost=$(git cat-file -p "HEAD:$lost")
   missing=$(grep -o 'blob:sha256:[0-9a-f]\{64\}' <<< "$committed_lost" | head -n 1 | cut -c13-)
-  blob=".jp/blobs/${missing:0:2}/${missing:2:2}/$missing.blob.gz"
-  rm "$lost" "$blob"
+  rm "$lost"
+  remove_blob_files "$missing"
   git checkout -q -- "$lost" 2> checkout.err
   grep -q "blob $missing referenced by $lost is missing; left as a reference" checkout.err ||
     fail "no warning for the missing blob: $(cat checkout.err)"

@@ -149,6 +149,11 @@ struct StagedHello {
     rel = fs::relative(blob, g.repo()).string();
     g.git("add .jp");
   }
+  // The work-tree file and its kept copy (core/kept): git alone holds it.
+  void remove_blob() const {
+    fs::remove(blob);
+    ASSERT_TRUE(fs::remove(g.repo() / ".git/jpblob/kept" / blob.filename()));
+  }
   std::string smudged() const {
     std::string out;
     smudge(cleaned, Workspace::open(g.repo()).blobs(), {}, [&](std::string_view s) { out.append(s); });
@@ -160,7 +165,7 @@ struct StagedHello {
 // smudge must find it in the index, and failing that in HEAD.
 TEST(GitRepo, SmudgeFallsBackToTheIndexThenHead) {
   StagedHello h;
-  fs::remove(h.blob);
+  h.remove_blob();
   EXPECT_EQ(h.smudged(), h.original);  // from the index
   h.g.git("commit -qm c");
   h.g.git("rm -q --cached " + h.rel);
@@ -179,7 +184,7 @@ TEST(GitRepo, SmudgeReadsTheIndexGitNames) {
   StagedHello h;
   fs::copy_file(h.g.repo() / ".git/index", h.g.repo() / ".git/other-index");
   h.g.git("rm -q --cached " + h.rel);
-  fs::remove(h.blob);
+  h.remove_blob();
   EXPECT_THROW(h.smudged(), Error);  // in no commit, not in this index
   ScopedEnv index("GIT_INDEX_FILE", (h.g.repo() / ".git/other-index").c_str());
   EXPECT_EQ(h.smudged(), h.original);

@@ -2,6 +2,8 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
+#include <fstream>
+#include <limits>
 #include <map>
 
 #include "core/blob_store.hpp"
@@ -175,6 +177,68 @@ TEST(StoreVerify, SizesCorruptionAndPrefixes) {
     if (Sha256::of(s).hex()[0] == hex[0]) twin = store.put(s).digest;
   }
   EXPECT_EQ(store.find_prefix(hex.substr(0, 1)).size(), 2u);
+}
+
+// Kept copies (core/kept): a flat store in the git folder, each new blob of
+// the work tree's linked there, never a second set of bytes.
+TEST(KeptCopies, EveryNewBlobIsLinkedIntoTheFlatStore) {
+  test::TempDir t;
+  fs::create_directory(t / ".git");
+  const BlobStore kept = BlobStore::kept_copies(t / ".git");
+  BlobStore store = BlobStore::for_work_tree(t.path());
+  store.keep_copies_in(&kept);
+  const Digest one = store.put("one").digest;
+  const auto many = store.put_all({"two", "three", "two"});
+  const Digest two = many[0].digest, three = many[1].digest;
+  EXPECT_EQ(kept.path_of(one), t / ".git/jpblob/kept" / (one.hex() + ".blob.gz"));
+  std::map<std::string, StoreEntry::Kind> expected;
+  for (const Digest& d : {one, two, three}) {
+    expected[d.hex() + ".blob.gz"] = StoreEntry::Kind::Blob;
+    struct stat a {}, b {};
+    ASSERT_EQ(::stat(store.path_of(d).c_str(), &a), 0);
+    ASSERT_EQ(::stat(kept.path_of(d).c_str(), &b), 0);
+    EXPECT_EQ(a.st_ino, b.st_ino) << "a kept copy is a link, not a second set of bytes";
+    EXPECT_EQ(kept.get(d), d == one ? "one" : d == two ? "two" : "three");
+  }
+  test::write_text(t / ".git/jpblob/kept" / ".jpblob-tmp-1-2-abc", "partial");
+  test::write_text(t / ".git/jpblob/kept" / "notes.txt", "not ours");
+  expected[".jpblob-tmp-1-2-abc"] = StoreEntry::Kind::Temporary;
+  expected["notes.txt"] = StoreEntry::Kind::Foreign;
+  EXPECT_EQ(walk(kept), expected);
+  EXPECT_EQ(kept.find_prefix(two.hex().substr(0, 5)), std::vector<Digest>{two});
+
+  // The work-tree file gone (git's stash, git clean): the kept copy stays,
+  // and a put() of the same blob writes the file again beside it.
+  fs::remove(store.path_of(one));
+  EXPECT_EQ(kept.get(one), "one");
+  EXPECT_TRUE(store.put("one").written);
+  EXPECT_EQ(kept.remove(kept.entry_for(one), std::numeric_limits<std::time_t>::max()), Removal::Removed);
+  EXPECT_FALSE(fs::exists(kept.path_of(one)));
+  EXPECT_TRUE(fs::is_directory(kept.root())) << "a flat store keeps its root";
+  EXPECT_EQ(kept.remove(kept.entry_for(one), std::numeric_limits<std::time_t>::max()), Removal::Gone);
+}
+
+TEST(KeptCopies, ALinkedKeptFolderIsRefusedBeforeAnythingIsWritten) {
+  test::TempDir t, outside;
+  fs::create_directories(t / ".git/jpblob");
+  fs::create_directory_symlink(outside.path(), t / ".git/jpblob/kept");
+  EXPECT_THROW(BlobStore::kept_copies(t / ".git"), Error);
+  EXPECT_TRUE(fs::is_empty(outside.path()));
+}
+
+TEST(KeptCopies, ACorruptKeptCopyIsRepairedWithTheWorkTreeFile) {
+  test::TempDir t;
+  fs::create_directory(t / ".git");
+  const BlobStore kept = BlobStore::kept_copies(t / ".git");
+  BlobStore store = BlobStore::for_work_tree(t.path());
+  store.keep_copies_in(&kept);
+  const Digest d = store.put("content").digest;
+  // Corrupted in place: both names are one file.
+  { std::ofstream(store.path_of(d), std::ios::app) << "junk"; }
+  EXPECT_THROW(kept.get(d), Error);
+  EXPECT_TRUE(store.replace_corrupt(d, "content"));
+  EXPECT_EQ(store.get(d), "content");
+  EXPECT_EQ(kept.get(d), "content");
 }
 
 }  // namespace

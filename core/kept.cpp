@@ -1,0 +1,33 @@
+#include "kept.hpp"
+
+#include <limits>
+
+#include "blob_store.hpp"
+
+namespace jpblob {
+
+std::vector<Digest> kept_copies_staged(const Workspace& ws, const GitCli& index,
+                                       const std::vector<Digest>& digests) {
+  std::vector<Digest> out;
+  if (!ws.kept() || !ws.repo() || digests.empty()) return out;
+  std::vector<std::string> paths;
+  for (const Digest& d : digests) paths.push_back(tracked_blob_path(d));
+  const auto staged = index.index_ids(paths);
+  for (const Digest& d : digests) {
+    const auto id = staged.find(tracked_blob_path(d));
+    if (id == staged.end()) continue;
+    const auto raw = ws.kept()->read_raw(d);
+    if (raw && ws.repo()->hash_blob(*raw) == id->second) out.push_back(d);
+  }
+  return out;
+}
+
+std::size_t drop_kept_copies(const Workspace& ws, const GitCli& index, const std::vector<Digest>& digests) {
+  std::size_t dropped = 0;
+  for (const Digest& d : kept_copies_staged(ws, index, digests))
+    if (ws.kept()->remove(ws.kept()->entry_for(d), std::numeric_limits<std::time_t>::max()) == Removal::Removed)
+      ++dropped;
+  return dropped;
+}
+
+}  // namespace jpblob

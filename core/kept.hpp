@@ -1,0 +1,24 @@
+// Kept copies (docs/ARCHITECTURE.md, "Kept copies"; BlobStore::kept_copies):
+// when a kept copy has done its job. It keeps a blob that is not committed
+// yet safe from git deleting its work-tree file; once the index holds the
+// same bytes, git gives the blob back (and a stash saves the index), so the
+// copy goes. The pre-commit hook asks for the blobs it staged, gc for all.
+#pragma once
+
+#include <vector>
+
+#include "digest.hpp"
+#include "git_cli.hpp"
+#include "workspace.hpp"
+
+namespace jpblob {
+
+// The blobs of `digests` whose kept copy `index` (a GitCli with the index
+// to ask) stages byte for byte at its tracked path, in one git call.
+std::vector<Digest> kept_copies_staged(const Workspace& ws, const GitCli& index,
+                                       const std::vector<Digest>& digests);
+
+// Removes the kept copies of kept_copies_staged(); returns how many went.
+std::size_t drop_kept_copies(const Workspace& ws, const GitCli& index, const std::vector<Digest>& digests);
+
+}  // namespace jpblob

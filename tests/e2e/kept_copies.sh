@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# Kept copies (core/kept): every blob file clean writes into the work tree is
+# also linked into the git folder (jpblob/kept), which git never checks out,
+# stashes or cleans. A conversation not committed yet keeps its tool output
+# through `git stash -u` with the store checked out, `git stash -a` and `git
+# clean -x` in any mode, and the copy goes once git's index holds the blob.
+. "$(dirname "$0")/lib.sh"
+kept_dir() { echo "$(git rev-parse --git-common-dir)/jpblob/kept"; }
+kept_count() { find "$(kept_dir)" -type f -name '*.blob.gz' 2> /dev/null | wc -l; }
+store_files() { find .jp/blobs -type f 2> /dev/null | wc -l; }
+
+# The store checked out (`install --no-lean`, JP with RFD 066): no clone
+# template, so `.jp/blobs` is neither sparse nor ignored.
+new_installed_repo_checked_out() {
+  git -c init.templateDir= init -q "$TEST_ROOT/$1"
+  cd "$TEST_ROOT/$1"
+  install_jpblob
+  git add .gitattributes
+  git commit -qm "git-jpblob attributes"
+}
+
+stash_u_store_checked_out() {
+  new_installed_repo_checked_out full
+  [ "$(git config core.sparseCheckout || echo false)" = false ] || fail "the set-up is a lean tree"
+  write_conversation 1-new "tool output never added"
+  cp .jp/conversations/1-new/events.json "$TEST_ROOT/new.json"
+  git stash -u -q 2> "$TEST_ROOT/err" || fail "stash -u failed: $(cat "$TEST_ROOT/err")"
+  # What the stash did: its `git clean` took the blob file clean wrote.
+  [ "$(store_files)" -eq 0 ] || fail "the set-up did not lose the work-tree file: $(find .jp/blobs -type f)"
+  [ "$(kept_count)" -eq 2 ] || fail "expected kept copies of the conversation's two blobs, found $(kept_count)"
+  # A gc between stash and pop keeps what the stash references.
+  git jpblob gc --prune=now > /dev/null
+  git stash pop -q 2> "$TEST_ROOT/err" || fail "stash pop failed: $(cat "$TEST_ROOT/err")"
+  cmp -s .jp/conversations/1-new/events.json "$TEST_ROOT/new.json" || fail "stash -u lost the tool output"
+  git add .jp && git commit -qm new
+  assert_blobs_committed
+  assert_clean_status
+  [ "$(kept_count)" -eq 0 ] || fail "the commit left its kept copy: $(ls "$(kept_dir)")"
+}
+case_ "stash -u of a new conversation with the store checked out keeps its tool output, through a gc" \
+  stash_u_store_checked_out
+
+stash_a_lean() {
+  new_installed_repo lean
+  [ "$(git config core.sparseCheckout)" = true ] || fail "the set-up is not a lean tree"
+  write_conversation 2-new "tool output stashed with ignored files"
+  cp .jp/conversations/2-new/events.json "$TEST_ROOT/new.json"
+  git stash -a -q 2> "$TEST_ROOT/err" || fail "stash -a failed: $(cat "$TEST_ROOT/err")"
+  [ "$(store_files)" -eq 0 ] || fail "the set-up did not lose the work-tree file"
+  git stash pop -q 2> "$TEST_ROOT/err" || fail "stash pop failed: $(cat "$TEST_ROOT/err")"
+  cmp -s .jp/conversations/2-new/events.json "$TEST_ROOT/new.json" || fail "stash -a lost the tool output"
+}
+case_ "stash -a of a new conversation in a lean tree keeps its tool output" stash_a_lean
+
+clean_x_before_commit() {
+  cd "$TEST_ROOT/lean"
+  git add .jp && git commit -qm two
+  write_conversation 3-added "tool output added, then its blob cleaned away"
+  # Past git's racy window: the commit's refresh would otherwise clean the
+  # conversation again and write the file itself.
+  sleep 1.1
+  git add .jp/conversations/3-added
+  git clean -fdxq
+  [ "$(store_files)" -eq 0 ] || fail "git clean -x left blob files"
+  git commit -qm added 2> "$TEST_ROOT/err" || fail "the commit failed: $(cat "$TEST_ROOT/err")"
+  grep -q "written again from the copies kept" "$TEST_ROOT/err" || fail "the hook did not say: $(cat "$TEST_ROOT/err")"
+  assert_blobs_committed
+  assert_clean_status
+  [ "$(kept_count)" -eq 0 ] || fail "the commit left its kept copy"
+}
+case_ "git clean -x between add and commit: the hook writes the blob again from its kept copy" clean_x_before_commit
+
+gc_of_kept_copies() {
+  cd "$TEST_ROOT/lean"
+  # `git commit -a` hands the hook an index git may throw away: the copy
+  # stays until the index that remains holds the blob, then gc takes it.
+  write_conversation 4-all "committed with git commit -a"
+  git add -N .jp/conversations/4-all && git commit -qam all
+  [ "$(kept_count)" -eq 1 ] || fail "expected the commit -a copy to stay, found $(kept_count)"
+  # Abandoned: added, then unstaged and deleted; nothing references it.
+  write_conversation 5-abandoned "tool output nobody kept"
+  git add .jp/conversations/5-abandoned && git reset -q && rm -r .jp/conversations/5-abandoned
+  [ "$(kept_count)" -eq 2 ] || fail "expected two kept copies, found $(kept_count)"
+  git jpblob gc > /dev/null
+  [ "$(kept_count)" -eq 1 ] || fail "gc did not take exactly the copy the index holds: $(kept_count) left"
+  git jpblob gc --prune=now > "$TEST_ROOT/out"
+  [ "$(kept_count)" -eq 0 ] || fail "gc --prune=now left the abandoned copy"
+  grep -q "jpblob/kept" "$TEST_ROOT/out" || fail "gc did not name what it removed: $(cat "$TEST_ROOT/out")"
+  assert_blobs_committed
+  git jpblob verify > /dev/null || fail "verify fails after gc"
+}
+case_ "gc takes a kept copy once the index holds its blob, and an unreferenced one after the grace period" \
+  gc_of_kept_copies
+
+kept_folder_is_a_link() {
+  cd "$TEST_ROOT/lean"
+  mkdir "$TEST_ROOT/elsewhere"
+  rm -rf "$(kept_dir)"
+  ln -s "$TEST_ROOT/elsewhere" "$(kept_dir)"
+  write_conversation 6-linked "tool output with the kept folder a link"
+  cp .jp/conversations/6-linked/events.json "$TEST_ROOT/linked.json"
+  if git add .jp/conversations/6-linked 2> "$TEST_ROOT/err"; then fail "add wrote through a linked kept folder"; fi
+  grep -q "refusing blob store" "$TEST_ROOT/err" || fail "the refusal does not say why: $(cat "$TEST_ROOT/err")"
+  [ -z "$(ls -A "$TEST_ROOT/elsewhere")" ] || fail "a file was written outside the repository"
+  cmp -s .jp/conversations/6-linked/events.json "$TEST_ROOT/linked.json" || fail "the conversation changed"
+  rm "$(kept_dir)"
+  git add .jp/conversations/6-linked || fail "add failed once the link was gone"
+}
+case_ "a kept folder that is a symbolic link is refused, nothing written outside, the conversation intact" \
+  kept_folder_is_a_link
+
+pass
