@@ -79,8 +79,8 @@ class Hook {
     check_missing();
     if (report_.problems.empty()) {
       stage_blobs();
+      drop_kept();  // before the files leave: a copy that is one of them goes unasked
       leave_work_tree();
-      drop_kept();
     }
     return report_;
   }
@@ -248,15 +248,29 @@ class Hook {
   }
 
   // The kept copies of what the index that stays after this commit holds
-  // have done their job (core/kept). With `git commit -a` or `<paths>`,
-  // that index gets this commit's blobs only when the commit happens: its
-  // copies go at the next commit or gc.
+  // have done their job (core/kept). A plain `git commit` stages into that
+  // index: a copy that is the very file just staged (a link to it) goes
+  // without asking git. Any other copy (`git commit -a` or `<paths>`,
+  // whose index git may still throw away; a copy that is no link) is
+  // asked about in one git call, so it goes at the next commit.
   void drop_kept() {
     if (!ws_.kept()) return;
-    std::vector<Digest> kept;
-    for (const StoreEntry& e : ws_.kept()->entries())
-      if (e.kind == StoreEntry::Kind::Blob && e.digest) kept.push_back(*e.digest);
-    drop_kept_copies(ws_, git_->with_index(ws_.repo()->gitdir() / "index"), kept);
+    const fs::path real = ws_.repo()->gitdir() / "index";
+    std::error_code ec;
+    const bool into_real = fs::equivalent(index_file(), real, ec);
+    const std::set<std::string> staged(to_stage_.begin(), to_stage_.end());
+    std::vector<Digest> ask;
+    for (const StoreEntry& e : ws_.kept()->entries()) {
+      if (e.kind != StoreEntry::Kind::Blob || !e.digest) continue;
+      struct stat file {}, copy {};
+      const bool same = into_real && staged.count(tracked_blob_path(*e.digest)) &&
+                        ::lstat(ws_.store().path_of(*e.digest).c_str(), &file) == 0 &&
+                        ::lstat(ws_.kept()->path_of(*e.digest).c_str(), &copy) == 0 &&
+                        file.st_dev == copy.st_dev && file.st_ino == copy.st_ino;
+      if (same) ws_.kept()->remove(ws_.kept()->entry_for(*e.digest), std::numeric_limits<std::time_t>::max());
+      else ask.push_back(*e.digest);
+    }
+    drop_kept_copies(ws_, git_->with_index(real), ask);
   }
 
   // One `git update-index --add` per index file: git stats and hashes the
