@@ -356,6 +356,23 @@ BlobStore::PutResult BlobStore::put(const Digest& digest, std::string_view bytes
   return {digest, written};
 }
 
+void BlobStore::keep_pending() const {
+  if (!kept_) return;
+  std::vector<Digest> digests;
+  {
+    std::lock_guard lock(unkept_->mutex);
+    digests.swap(unkept_->digests);
+  }
+  if (digests.empty()) return;
+  for (const Digest& digest : digests) {
+    const Fd leaf = open_leaf(digest, false);
+    if (leaf.valid()) keep_copy(leaf.get(), digest, false);
+  }
+  // One sync for them all (copies made where no link could be are on
+  // the kept folder's file system too).
+  if (options_.fsync) sync_filesystem(kept_->root_fd(true), "blob store " + kept_->root().string());
+}
+
 void BlobStore::keep_copy(int leaf, const Digest& digest, bool sync) const {
   if (!kept_) return;
   const std::string name = digest.hex() + ".blob.gz";
@@ -366,6 +383,7 @@ void BlobStore::keep_copy(int leaf, const Digest& digest, bool sync) const {
     return;
   }
   if (errno == EEXIST) return;  // kept already: equal names hold equal bytes
+  if (errno == ENOENT) return;  // the file is gone (keep_pending): nothing to keep
   if (errno != EXDEV && errno != EPERM && errno != ENOTSUP && errno != EOPNOTSUPP && errno != EMLINK)
     throw errno_error("cannot make " + what, errno);
   // The git folder on another file system, or one without hard links: a
@@ -379,11 +397,6 @@ void BlobStore::keep_copy(int leaf, const Digest& digest, bool sync) const {
 }
 
 namespace {
-bool same_file_system(int a, int b) {
-  struct stat sa {}, sb {};
-  return ::fstat(a, &sa) == 0 && ::fstat(b, &sb) == 0 && sa.st_dev == sb.st_dev;
-}
-
 // How many new blobs put_all() keeps pending at once: half the soft limit
 // on open descriptors (512 under the usual 1,024), at most 16,384.
 std::size_t chunk_size() {
@@ -428,19 +441,13 @@ std::vector<BlobStore::PutResult> BlobStore::put_all(
     const bool any = std::any_of(pending.begin(), pending.end(), [](auto& p) { return p.file != nullptr; });
     if (!any) continue;
     if (options_.fsync) sync_filesystem(root_fd(true), "blob store " + root_.string());
-    // Publishing, and linking the kept copies (a copy where no link can
-    // be made is synced on its own), on every core; the sync after makes
-    // all the new names durable, kept ones included (one file system).
-    parallel_for(count, [&](std::size_t k) {
-      if (!pending[k].file) return;
-      const std::size_t i = unique[start + k];
-      written[i] = pending[k].file->commit(AtomicFile::Replace::No);
-      if (written[i]) keep_copy(pending[k].leaf.get(), *digests[i], false);
-    });
-    if (options_.fsync) {
-      sync_filesystem(root_fd(true), "blob store " + root_.string());
-      if (kept_ && !same_file_system(root_fd(true), kept_->root_fd(true)))
-        sync_filesystem(kept_->root_fd(true), "blob store " + kept_->root().string());
+    for (std::size_t k = 0; k < count; ++k)
+      if (pending[k].file) written[unique[start + k]] = pending[k].file->commit(AtomicFile::Replace::No);
+    if (options_.fsync) sync_filesystem(root_fd(true), "blob store " + root_.string());
+    if (kept_) {
+      std::lock_guard lock(unkept_->mutex);
+      for (std::size_t k = 0; k < count; ++k)
+        if (written[unique[start + k]]) unkept_->digests.push_back(*digests[unique[start + k]]);
     }
   }
   std::vector<PutResult> results;

@@ -22,6 +22,13 @@ std::vector<Digest> kept_copies_staged(const Workspace& ws, const GitCli& index,
   return out;
 }
 
+bool drop_kept_copy(const Workspace& ws, const Digest& digest, const std::string& id) {
+  if (!ws.kept() || !ws.repo()) return false;
+  const auto raw = ws.kept()->read_raw(digest);
+  return raw && ws.repo()->hash_blob(*raw) == id &&
+         ws.kept()->remove(ws.kept()->entry_for(digest), std::numeric_limits<std::time_t>::max()) == Removal::Removed;
+}
+
 std::size_t drop_kept_copies(const Workspace& ws, const GitCli& index, const std::vector<Digest>& digests) {
   std::size_t dropped = 0;
   for (const Digest& d : kept_copies_staged(ws, index, digests))

@@ -21,4 +21,8 @@ std::vector<Digest> kept_copies_staged(const Workspace& ws, const GitCli& index,
 // Removes the kept copies of kept_copies_staged(); returns how many went.
 std::size_t drop_kept_copies(const Workspace& ws, const GitCli& index, const std::vector<Digest>& digests);
 
+// Removes the kept copy of `digest` when it holds exactly the git blob
+// `id` (one an index holds); true when it went.
+bool drop_kept_copy(const Workspace& ws, const Digest& digest, const std::string& id);
+
 }  // namespace jpblob

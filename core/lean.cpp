@@ -11,6 +11,7 @@
 #include "error.hpp"
 #include "fs.hpp"
 #include "gzip.hpp"
+#include "kept.hpp"
 
 namespace jpblob {
 
@@ -44,7 +45,7 @@ std::size_t drop_blob_files(const Workspace& ws, const std::vector<GitCli>& inde
   if (indexes.empty() || paths.empty() || !ws.repo()) return 0;
   const auto staged = indexes.front().index_ids(paths);
   const auto kept = keeper ? keeper->index_ids(paths) : decltype(staged){};
-  std::vector<std::pair<Digest, std::string>> drop;
+  std::vector<std::pair<Digest, std::string>> drop;  // digest, the id git holds
   for (const std::string& path : paths) {
     const auto digest = digest_of_tracked_path(path);
     const auto id = staged.find(path);
@@ -54,13 +55,17 @@ std::size_t drop_blob_files(const Workspace& ws, const std::vector<GitCli>& inde
     if (const auto k = kept.find(path); keeper && (k == kept.end() || k->second != id->second)) continue;
     // Only a file git can give back byte for byte leaves.
     const auto raw = ws.store().read_raw(*digest);
-    if (raw && ws.repo()->hash_blob(*raw) == id->second) drop.emplace_back(*digest, path);
+    if (raw && ws.repo()->hash_blob(*raw) == id->second) drop.emplace_back(*digest, id->second);
   }
   std::vector<std::string> marked;
-  for (const auto& [digest, path] : drop) marked.push_back(path);
+  for (const auto& [digest, id] : drop) marked.push_back(tracked_blob_path(digest));
   for (const GitCli& index : indexes) index.set_skip_worktree(marked);
-  for (const auto& [digest, path] : drop)
+  // The kept copy (core/kept) goes with the file: what `git commit -a`
+  // staged leaves here, at the next commit.
+  for (const auto& [digest, id] : drop) {
     ws.store().remove(ws.store().entry_for(digest), std::numeric_limits<std::time_t>::max());
+    drop_kept_copy(ws, digest, id);
+  }
   return drop.size();
 }
 

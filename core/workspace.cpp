@@ -4,6 +4,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <strings.h>
+
+#include <iostream>
 #include <mutex>
 
 #include "document.hpp"
@@ -49,6 +51,15 @@ Settings load_settings(const GitRepo* repo, const SafeDir* work_tree) {
   if (const char* skip = std::getenv("JPBLOB_SKIP_SMUDGE"); skip && std::strcmp(skip, "1") == 0)
     s.smudge_refs_only = true;
   return s;
+}
+
+Workspace::~Workspace() {
+  if (!store_) return;  // moved from
+  try {
+    store_->keep_pending();
+  } catch (const std::exception& e) {
+    std::cerr << "git-jpblob: warning: " << e.what() << " (the blob files themselves are stored)" << std::endl;
+  }
 }
 
 std::optional<std::string> Workspace::find_blob(const Digest& digest,

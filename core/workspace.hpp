@@ -59,6 +59,12 @@ class Workspace {
   // repository; pass --store <folder>" (see BlobStore::refuse_writes).
   static Workspace open(const std::filesystem::path& cwd,
                         const std::optional<std::filesystem::path>& store_dir = std::nullopt);
+  // Makes the kept copies the command's writes left pending
+  // (BlobStore::keep_pending); a failure is a warning on stderr: each
+  // blob file itself is durable already.
+  ~Workspace();
+  Workspace(Workspace&&) = default;
+  Workspace& operator=(Workspace&&) = default;
 
   const BlobStore& store() const { return *store_; }
   // Kept copies of the blobs clean writes into the work-tree store

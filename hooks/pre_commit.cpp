@@ -247,30 +247,34 @@ class Hook {
     return true;
   }
 
-  // The kept copies of what the index that stays after this commit holds
-  // have done their job (core/kept). A plain `git commit` stages into that
-  // index: a copy that is the very file just staged (a link to it) goes
-  // without asking git. Any other copy (`git commit -a` or `<paths>`,
-  // whose index git may still throw away; a copy that is no link) is
-  // asked about in one git call, so it goes at the next commit.
+  // The kept copies of the blobs this commit stages have done their job
+  // once the index that stays holds them (core/kept). A plain `git commit`
+  // stages into that index: a copy that is the very file just staged (a
+  // link to it) goes unasked, any other in one git call. `git commit -a`
+  // and `<paths>` stage into an index git may still throw away: their
+  // copies go when the next commit drops the files (a lean tree), or at
+  // gc. Only this commit's blobs are looked at: the hook's cost grows with
+  // what is staged, not with what gc has yet to remove.
   void drop_kept() {
     if (!ws_.kept()) return;
     const fs::path real = ws_.repo()->gitdir() / "index";
     std::error_code ec;
-    const bool into_real = fs::equivalent(index_file(), real, ec);
-    const std::set<std::string> staged(to_stage_.begin(), to_stage_.end());
+    if (!fs::equivalent(index_file(), real, ec)) return;
     std::vector<Digest> ask;
-    for (const StoreEntry& e : ws_.kept()->entries()) {
-      if (e.kind != StoreEntry::Kind::Blob || !e.digest) continue;
+    auto consider = [&](const std::string& path, bool from_file) {
+      const auto digest = digest_of_tracked_path(path);
+      if (!digest) return;
       struct stat file {}, copy {};
-      const bool same = into_real && staged.count(tracked_blob_path(*e.digest)) &&
-                        ::lstat(ws_.store().path_of(*e.digest).c_str(), &file) == 0 &&
-                        ::lstat(ws_.kept()->path_of(*e.digest).c_str(), &copy) == 0 &&
-                        file.st_dev == copy.st_dev && file.st_ino == copy.st_ino;
-      if (same) ws_.kept()->remove(ws_.kept()->entry_for(*e.digest), std::numeric_limits<std::time_t>::max());
-      else ask.push_back(*e.digest);
-    }
-    drop_kept_copies(ws_, git_->with_index(real), ask);
+      if (::lstat(ws_.kept()->path_of(*digest).c_str(), &copy) != 0) return;  // none kept
+      if (from_file && ::lstat(ws_.store().path_of(*digest).c_str(), &file) == 0 && file.st_dev == copy.st_dev &&
+          file.st_ino == copy.st_ino)
+        ws_.kept()->remove(ws_.kept()->entry_for(*digest), std::numeric_limits<std::time_t>::max());
+      else
+        ask.push_back(*digest);
+    };
+    for (const std::string& path : to_stage_) consider(path, true);
+    for (const auto& [path, bytes] : staged_blobs_) consider(path, false);
+    drop_kept_copies(ws_, *git_, ask);
   }
 
   // One `git update-index --add` per index file: git stats and hashes the

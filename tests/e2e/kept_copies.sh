@@ -92,6 +92,42 @@ gc_of_kept_copies() {
 case_ "gc takes a kept copy once the index holds its blob, and an unreferenced one after the grace period" \
   gc_of_kept_copies
 
+commit_a_copy_goes_at_the_next_commit() {
+  cd "$TEST_ROOT/lean"
+  [ "$(kept_count)" -eq 0 ] || fail "the set-up has kept copies already"
+  write_conversation 8-all "committed with git commit -a again"
+  git add -N .jp/conversations/8-all && git commit -qam all
+  [ "$(kept_count)" -eq 1 ] || fail "expected the commit -a copy to stay, found $(kept_count)"
+  write_conversation 9-next "the commit after"
+  git add .jp/conversations/9-next && git commit -qm next
+  [ "$(kept_count)" -eq 0 ] || fail "the next commit in a lean tree left $(kept_count) kept copies"
+  assert_blobs_committed
+}
+case_ "in a lean tree, the next commit takes what git commit -a kept, with its file" \
+  commit_a_copy_goes_at_the_next_commit
+
+git_folder_on_another_file_system() {
+  # No hard link across file systems: the kept copy is a copy.
+  local gitdir=/dev/shm/jpblob-e2e-$$.git
+  if [ ! -d /dev/shm ] || [ "$(stat -c %d /dev/shm)" = "$(stat -c %d "$TEST_ROOT")" ]; then
+    echo "# skipped: no second file system at /dev/shm"
+    return 0
+  fi
+  trap "rm -rf '$gitdir'" EXIT
+  git -c init.templateDir= init -q --separate-git-dir "$gitdir" "$TEST_ROOT/split"
+  cd "$TEST_ROOT/split"
+  install_jpblob
+  git add .gitattributes && git commit -qm attributes
+  write_conversation 7-split "tool output with the git folder elsewhere"
+  cp .jp/conversations/7-split/events.json "$TEST_ROOT/split.json"
+  git stash -u -q
+  [ "$(store_files)" -eq 0 ] || fail "the set-up did not lose the work-tree file"
+  [ "$(kept_count)" -eq 2 ] || fail "expected two kept copies on the other file system, found $(kept_count)"
+  git stash pop -q 2> "$TEST_ROOT/err" || fail "stash pop failed: $(cat "$TEST_ROOT/err")"
+  cmp -s .jp/conversations/7-split/events.json "$TEST_ROOT/split.json" || fail "stash -u lost the tool output"
+}
+case_ "a git folder on another file system gets copies where links cannot be made" git_folder_on_another_file_system
+
 kept_folder_is_a_link() {
   cd "$TEST_ROOT/lean"
   mkdir "$TEST_ROOT/elsewhere"

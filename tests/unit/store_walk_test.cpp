@@ -191,6 +191,9 @@ TEST(KeptCopies, EveryNewBlobIsLinkedIntoTheFlatStore) {
   const auto many = store.put_all({"two", "three", "two"});
   const Digest two = many[0].digest, three = many[1].digest;
   EXPECT_EQ(kept.path_of(one), t / ".git/jpblob/kept" / (one.hex() + ".blob.gz"));
+  EXPECT_TRUE(fs::exists(kept.path_of(one))) << "put() links at once";
+  EXPECT_FALSE(fs::exists(kept.path_of(two))) << "put_all() leaves its links to keep_pending()";
+  store.keep_pending();
   std::map<std::string, StoreEntry::Kind> expected;
   for (const Digest& d : {one, two, three}) {
     expected[d.hex() + ".blob.gz"] = StoreEntry::Kind::Blob;
@@ -206,6 +209,12 @@ TEST(KeptCopies, EveryNewBlobIsLinkedIntoTheFlatStore) {
   expected["notes.txt"] = StoreEntry::Kind::Foreign;
   EXPECT_EQ(walk(kept), expected);
   EXPECT_EQ(kept.find_prefix(two.hex().substr(0, 5)), std::vector<Digest>{two});
+
+  // A blob whose file went before keep_pending() has nothing to keep.
+  const Digest four = store.put_all({"four"})[0].digest;
+  fs::remove(store.path_of(four));
+  store.keep_pending();
+  EXPECT_FALSE(fs::exists(kept.path_of(four)));
 
   // The work-tree file gone (git's stash, git clean): the kept copy stays,
   // and a put() of the same blob writes the file again beside it.
