@@ -210,6 +210,13 @@ class BlobStore {
   // naming the folder when one cannot be read.
   void for_each_entry(const std::function<void(const StoreEntry&)>& fn) const;
   std::vector<StoreEntry> entries() const;
+  // The same listing by names alone, with no stat of the files (size and
+  // mtime 0; a link or folder named like a blob is listed as a Blob): for
+  // a caller that looks at few of them. stat() one before using it.
+  std::vector<StoreEntry> entries_by_name() const;
+  // `named` with its size and mtime, or as Foreign when it is not a
+  // regular file; nullopt when it is gone.
+  std::optional<StoreEntry> stat(const StoreEntry& named) const;
 
   // Deletes a Blob or Temporary entry through the folders the store opened
   // itself (no link followed), unless its mtime is now newer than

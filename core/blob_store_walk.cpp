@@ -110,6 +110,55 @@ std::vector<StoreEntry> BlobStore::entries() const {
   return out;
 }
 
+std::vector<StoreEntry> BlobStore::entries_by_name() const {
+  std::vector<StoreEntry> out;
+  const int root = root_fd(false);
+  if (root < 0) return out;
+  auto leaf = [&](int dir, const std::string& ab) {
+    const std::string a = ab.substr(0, 2), b = ab.size() > 3 ? ab.substr(3) : "";
+    for (const std::string& name : folder_names(dir, (root_ / ab).string())) {
+      StoreEntry e{StoreEntry::Kind::Foreign, ab.empty() ? name : ab + "/" + name, std::nullopt, 0, 0, false};
+      e.kind = classify(a, b, name, e.digest);
+      out.push_back(std::move(e));
+    }
+  };
+  if (layout_ == StoreLayout::Flat) {
+    leaf(root, "");
+    return out;
+  }
+  // Anything that is not a folder of the layout (a file, a link, another
+  // name) is Foreign, as in the walk; one gone meanwhile is left out.
+  auto foreign_named = [&](const std::string& relative) {
+    out.push_back(StoreEntry{StoreEntry::Kind::Foreign, relative, std::nullopt, 0, 0, false});
+  };
+  for (const std::string& a : folder_names(root, root_.string())) {
+    Fd level1 = is_hex_name(a, 2) ? open_child(root, a) : Fd();
+    if (!level1.valid()) {
+      if (!is_hex_name(a, 2) || errno != ENOENT) foreign_named(a);
+      continue;
+    }
+    for (const std::string& b : folder_names(level1.get(), (root_ / a).string())) {
+      Fd dir = is_hex_name(b, 2) ? open_child(level1.get(), b) : Fd();
+      if (dir.valid()) leaf(dir.get(), a + "/" + b);
+      else if (!is_hex_name(b, 2) || errno != ENOENT) foreign_named(a + "/" + b);
+    }
+  }
+  return out;
+}
+
+std::optional<StoreEntry> BlobStore::stat(const StoreEntry& named) const {
+  const std::size_t slash = named.relative.rfind('/');
+  Fd leaf = open_folder(slash == std::string::npos ? "" : named.relative.substr(0, slash));
+  struct stat st {};
+  if (!leaf.valid() || ::fstatat(leaf.get(), named.relative.substr(slash + 1).c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0)
+    return std::nullopt;
+  if (!S_ISREG(st.st_mode)) return foreign(named.relative, st);
+  StoreEntry e = named;
+  e.size = static_cast<std::uint64_t>(st.st_size);
+  e.mtime = st.st_mtim.tv_sec;
+  return e;
+}
+
 Removal BlobStore::remove(const StoreEntry& entry, std::time_t not_newer_than) const {
   if (entry.kind == StoreEntry::Kind::Foreign)
     throw Error("refusing to delete " + (root_ / entry.relative).string() + ": it is not a blob");

@@ -4,8 +4,10 @@
 
 #include <algorithm>
 #include <ctime>
+#include <deque>
 #include <limits>
 #include <optional>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "document.hpp"
@@ -107,7 +109,10 @@ GcReport run_gc(const Workspace& ws, const GcOptions& options, const Progress& p
   // candidate at all, and one written before it is either in the live set
   // or young enough for the grace period.
   const std::vector<StoreEntry> entries = store.entries();
-  const std::vector<StoreEntry> kept = ws.kept() ? ws.kept()->entries() : std::vector<StoreEntry>{};
+  // Kept copies are listed by name: nearly all are live, and a stat of
+  // each cost 0.3 s for 100,000 (a repository committed without the hook).
+  const std::vector<StoreEntry> kept = ws.kept() ? ws.kept()->entries_by_name() : std::vector<StoreEntry>{};
+  std::deque<StoreEntry> kept_statted;  // the candidates among them, with their age
   const LiveSet live = build_live_set(ws, progress);
   report.conversations = live.documents;
   // A kept copy whose blob the index holds byte for byte has done its job
@@ -118,7 +123,12 @@ GcReport run_gc(const Workspace& ws, const GcOptions& options, const Progress& p
     std::vector<Digest> candidates;
     for (const StoreEntry& e : kept)
       if (e.digest) candidates.push_back(*e.digest);
-    for (const Digest& d : kept_copies_staged(ws, GitCli(ws.top()), candidates)) staged_kept.insert(d);
+    // The index's blob entries in one listing (gc lists them again below
+    // to unstage): a cat-file lookup per copy cost 0.4 s for 100,000.
+    std::unordered_map<std::string, std::string> staged;
+    for (IndexEntry& i : GitCli(ws.top()).index_entries({literal_pathspec(kWorkTreeStore)}))
+      if (i.stage == 0) staged.emplace(std::move(i.path), std::move(i.id));
+    for (const Digest& d : kept_copies_held(ws, staged, candidates)) staged_kept.insert(d);
   }
   std::optional<DigestSet> reflogs;  // built on first need
 
@@ -170,7 +180,13 @@ GcReport run_gc(const Workspace& ws, const GcOptions& options, const Progress& p
     doomed.push_back({&from, &e});
   };
   for (const StoreEntry& e : entries) judge(store, e);
-  for (const StoreEntry& e : kept) judge(*ws.kept(), e);
+  for (const StoreEntry& e : kept) {
+    if (e.digest && (staged_kept.count(*e.digest) || live.digests.count(*e.digest))) {
+      judge(*ws.kept(), e);  // no age needed
+    } else if (auto statted = ws.kept()->stat(e)) {
+      judge(*ws.kept(), kept_statted.emplace_back(std::move(*statted)));
+    }
+  }
 
   // Unstage first, then delete: a gc killed in between leaves untracked
   // orphans, which the next gc deletes. Also unstaged: tracked blobs

@@ -8,11 +8,16 @@ namespace jpblob {
 
 std::vector<Digest> kept_copies_staged(const Workspace& ws, const GitCli& index,
                                        const std::vector<Digest>& digests) {
-  std::vector<Digest> out;
-  if (!ws.kept() || !ws.repo() || digests.empty()) return out;
+  if (!ws.kept() || !ws.repo() || digests.empty()) return {};
   std::vector<std::string> paths;
   for (const Digest& d : digests) paths.push_back(tracked_blob_path(d));
-  const auto staged = index.index_ids(paths);
+  return kept_copies_held(ws, index.index_ids(paths), digests);
+}
+
+std::vector<Digest> kept_copies_held(const Workspace& ws, const std::unordered_map<std::string, std::string>& staged,
+                                     const std::vector<Digest>& digests) {
+  std::vector<Digest> out;
+  if (!ws.kept() || !ws.repo()) return out;
   for (const Digest& d : digests) {
     const auto id = staged.find(tracked_blob_path(d));
     if (id == staged.end()) continue;

@@ -5,6 +5,8 @@
 // copy goes. The pre-commit hook asks for the blobs it staged, gc for all.
 #pragma once
 
+#include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "digest.hpp"
@@ -17,6 +19,11 @@ namespace jpblob {
 // to ask) stages byte for byte at its tracked path, in one git call.
 std::vector<Digest> kept_copies_staged(const Workspace& ws, const GitCli& index,
                                        const std::vector<Digest>& digests);
+
+// The same against ids already read (tracked path -> blob id): only a
+// copy whose path is there is read.
+std::vector<Digest> kept_copies_held(const Workspace& ws, const std::unordered_map<std::string, std::string>& ids,
+                                     const std::vector<Digest>& digests);
 
 // Removes the kept copies of kept_copies_staged(); returns how many went.
 std::size_t drop_kept_copies(const Workspace& ws, const GitCli& index, const std::vector<Digest>& digests);

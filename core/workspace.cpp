@@ -4,8 +4,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <strings.h>
-
-#include <iostream>
 #include <mutex>
 
 #include "document.hpp"
@@ -53,12 +51,15 @@ Settings load_settings(const GitRepo* repo, const SafeDir* work_tree) {
   return s;
 }
 
+void Workspace::finish() const {
+  if (store_) store_->keep_pending();  // null when moved from
+}
+
 Workspace::~Workspace() {
-  if (!store_) return;  // moved from
   try {
-    store_->keep_pending();
-  } catch (const std::exception& e) {
-    std::cerr << "git-jpblob: warning: " << e.what() << " (the blob files themselves are stored)" << std::endl;
+    finish();
+  } catch (...) {
+    // best effort: the blob files are stored, only their second home is not
   }
 }
 

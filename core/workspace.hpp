@@ -59,9 +59,13 @@ class Workspace {
   // repository; pass --store <folder>" (see BlobStore::refuse_writes).
   static Workspace open(const std::filesystem::path& cwd,
                         const std::optional<std::filesystem::path>& store_dir = std::nullopt);
-  // Makes the kept copies the command's writes left pending
-  // (BlobStore::keep_pending); a failure is a warning on stderr: each
-  // blob file itself is durable already.
+  // Makes the kept copies this command's writes left pending
+  // (BlobStore::keep_pending). Throws Error on failure; each blob file
+  // itself is stored already, so callers report it as a warning. The
+  // filters call it when git is done with them.
+  void finish() const;
+  // Calls finish() for a command that did not, ignoring a failure: there
+  // is no one to tell then.
   ~Workspace();
   Workspace(Workspace&&) = default;
   Workspace& operator=(Workspace&&) = default;

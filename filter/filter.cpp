@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "core/document.hpp"
+#include "core/error.hpp"
 
 namespace jpblob {
 
@@ -27,6 +28,14 @@ void Filter::run(FilterMode mode, std::string_view input, const std::string& pat
     report = smudge_document(kind, input, *workspace_.blobs().at(context.treeish), options, out);
   }
   for (const auto& w : report.warnings) std::cerr << "git-jpblob: warning: " << w << std::endl;
+}
+
+void finish(const Workspace& ws) {
+  try {
+    ws.finish();
+  } catch (const Error& e) {
+    std::cerr << "git-jpblob: warning: " << e.what() << " (the blob files themselves are stored)" << std::endl;
+  }
 }
 
 }  // namespace jpblob

@@ -43,4 +43,8 @@ class Filter {
   Workspace workspace_;
 };
 
+// Workspace::finish() once git is done with a filter, its failure a
+// warning on stderr (the blob files are stored either way).
+void finish(const Workspace& ws);
+
 }  // namespace jpblob

@@ -14,6 +14,7 @@ void run_oneshot(FilterMode mode, const FilterArgs& args) {
   filter.run(mode, input, args.path, [](std::string_view data) {
     write_all(STDOUT_FILENO, data, "standard output");
   });
+  finish(filter.workspace());
 }
 }  // namespace
 

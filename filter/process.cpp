@@ -107,6 +107,9 @@ void run_filter_process(int in_fd, int out_fd, const std::optional<std::filesyst
     out.flush_packet();  // an empty list: the status stays "success"
     out.send();
   }
+  // git has closed the pipe and waits for this process to end before it
+  // goes on (a stash's `git clean` runs only then): the kept copies now.
+  if (filter) finish(filter->workspace());
 }
 
 }  // namespace jpblob
