@@ -179,14 +179,23 @@ TEST(StoreVerify, SizesCorruptionAndPrefixes) {
   EXPECT_EQ(store.find_prefix(hex.substr(0, 1)).size(), 2u);
 }
 
+// A work tree's store keeping copies in a flat store of its git folder.
+struct KeptSandbox {
+  test::TempDir t;
+  BlobStore kept, store;
+  KeptSandbox()
+      : kept((fs::create_directory(t / ".git"), BlobStore::kept_copies(t / ".git"))),
+        store(BlobStore::for_work_tree(t.path())) {
+    store.keep_copies_in(&kept);
+  }
+};
+
 // Kept copies (core/kept): a flat store in the git folder, each new blob of
 // the work tree's linked there, never a second set of bytes.
 TEST(KeptCopies, EveryNewBlobIsLinkedIntoTheFlatStore) {
-  test::TempDir t;
-  fs::create_directory(t / ".git");
-  const BlobStore kept = BlobStore::kept_copies(t / ".git");
-  BlobStore store = BlobStore::for_work_tree(t.path());
-  store.keep_copies_in(&kept);
+  KeptSandbox k;
+  const test::TempDir& t = k.t;
+  const BlobStore &kept = k.kept, &store = k.store;
   const Digest one = store.put("one").digest;
   const auto many = store.put_all({"two", "three", "two"});
   const Digest two = many[0].digest, three = many[1].digest;
@@ -263,11 +272,8 @@ TEST(KeptCopies, ALinkedKeptFolderIsRefusedBeforeAnythingIsWritten) {
 }
 
 TEST(KeptCopies, ACorruptKeptCopyIsRepairedWithTheWorkTreeFile) {
-  test::TempDir t;
-  fs::create_directory(t / ".git");
-  const BlobStore kept = BlobStore::kept_copies(t / ".git");
-  BlobStore store = BlobStore::for_work_tree(t.path());
-  store.keep_copies_in(&kept);
+  KeptSandbox k;
+  const BlobStore &kept = k.kept, &store = k.store;
   const Digest d = store.put("content").digest;
   // Corrupted in place: both names are one file.
   { std::ofstream(store.path_of(d), std::ios::app) << "junk"; }
