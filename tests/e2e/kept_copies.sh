@@ -145,4 +145,24 @@ kept_folder_is_a_link() {
 case_ "a kept folder that is a symbolic link is refused, nothing written outside, the conversation intact" \
   kept_folder_is_a_link
 
+corrupt_kept_copy_replaced() {
+  # A kept copy is a link: a write into the work-tree file corrupts both.
+  # With the corrupt file deleted, clean writes a good one; its kept copy
+  # must follow, or the next stash keeps only the corrupt bytes.
+  new_installed_repo_checked_out corrupt
+  write_conversation 10-corrupt "tool output written into in place"
+  cp .jp/conversations/10-corrupt/events.json "$TEST_ROOT/corrupt.json"
+  git add .jp/conversations/10-corrupt && git reset -q
+  local f
+  f=$(blob_of "tool output written into in place")
+  echo garbage > "$f"
+  rm "$f"
+  git stash -u -q 2> "$TEST_ROOT/err" || fail "stash -u failed: $(cat "$TEST_ROOT/err")"
+  [ "$(store_files)" -eq 0 ] || fail "the set-up did not lose the work-tree file"
+  git stash pop -q 2> "$TEST_ROOT/err" || fail "stash pop failed: $(cat "$TEST_ROOT/err")"
+  cmp -s .jp/conversations/10-corrupt/events.json "$TEST_ROOT/corrupt.json" || fail "stash -u lost the tool output"
+}
+case_ "a kept copy corrupted through its work-tree link is replaced when clean writes the blob again" \
+  corrupt_kept_copy_replaced
+
 pass
