@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <linux/openat2.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -373,6 +374,38 @@ void BlobStore::keep_pending() const {
   if (options_.fsync) sync_filesystem(kept_->root_fd(true), "blob store " + kept_->root().string());
 }
 
+namespace {
+
+// A kept copy exists already under `name` in `dest`. Equal names should
+// hold equal bytes, but a kept copy is a link: a write into its work-tree
+// file in place (a shell's `>`, an editor) corrupted it too, and that file
+// may since have been deleted. The file just published in `leaf` was
+// written from the bytes its name is the digest of, so a copy that is not
+// that very file is replaced by a link to it. A copy on another file
+// system shares no bytes with any work-tree file and stays.
+void relink_copy(int leaf, int dest, const std::string& name, const std::string& what, bool sync) {
+  struct stat file {}, copy {};
+  if (::fstatat(leaf, name.c_str(), &file, AT_SYMLINK_NOFOLLOW) != 0 ||
+      ::fstatat(dest, name.c_str(), &copy, AT_SYMLINK_NOFOLLOW) != 0)
+    return;  // either is gone: nothing to compare
+  if (file.st_dev == copy.st_dev && file.st_ino == copy.st_ino) return;
+  const std::string temp = std::string(AtomicFile::kTempPrefix) + std::to_string(::getpid()) + "-" + name;
+  if (::linkat(leaf, name.c_str(), dest, temp.c_str(), 0) != 0) {
+    if (errno == EXDEV || errno == EPERM || errno == ENOTSUP || errno == EOPNOTSUPP || errno == EMLINK ||
+        errno == ENOENT || errno == EEXIST)
+      return;  // no link possible here, or another writer at it
+    throw errno_error("cannot make " + what, errno);
+  }
+  if (::renameat(dest, temp.c_str(), dest, name.c_str()) != 0) {
+    const int err = errno;
+    ::unlinkat(dest, temp.c_str(), 0);
+    throw errno_error("cannot make " + what, err);
+  }
+  if (sync) fsync_dir(dest, what);
+}
+
+}  // namespace
+
 void BlobStore::keep_copy(int leaf, const Digest& digest, bool sync) const {
   if (!kept_) return;
   const std::string name = digest.hex() + ".blob.gz";
@@ -382,7 +415,7 @@ void BlobStore::keep_copy(int leaf, const Digest& digest, bool sync) const {
     if (sync) fsync_dir(dest.get(), what);
     return;
   }
-  if (errno == EEXIST) return;  // kept already: equal names hold equal bytes
+  if (errno == EEXIST) return relink_copy(leaf, dest.get(), name, what, sync);
   if (errno == ENOENT) return;  // the file is gone (keep_pending): nothing to keep
   if (errno != EXDEV && errno != EPERM && errno != ENOTSUP && errno != EOPNOTSUPP && errno != EMLINK)
     throw errno_error("cannot make " + what, errno);

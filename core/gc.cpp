@@ -128,7 +128,10 @@ GcReport run_gc(const Workspace& ws, const GcOptions& options, const Progress& p
     std::unordered_map<std::string, std::string> staged;
     for (IndexEntry& i : GitCli(ws.top()).index_entries({literal_pathspec(kWorkTreeStore)}))
       if (i.stage == 0) staged.emplace(std::move(i.path), std::move(i.id));
-    for (const Digest& d : kept_copies_held(ws, staged, candidates)) staged_kept.insert(d);
+    // Not one a stash needs: that index may drop the blob again, and the
+    // stash would then restore a conversation whose blob is nowhere.
+    for (const Digest& d : kept_copies_held(ws, staged, candidates))
+      if (!live.stashed.count(d)) staged_kept.insert(d);
   }
   std::optional<DigestSet> reflogs;  // built on first need
 

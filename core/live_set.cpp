@@ -41,14 +41,14 @@ void add_files(const SafeDir& base, const fs::path& storage, const std::string& 
 
 // The documents in commits git can give back (stash entries, operations
 // in progress), each distinct version once.
-void add_pending(const GitCli& git, const std::vector<std::string>& commits, std::unordered_set<std::string>& seen,
-                 std::vector<Source>& out) {
+void add_pending(const GitCli& git, const std::vector<std::string>& commits, DocumentOrigin origin,
+                 std::unordered_set<std::string>& seen, std::vector<Source>& out) {
   for (const std::string& commit : commits) {
     for (const TreeEntry& e : git.tree_entries(commit, {std::string(kStorageFolder)})) {
       const auto kind = document_kind_at(e.path);
       if (!kind || !e.mode.starts_with("100") || !seen.insert(e.id).second) continue;
       out.push_back(
-          {nullptr, {}, {"commit " + commit.substr(0, 12) + ":" + e.path, *kind, DocumentOrigin::Pending, e.id}});
+          {nullptr, {}, {"commit " + commit.substr(0, 12) + ":" + e.path, *kind, origin, e.id}});
     }
   }
 }
@@ -65,15 +65,15 @@ void for_each_document(const Workspace& ws, const DocumentFn& fn, const Progress
     const GitCli git(top);
     std::unordered_set<std::string> seen;  // pending document versions
     add_staged(top, "", sources);
-    add_pending(git, git.stash_commits(), seen, sources);
-    add_pending(git, git.in_progress_commits(), seen, sources);
+    add_pending(git, git.stash_commits(), DocumentOrigin::Stashed, seen, sources);
+    add_pending(git, git.in_progress_commits(), DocumentOrigin::Pending, seen, sources);
     for (const fs::path& wt : git.worktrees()) {
       std::error_code ec;
       if (fs::equivalent(wt, top, ec) || !fs::exists(wt, ec)) continue;
       others.push_back(std::make_unique<SafeDir>(SafeDir::open(wt)));
       add_files(*others.back(), kStorageFolder, (wt / "").string(), sources);
       add_staged(wt, (wt / "").string(), sources);
-      add_pending(git, GitCli(wt).in_progress_commits(), seen, sources);
+      add_pending(git, GitCli(wt).in_progress_commits(), DocumentOrigin::Pending, seen, sources);
     }
   }
   std::atomic<std::size_t> done{0};
@@ -115,6 +115,10 @@ LiveSet build_live_set(const Workspace& ws, const Progress& progress) {
             live.referenced.insert(r.digest);
           }
           for (const auto& p : needs.inline_payloads) live.digests.insert(p.digest);
+          if (doc.origin == DocumentOrigin::Stashed) {
+            for (const auto& r : needs.references) live.stashed.insert(r.digest);
+            for (const auto& p : needs.inline_payloads) live.stashed.insert(p.digest);
+          }
           ++live.documents;
           if (!doc.id.empty()) live.versions.insert(read_as(doc.id, doc.kind));
         },

@@ -24,7 +24,9 @@ enum class DocumentOrigin {
   WorkTree,  // a file in a work tree
   Index,     // a version staged in an index (any merge stage)
   Pending,   // a version in a commit git can give back that no branch may
-             // hold: a stash entry, an operation in progress
+             // hold: an operation in progress
+  Stashed,   // the same in a stash entry, whose work-tree and untracked
+             // parts git made without the pre-commit hook
 };
 
 struct DocumentRef {
@@ -46,6 +48,11 @@ void for_each_document(const Workspace& ws, const DocumentFn& fn, const Progress
 struct LiveSet {
   std::unordered_set<Digest, DigestHash> digests;     // every blob something needs
   std::unordered_set<Digest, DigestHash> referenced;  // those named by an explicit reference
+  // Those a Stashed version needs: a stash's untracked part holds
+  // conversations without the blob files clean wrote while it was made, so
+  // an index holding the same blob now does not speak for it (gc's kept
+  // copies, core/kept).
+  std::unordered_set<Digest, DigestHash> stashed;
   std::size_t documents = 0;  // documents (conversations, sessions) and staged versions read
   // The git versions read (object id and kind; see read_as): everything
   // such a version references is in `digests`, so a caller looking for

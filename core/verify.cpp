@@ -105,7 +105,7 @@ VerifyReport run_verify(const Workspace& ws, bool history, const Progress& progr
           live.insert(r.digest);
           // A stash entry or an operation in progress keeps its blobs,
           // but its own commits may hold them: not checked here.
-          if (doc.origin == DocumentOrigin::Pending) continue;
+          if (doc.origin == DocumentOrigin::Pending || doc.origin == DocumentOrigin::Stashed) continue;
           ++report.references;
           const auto size = sizes.find(r.digest);
           if (size != sizes.end()) {

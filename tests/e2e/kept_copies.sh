@@ -143,4 +143,42 @@ kept_folder_is_a_link() {
 case_ "a kept folder that is a symbolic link is refused, nothing written outside, the conversation intact" \
   kept_folder_is_a_link
 
+corrupt_kept_copy_replaced() {
+  # A kept copy is a link: a write into the work-tree file corrupts both.
+  # With the corrupt file deleted, clean writes a good one; its kept copy
+  # must follow, or the next stash keeps only the corrupt bytes.
+  new_installed_repo_checked_out corrupt
+  write_conversation 10-corrupt "tool output written into in place"
+  cp .jp/conversations/10-corrupt/events.json "$TEST_ROOT/corrupt.json"
+  git add .jp/conversations/10-corrupt && git reset -q
+  local f
+  f=$(blob_of "tool output written into in place")
+  echo garbage > "$f"
+  rm "$f"
+  git stash -u -q 2> "$TEST_ROOT/err" || fail "stash -u failed: $(cat "$TEST_ROOT/err")"
+  [ "$(store_files)" -eq 0 ] || fail "the set-up did not lose the work-tree file"
+  git stash pop -q 2> "$TEST_ROOT/err" || fail "stash pop failed: $(cat "$TEST_ROOT/err")"
+  cmp -s .jp/conversations/10-corrupt/events.json "$TEST_ROOT/corrupt.json" || fail "stash -u lost the tool output"
+}
+case_ "a kept copy corrupted through its work-tree link is replaced when clean writes the blob again" \
+  corrupt_kept_copy_replaced
+
+gc_keeps_a_copy_a_stash_needs() {
+  # A stash's untracked part lacks the blob clean wrote while it was made:
+  # its kept copy is the only one. Another conversation staging the same
+  # tool output does not make the copy redundant: that index lets go again.
+  new_installed_repo_checked_out stash_gc
+  write_conversation 11-stashed "tool output read twice"
+  cp .jp/conversations/11-stashed/events.json "$TEST_ROOT/stashed.json"
+  git stash -u -q
+  write_conversation 12-again "tool output read twice"
+  git add .jp && git add .jp
+  git ls-files --error-unmatch "$(blob_of "tool output read twice")" > /dev/null || fail "the set-up did not stage the blob"
+  git jpblob gc > /dev/null
+  git reset -q && rm -r .jp/conversations/12-again && git clean -fdxq
+  git stash pop -q 2> "$TEST_ROOT/err" || fail "stash pop failed: $(cat "$TEST_ROOT/err")"
+  cmp -s .jp/conversations/11-stashed/events.json "$TEST_ROOT/stashed.json" || fail "the stash lost its tool output"
+}
+case_ "gc keeps a kept copy a stash needs even while the index holds the same blob" gc_keeps_a_copy_a_stash_needs
+
 pass
