@@ -256,6 +256,16 @@ std::optional<std::string> GitRepo::read_head(std::string_view path) const {
   return read_blob(repo_.get(), &oid, p + " in HEAD");
 }
 
+bool GitRepo::has_ref(const std::string& name) const {
+  git_reference* ref = nullptr;
+  if (git_reference_lookup(&ref, repo_.get(), name.c_str()) < 0) {
+    git_error_clear();
+    return false;
+  }
+  git_reference_free(ref);
+  return true;
+}
+
 std::optional<std::string> GitRepo::blob_id_at(const std::string& rev, std::string_view path) const {
   git_object* tree = nullptr;
   if (git_revparse_single(&tree, repo_.get(), (rev + "^{tree}").c_str()) < 0) {

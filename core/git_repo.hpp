@@ -93,6 +93,9 @@ class GitRepo {
   // git, which fetches it.
   std::optional<std::string> blob_id_at(const std::string& rev, std::string_view path) const;
 
+  // True when the reference `name` ("refs/stash") exists, loose or packed.
+  bool has_ref(const std::string& name) const;
+
   // The content of the blob object with this hex id, read from the object
   // database alone (no index); nullopt when absent.
   std::optional<std::string> read_object(const std::string& hex) const;

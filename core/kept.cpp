@@ -27,8 +27,10 @@ std::vector<Digest> kept_copies_held(const Workspace& ws, const std::unordered_m
   return out;
 }
 
+bool kept_copies_may_go(const Workspace& ws) { return ws.repo() && !ws.repo()->has_ref("refs/stash"); }
+
 bool drop_kept_copy(const Workspace& ws, const Digest& digest, const std::string& id) {
-  if (!ws.kept() || !ws.repo()) return false;
+  if (!ws.kept() || !kept_copies_may_go(ws)) return false;
   const auto raw = ws.kept()->read_raw(digest);
   return raw && ws.repo()->hash_blob(*raw) == id &&
          ws.kept()->remove(ws.kept()->entry_for(digest), std::numeric_limits<std::time_t>::max()) == Removal::Removed;
@@ -36,6 +38,7 @@ bool drop_kept_copy(const Workspace& ws, const Digest& digest, const std::string
 
 std::size_t drop_kept_copies(const Workspace& ws, const GitCli& index, const std::vector<Digest>& digests) {
   std::size_t dropped = 0;
+  if (!kept_copies_may_go(ws)) return dropped;
   for (const Digest& d : kept_copies_staged(ws, index, digests))
     if (ws.kept()->remove(ws.kept()->entry_for(d), std::numeric_limits<std::time_t>::max()) == Removal::Removed)
       ++dropped;

@@ -254,9 +254,10 @@ class Hook {
   // and `<paths>` stage into an index git may still throw away: their
   // copies go when the next commit drops the files (a lean tree), or at
   // gc. Only this commit's blobs are looked at: the hook's cost grows with
-  // what is staged, not with what gc has yet to remove.
+  // what is staged, not with what gc has yet to remove. None go while a
+  // stash exists (kept_copies_may_go).
   void drop_kept() {
-    if (!ws_.kept()) return;
+    if (!ws_.kept() || !kept_copies_may_go(ws_)) return;
     const fs::path real = ws_.repo()->gitdir() / "index";
     std::error_code ec;
     if (!fs::equivalent(index_file(), real, ec)) return;

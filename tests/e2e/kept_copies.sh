@@ -181,4 +181,25 @@ gc_keeps_a_copy_a_stash_needs() {
 }
 case_ "gc keeps a kept copy a stash needs even while the index holds the same blob" gc_keeps_a_copy_a_stash_needs
 
+hook_keeps_a_copy_a_stash_needs() {
+  # The same in a lean tree, through the hook: a commit stages the same
+  # tool output from another conversation (dropping its file), is refused
+  # after the hook, and the user resets. The stash still needs the blob.
+  cd "$TEST_ROOT/lean"
+  write_conversation 13-stashed "tool output stashed, then committed elsewhere"
+  cp .jp/conversations/13-stashed/events.json "$TEST_ROOT/stashed.json"
+  git stash -a -q
+  write_conversation 14-again "tool output stashed, then committed elsewhere"
+  git add .jp/conversations/14-again
+  printf '#!/bin/sh\nexit 1\n' > .git/hooks/commit-msg && chmod +x .git/hooks/commit-msg
+  if git commit -qm refused 2> /dev/null; then fail "the commit-msg hook did not refuse"; fi
+  rm .git/hooks/commit-msg
+  git ls-files --error-unmatch "$(blob_of "tool output stashed, then committed elsewhere")" > /dev/null ||
+    fail "the set-up did not stage the blob"
+  git reset -q && rm -r .jp/conversations/14-again && git clean -fdxq
+  git stash pop -q 2> "$TEST_ROOT/err" || fail "stash pop failed: $(cat "$TEST_ROOT/err")"
+  cmp -s .jp/conversations/13-stashed/events.json "$TEST_ROOT/stashed.json" || fail "the stash lost its tool output"
+}
+case_ "the hook keeps the kept copies while a stash exists, whatever the index holds" hook_keeps_a_copy_a_stash_needs
+
 pass
