@@ -184,8 +184,10 @@ GcReport run_gc(const Workspace& ws, const GcOptions& options, const Progress& p
   };
   for (const StoreEntry& e : entries) judge(store, e);
   for (const StoreEntry& e : kept) {
-    if (e.digest && (staged_kept.count(*e.digest) || live.digests.count(*e.digest))) {
-      judge(*ws.kept(), e);  // no age needed
+    // A live copy the index does not hold stays: no stat needed. Any
+    // other may be deleted, and is reported with its size.
+    if (e.digest && !staged_kept.count(*e.digest) && live.digests.count(*e.digest)) {
+      judge(*ws.kept(), e);
     } else if (auto statted = ws.kept()->stat(e)) {
       judge(*ws.kept(), kept_statted.emplace_back(std::move(*statted)));
     }
