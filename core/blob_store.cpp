@@ -391,8 +391,7 @@ void relink_copy(int leaf, int dest, const std::string& name, const std::string&
   if (file.st_dev == copy.st_dev && file.st_ino == copy.st_ino) return;
   const std::string temp = std::string(AtomicFile::kTempPrefix) + std::to_string(::getpid()) + "-" + name;
   if (::linkat(leaf, name.c_str(), dest, temp.c_str(), 0) != 0) {
-    if (errno == EXDEV || errno == EPERM || errno == ENOTSUP || errno == EOPNOTSUPP || errno == EMLINK ||
-        errno == ENOENT || errno == EEXIST)
+    if (cannot_link(errno) || errno == ENOENT || errno == EEXIST)
       return;  // no link possible here, or another writer at it
     throw errno_error("cannot make " + what, errno);
   }
@@ -417,8 +416,7 @@ void BlobStore::keep_copy(int leaf, const Digest& digest, bool sync) const {
   }
   if (errno == EEXIST) return relink_copy(leaf, dest.get(), name, what, sync);
   if (errno == ENOENT) return;  // the file is gone (keep_pending): nothing to keep
-  if (errno != EXDEV && errno != EPERM && errno != ENOTSUP && errno != EOPNOTSUPP && errno != EMLINK)
-    throw errno_error("cannot make " + what, errno);
+  if (!cannot_link(errno)) throw errno_error("cannot make " + what, errno);
   // The git folder on another file system, or one without hard links: a
   // copy of the bytes just published.
   Fd src(::openat(leaf, name.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));

@@ -159,7 +159,7 @@ bool AtomicFile::commit(Replace replace) {
     } else if (errno == EEXIST) {
       ::unlinkat(dirfd_, temp_name_.c_str(), 0);
       published = false;
-    } else if (errno == EPERM || errno == ENOTSUP || errno == EOPNOTSUPP || errno == EXDEV) {
+    } else if (cannot_link(errno)) {
       // Filesystems without hard links: fall back to rename, which is safe
       // because equal names hold equal bytes in a content-addressed store.
       if (syscalls().renameat(dirfd_, temp_name_.c_str(), dirfd_, name_.c_str()) != 0)

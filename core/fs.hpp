@@ -7,6 +7,8 @@
 // made to fail on demand. Production code never changes the table.
 #pragma once
 
+#include <cerrno>
+
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/types.h>
@@ -92,6 +94,13 @@ void fsync_dir(int dirfd, const std::string& what);
 // Makes everything written to the filesystem holding `fd` durable: one
 // call for a whole batch of files instead of one fsync each.
 void sync_filesystem(int fd, const std::string& what);
+
+// True when link(2) failed with `err` because no hard link can be made
+// there (another file system, one without links, too many links), as
+// opposed to a real failure: callers then rename or copy instead.
+inline bool cannot_link(int err) {
+  return err == EXDEV || err == EPERM || err == ENOTSUP || err == EOPNOTSUPP || err == EMLINK;
+}
 
 // A file written under a temporary name in its final folder and renamed into
 // place by commit(): readers see the old file or the whole new one, never a

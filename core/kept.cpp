@@ -29,20 +29,24 @@ std::vector<Digest> kept_copies_held(const Workspace& ws, const std::unordered_m
 
 bool kept_copies_may_go(const Workspace& ws) { return ws.repo() && !ws.repo()->has_ref("refs/stash"); }
 
+namespace {
+std::size_t remove_all(const Workspace& ws, const std::vector<Digest>& digests) {
+  std::size_t removed = 0;
+  for (const Digest& d : digests)
+    if (ws.kept()->remove(ws.kept()->entry_for(d), std::numeric_limits<std::time_t>::max()) == Removal::Removed)
+      ++removed;
+  return removed;
+}
+}  // namespace
+
 bool drop_kept_copy(const Workspace& ws, const Digest& digest, const std::string& id) {
   if (!ws.kept() || !kept_copies_may_go(ws)) return false;
-  const auto raw = ws.kept()->read_raw(digest);
-  return raw && ws.repo()->hash_blob(*raw) == id &&
-         ws.kept()->remove(ws.kept()->entry_for(digest), std::numeric_limits<std::time_t>::max()) == Removal::Removed;
+  return remove_all(ws, kept_copies_held(ws, {{tracked_blob_path(digest), id}}, {digest})) == 1;
 }
 
 std::size_t drop_kept_copies(const Workspace& ws, const GitCli& index, const std::vector<Digest>& digests) {
-  std::size_t dropped = 0;
-  if (!kept_copies_may_go(ws)) return dropped;
-  for (const Digest& d : kept_copies_staged(ws, index, digests))
-    if (ws.kept()->remove(ws.kept()->entry_for(d), std::numeric_limits<std::time_t>::max()) == Removal::Removed)
-      ++dropped;
-  return dropped;
+  if (!ws.kept() || !kept_copies_may_go(ws)) return 0;
+  return remove_all(ws, kept_copies_staged(ws, index, digests));
 }
 
 }  // namespace jpblob
