@@ -27,7 +27,8 @@ void Filter::run(FilterMode mode, std::string_view input, const std::string& pat
     options.keep_missing = !context.checkout;
     report = smudge_document(kind, input, *workspace_.blobs().at(context.treeish), options, out);
   }
-  for (const auto& w : report.warnings) std::cerr << "git-jpblob: warning: " << w << std::endl;
+  // One write a line: delayed smudges run on several threads at once.
+  for (const auto& w : report.warnings) std::cerr << "git-jpblob: warning: " + w + "\n" << std::flush;
 }
 
 void finish(const Workspace& ws) {

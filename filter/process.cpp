@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <iostream>
+#include <memory>
 #include <optional>
 
 #include "core/error.hpp"
+#include "delayed.hpp"
 #include "filter.hpp"
 #include "pktline.hpp"
 
@@ -16,7 +18,9 @@ bool contains(const std::vector<std::string>& lines, const std::string& line) {
   return std::find(lines.begin(), lines.end(), line) != lines.end();
 }
 
-void handshake(PktReader& in, PktWriter& out) {
+// Returns true when git may let this filter delay smudges (both sides
+// named the capability).
+bool handshake(PktReader& in, PktWriter& out) {
   const auto hello = in.read_list();
   if (hello.empty() || hello[0] != "git-filter-client")
     throw Error("filter-process: expected git-filter-client, got '" +
@@ -28,10 +32,11 @@ void handshake(PktReader& in, PktWriter& out) {
   out.flush_packet();
   out.send();
   const auto offered = in.read_list();
-  for (const char* cap : {"capability=clean", "capability=smudge"})
+  for (const char* cap : {"capability=clean", "capability=smudge", "capability=delay"})
     if (contains(offered, cap)) out.text(cap);
   out.flush_packet();
   out.send();
+  return contains(offered, "capability=delay");
 }
 
 std::string value_of(const std::vector<std::string>& lines, const std::string& key) {
@@ -62,7 +67,7 @@ void run_filter_process(int in_fd, int out_fd, const std::optional<std::filesyst
                         const std::function<void(const Workspace&)>& on_ready) {
   PktReader in(in_fd);
   PktWriter out(out_fd);
-  handshake(in, out);
+  const bool may_delay = handshake(in, out);
   // A workspace that cannot be opened (a store refused as a link, a
   // malformed .jpblobconfig) fails every file with its reason, rather than
   // killing the server before git hears why.
@@ -74,14 +79,68 @@ void run_filter_process(int in_fd, int out_fd, const std::optional<std::filesyst
     unusable = e.what();
   }
   if (filter && on_ready) on_ready(filter->workspace());
+  // Smudges git lets wait run on every core while git writes the files
+  // (filter/delayed). Destroyed before `filter`, whose workspace its jobs use.
+  auto delayed = std::make_unique<DelayedSmudges>();
   std::string result;
+  auto fail = [&](const std::string& message) {
+    std::cerr << "git-jpblob: " + message + "\n" << std::flush;
+    out.text("status=error");
+    out.flush_packet();
+    out.send();
+  };
+  auto succeed = [&](std::string_view content) {
+    out.text("status=success");
+    out.flush_packet();
+    out.content(content);
+    out.flush_packet();
+    out.flush_packet();  // an empty list: the status stays "success"
+    out.send();
+  };
   while (auto request = in.read_list_or_eof()) {
     const std::string command = value_of(*request, "command");
+    if (command == "list_available_blobs") {  // no content follows this one
+      for (const std::string& ready : delayed->available()) out.text("pathname=" + ready);
+      out.flush_packet();
+      out.text("status=success");
+      out.flush_packet();
+      out.send();
+      continue;
+    }
     const std::string path = value_of(*request, "pathname");
     SmudgeContext context;
     if (const std::string treeish = value_of(*request, "treeish"); !treeish.empty()) context.treeish = treeish;
     context.checkout = !value_of(*request, "blob").empty();
-    const std::string input = in.read_content();
+    std::string input = in.read_content();
+    if (command == "smudge" && delayed->listed(path)) {
+      // git fetches a file it let wait; it sends no content this time.
+      DelayedSmudges::Result ready = *delayed->take(path);
+      if (ready.ok)
+        succeed(ready.content);
+      else
+        fail(ready.error);
+      continue;
+    }
+    if (command == "smudge" && may_delay && filter && value_of(*request, "can-delay") == "1" &&
+        !filter->workspace().settings().smudge_refs_only) {
+      const Filter* f = &*filter;
+      delayed->add(path, [f, input = std::move(input), path, context]() {
+        DelayedSmudges::Result r;
+        try {
+          f->run(FilterMode::Smudge, input, path, [&](std::string_view piece) { r.content.append(piece); },
+                 context);
+          r.ok = true;
+        } catch (...) {
+          r.content = std::string();
+          r.error = failure_of(path);
+        }
+        return r;
+      });
+      out.text("status=delayed");
+      out.flush_packet();
+      out.send();
+      continue;
+    }
     result.clear();
     try {
       if (command != "clean" && command != "smudge")
@@ -93,20 +152,14 @@ void run_filter_process(int in_fd, int out_fd, const std::optional<std::filesyst
       // One file failed, whatever the failure (an Error, memory, a bug):
       // git reports it and sends the next. Only a broken stream, outside
       // this block, ends the server.
-      std::cerr << "git-jpblob: " << failure_of(path) << std::endl;
+      const std::string message = failure_of(path);
       result = std::string();  // give back what a half-built answer held
-      out.text("status=error");
-      out.flush_packet();
-      out.send();
+      fail(message);
       continue;
     }
-    out.text("status=success");
-    out.flush_packet();
-    out.content(result);
-    out.flush_packet();
-    out.flush_packet();  // an empty list: the status stays "success"
-    out.send();
+    succeed(result);
   }
+  delayed.reset();
   // git has closed the pipe and waits for this process to end before it
   // goes on (a stash's `git clean` runs only then): the kept copies now.
   if (filter) finish(filter->workspace());

@@ -7,6 +7,9 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+#include <set>
+
 #include "core/base64.hpp"
 #include "core/blob_store.hpp"
 #include "core/digest.hpp"
@@ -67,7 +70,34 @@ class Server {
     writer_->flush_packet();
     writer_->send();
     EXPECT_EQ(reader_->read_list(),
-              (std::vector<std::string>{"capability=clean", "capability=smudge"}));
+              (std::vector<std::string>{"capability=clean", "capability=smudge", "capability=delay"}));
+  }
+
+  // A request git lets the filter delay ("can-delay=1"): the status only.
+  std::string request_delayed(const std::string& path, const std::string& data,
+                              const std::vector<std::string>& metadata = {"blob=" + std::string(40, '1')}) {
+    writer_->text("command=smudge");
+    writer_->text("pathname=" + path);
+    for (const auto& line : metadata) writer_->text(line);
+    writer_->text("can-delay=1");
+    writer_->flush_packet();
+    writer_->content(data);
+    writer_->flush_packet();
+    writer_->send();
+    auto head = reader_->read_list();
+    return head.empty() ? "" : head[0];
+  }
+
+  // `list_available_blobs`: the paths, and the status after them.
+  std::vector<std::string> list_available(std::string* status = nullptr) {
+    writer_->text("command=list_available_blobs");
+    writer_->flush_packet();
+    writer_->send();
+    std::vector<std::string> paths;
+    for (const auto& line : reader_->read_list()) paths.push_back(line.substr(line.find('=') + 1));
+    auto tail = reader_->read_list();
+    if (status) *status = tail.empty() ? "" : tail[0];
+    return paths;
   }
 
   struct Reply {
@@ -258,6 +288,67 @@ TEST(FilterProcess, LargeFilesDoNotDeadlock) {
   EXPECT_LT(c.content.size(), (1u << 20) + 1000);
   auto back = s.request("smudge", "big/events.json", c.content);
   EXPECT_TRUE(back.content == x);
+  EXPECT_EQ(s.close_and_wait(), 0);
+}
+
+// git's delayed checkout (gitattributes(5), "Delay"): every smudge it lets
+// wait is answered "delayed", listed once when ready, and fetched with an
+// empty content; a failure shows when git fetches the file.
+TEST(FilterProcess, DelayedSmudgesAreListedOnceAndFetched) {
+  TwoBlobs blobs(10);
+  Server s(blobs.g.repo());
+  s.handshake();
+  const std::string missing = "[{\"type\":\"tool_call_response\",\"content\":{\"$blob\":\"" +
+                              Sha256::of("nowhere").hex() + "\",\"size\":7,\"encoding\":\"text\"}}]";
+  std::map<std::string, std::string> sent;
+  for (int i = 0; i < 40; ++i) {
+    const std::string path = ".jp/conversations/" + std::to_string(i) + "/events.json";
+    sent[path] = "[" + reference_to(blobs.x, "1", "text") + ",{\"n\":" + std::to_string(i) + "}]";
+    ASSERT_EQ(s.request_delayed(path, sent[path]), "status=delayed");
+  }
+  ASSERT_EQ(s.request_delayed("bad/events.json", missing), "status=delayed");
+  std::set<std::string> seen;
+  for (;;) {
+    std::string status;
+    const auto paths = s.list_available(&status);
+    EXPECT_EQ(status, "status=success");
+    if (paths.empty()) break;
+    for (const auto& path : paths) {
+      EXPECT_TRUE(seen.insert(path).second) << path << " listed twice";
+      auto r = s.request("smudge", path, "", {"blob=" + std::string(40, '1')});
+      if (path == "bad/events.json") {
+        EXPECT_EQ(r.status, "status=error");
+        continue;
+      }
+      ASSERT_EQ(r.status, "status=success") << path;
+      EXPECT_EQ(r.content, "[{\"type\":\"tool_call_response\",\"content\":\"x\"}," +
+                               sent[path].substr(sent[path].find("{\"n\"")));
+    }
+  }
+  EXPECT_EQ(seen.size(), 41u);
+  // A path no longer delayed is an ordinary smudge again: its (empty)
+  // content is what it gives back.
+  EXPECT_EQ(s.request("smudge", ".jp/conversations/0/events.json", "").content, "");
+  EXPECT_EQ(s.close_and_wait(), 0);
+}
+
+// git can give up on a checkout with files still delayed and close the
+// pipe: the server ends cleanly. A path delayed again replaces the first.
+TEST(FilterProcess, DelayedSmudgesLeftBehindEndCleanly) {
+  TwoBlobs blobs(10);
+  Server s(blobs.g.repo());
+  s.handshake();
+  const std::string first = "[" + reference_to(blobs.x, "1", "text") + "]";
+  const std::string second = "[" + reference_to(blobs.x, "1", "text") + ",{\"again\":1}]";
+  ASSERT_EQ(s.request_delayed("a/events.json", first), "status=delayed");
+  ASSERT_EQ(s.request_delayed("a/events.json", second), "status=delayed");
+  auto paths = s.list_available();
+  ASSERT_EQ(paths, std::vector<std::string>{"a/events.json"});
+  EXPECT_EQ(s.request("smudge", "a/events.json", "").content,
+            "[{\"type\":\"tool_call_response\",\"content\":\"x\"},{\"again\":1}]");
+  EXPECT_TRUE(s.list_available().empty());
+  for (int i = 0; i < 20; ++i)
+    ASSERT_EQ(s.request_delayed("left/" + std::to_string(i) + "/events.json", first), "status=delayed");
   EXPECT_EQ(s.close_and_wait(), 0);
 }
 

@@ -1,0 +1,116 @@
+#include "delayed.hpp"
+
+#include <algorithm>
+
+namespace jpblob {
+
+DelayedSmudges::DelayedSmudges(std::size_t budget, unsigned threads)
+    : budget_(budget), threads_(threads ? threads : std::clamp(std::thread::hardware_concurrency(), 1u, 8u)) {}
+
+DelayedSmudges::~DelayedSmudges() {
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+    queue_.clear();
+  }
+  wake_workers_.notify_all();
+  for (auto& t : pool_) t.join();
+}
+
+bool DelayedSmudges::may_start() const { return ready_count_ == 0 || ready_bytes_ < budget_; }
+
+void DelayedSmudges::add(const std::string& path, Job job) {
+  std::lock_guard lock(mutex_);
+  // The pool starts with the first delayed file: a session that only
+  // cleans never has one.
+  if (pool_.empty())
+    for (unsigned t = 0; t < threads_; ++t) pool_.emplace_back([this] { work(); });
+  Entry& e = entries_[path];
+  if (e.state == State::Ready || e.state == State::Listed) {
+    ready_bytes_ -= e.result.content.size();
+    --ready_count_;
+  }
+  e = Entry{next_id_++, State::Queued, std::move(job), {}};
+  queue_.emplace_back(path, e.id);
+  wake_workers_.notify_one();
+}
+
+void DelayedSmudges::work() {
+  std::unique_lock lock(mutex_);
+  for (;;) {
+    wake_workers_.wait(lock, [this] { return stopping_ || (!queue_.empty() && may_start()); });
+    if (stopping_) return;
+    const auto [path, id] = queue_.front();
+    queue_.pop_front();
+    auto it = entries_.find(path);
+    if (it == entries_.end() || it->second.id != id || it->second.state != State::Queued) continue;  // replaced
+    Job job = std::move(it->second.job);
+    it->second.state = State::Running;
+    ++running_;
+    lock.unlock();
+    Result result = job();
+    job = nullptr;  // its copy of the input goes now, not under the lock
+    lock.lock();
+    --running_;
+    it = entries_.find(path);
+    if (it != entries_.end() && it->second.id == id) {
+      ready_bytes_ += result.content.size();
+      ++ready_count_;
+      it->second.result = std::move(result);
+      it->second.state = State::Ready;
+      ready_order_.push_back(path);
+    }
+    wake_git_.notify_all();
+  }
+}
+
+std::vector<std::string> DelayedSmudges::available() {
+  std::unique_lock lock(mutex_);
+  // git fetches what one call listed before it asks again: anything still
+  // listed is a file it gave up on.
+  for (auto it = entries_.begin(); it != entries_.end();) {
+    if (it->second.state == State::Listed) {
+      ready_bytes_ -= it->second.result.content.size();
+      --ready_count_;
+      it = entries_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  wake_workers_.notify_all();
+  const auto outstanding = [this] {
+    return std::any_of(entries_.begin(), entries_.end(), [](const auto& kv) {
+      return kv.second.state == State::Queued || kv.second.state == State::Running;
+    });
+  };
+  wake_git_.wait(lock, [&] { return ready_count_ > 0 || !outstanding(); });
+  std::vector<std::string> paths;
+  for (const std::string& path : ready_order_) {
+    auto it = entries_.find(path);
+    if (it == entries_.end() || it->second.state != State::Ready) continue;  // replaced, or listed already
+    it->second.state = State::Listed;
+    paths.push_back(path);
+  }
+  ready_order_.clear();
+  return paths;
+}
+
+std::optional<DelayedSmudges::Result> DelayedSmudges::take(const std::string& path) {
+  std::lock_guard lock(mutex_);
+  auto it = entries_.find(path);
+  if (it == entries_.end() || it->second.state != State::Listed) return std::nullopt;
+  Result result = std::move(it->second.result);
+  ready_bytes_ -= result.content.size();
+  --ready_count_;
+  entries_.erase(it);
+  wake_workers_.notify_all();
+  return result;
+}
+
+bool DelayedSmudges::listed(const std::string& path) const {
+  std::lock_guard lock(mutex_);
+  auto it = entries_.find(path);
+  return it != entries_.end() && it->second.state == State::Listed;
+}
+
+}  // namespace jpblob

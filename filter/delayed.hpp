@@ -1,0 +1,96 @@
+// Smudges git lets the filter delay (the "delay" capability of the
+// long-running filter protocol, gitattributes(5), "Delay").
+//
+// Without it git and the filter take turns: git sends a file, waits while
+// the filter restores it, writes it, then sends the next. With it the
+// filter answers "delayed" at once and restores the file on a pool of
+// threads while git goes on; git later asks which files are ready
+// (`list_available_blobs`) and fetches each, and writes it while the pool
+// restores the next ones. A checkout of many conversations uses both
+// cores then.
+//
+// The queue runs jobs in the order they came, so git gets files back in
+// its own order. Results wait in memory until git fetches them; past
+// `budget` bytes of them the pool pauses (one result of any size is always
+// allowed, so a file larger than the budget still goes through).
+#pragma once
+
+#include <condition_variable>
+#include <cstddef>
+#include <deque>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace jpblob {
+
+class DelayedSmudges {
+ public:
+  // What a job gives back: the content, or why it failed (a message for
+  // git's stderr, naming the file).
+  struct Result {
+    bool ok = false;
+    std::string content;
+    std::string error;
+  };
+  // A job must not throw: it turns its failures into a Result.
+  using Job = std::function<Result()>;
+
+  // `threads`: 0 for one per core (at most 8).
+  explicit DelayedSmudges(std::size_t budget = kDefaultBudget, unsigned threads = 0);
+  // Drops what is queued, waits for the jobs running, and stops the pool.
+  ~DelayedSmudges();
+  DelayedSmudges(const DelayedSmudges&) = delete;
+  DelayedSmudges& operator=(const DelayedSmudges&) = delete;
+
+  // Queues the smudge of `path`. A path queued again (a checkout git
+  // abandoned, then another) replaces what the earlier one would give.
+  void add(const std::string& path, Job job);
+
+  // Blocks until at least one file is ready, then returns every ready one
+  // not returned before, in queue order. Returns an empty list when
+  // nothing is queued or running: git then knows it has every file. What
+  // an earlier call returned and git never fetched is dropped.
+  std::vector<std::string> available();
+
+  // The result for a path available() returned, once; nullopt for any
+  // other path.
+  std::optional<Result> take(const std::string& path);
+
+  // True while `path` was returned by available() and not yet taken.
+  bool listed(const std::string& path) const;
+
+  static constexpr std::size_t kDefaultBudget = std::size_t{64} << 20;
+
+ private:
+  enum class State { Queued, Running, Ready, Listed };
+  struct Entry {
+    std::uint64_t id = 0;
+    State state = State::Queued;
+    Job job;
+    Result result;
+  };
+  void work();
+  bool may_start() const;  // the budget allows another job (lock held)
+
+  const std::size_t budget_;
+  const unsigned threads_;
+  mutable std::mutex mutex_;
+  std::condition_variable wake_workers_;
+  std::condition_variable wake_git_;
+  std::map<std::string, Entry> entries_;  // by path
+  std::deque<std::pair<std::string, std::uint64_t>> queue_;  // path and entry id, in git's order
+  std::vector<std::string> ready_order_;  // paths that became ready, in order
+  std::size_t ready_bytes_ = 0;
+  std::size_t ready_count_ = 0;
+  std::size_t running_ = 0;
+  std::uint64_t next_id_ = 1;
+  bool stopping_ = false;
+  std::vector<std::thread> pool_;
+};
+
+}  // namespace jpblob

@@ -1,0 +1,95 @@
+// The queue behind delayed smudges (filter/delayed), without git.
+#include "filter/delayed.hpp"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <set>
+#include <thread>
+
+namespace jpblob {
+namespace {
+
+DelayedSmudges::Job giving(std::string content, std::atomic<int>* started = nullptr) {
+  return [content = std::move(content), started] {
+    if (started) ++*started;
+    return DelayedSmudges::Result{true, content, {}};
+  };
+}
+
+TEST(DelayedSmudges, EachPathIsListedOnceAndTakenOnce) {
+  DelayedSmudges q;
+  for (int i = 0; i < 100; ++i) q.add("p" + std::to_string(i), giving(std::to_string(i)));
+  std::set<std::string> seen;
+  for (auto paths = q.available(); !paths.empty(); paths = q.available())
+    for (const auto& p : paths) {
+      EXPECT_TRUE(seen.insert(p).second) << p;
+      EXPECT_TRUE(q.listed(p));
+      auto r = q.take(p);
+      ASSERT_TRUE(r);
+      EXPECT_EQ(r->content, p.substr(1));
+      EXPECT_FALSE(q.take(p)) << "taken twice";
+    }
+  EXPECT_EQ(seen.size(), 100u);
+  EXPECT_FALSE(q.take("never"));
+}
+
+TEST(DelayedSmudges, AFailureIsAResult) {
+  DelayedSmudges q;
+  q.add("bad", [] { return DelayedSmudges::Result{false, {}, "bad: no such blob"}; });
+  ASSERT_EQ(q.available(), std::vector<std::string>{"bad"});
+  auto r = q.take("bad");
+  ASSERT_TRUE(r);
+  EXPECT_FALSE(r->ok);
+  EXPECT_EQ(r->error, "bad: no such blob");
+  EXPECT_TRUE(q.available().empty());
+}
+
+// Results wait in memory until git fetches them: past the budget no job
+// starts, so at most one result per thread is ever waiting.
+TEST(DelayedSmudges, TheBudgetPausesThePool) {
+  DelayedSmudges q(/*budget=*/1, /*threads=*/2);
+  std::atomic<int> started{0};
+  for (int i = 0; i < 10; ++i) q.add("p" + std::to_string(i), giving(std::string(100, 'x'), &started));
+  // Time for an unbounded pool to finish all ten.
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  EXPECT_LE(started.load(), 2);
+  std::size_t taken = 0;
+  for (auto paths = q.available(); !paths.empty(); paths = q.available()) {
+    EXPECT_LE(paths.size(), 2u);
+    for (const auto& p : paths) taken += q.take(p) ? 1 : 0;
+  }
+  EXPECT_EQ(taken, 10u);
+}
+
+// A listed path git never fetched is dropped at the next listing; a path
+// queued again replaces the first job's result.
+TEST(DelayedSmudges, AbandonedAndRepeatedPaths) {
+  DelayedSmudges q;
+  q.add("a", giving("1"));
+  ASSERT_EQ(q.available(), std::vector<std::string>{"a"});
+  EXPECT_TRUE(q.available().empty());
+  EXPECT_FALSE(q.take("a"));
+  q.add("b", giving("old"));
+  q.add("b", giving("new"));
+  std::vector<std::string> all;
+  for (auto paths = q.available(); !paths.empty(); paths = q.available())
+    for (const auto& p : paths) {
+      all.push_back(p);
+      EXPECT_EQ(q.take(p)->content, "new");
+    }
+  EXPECT_EQ(all, std::vector<std::string>{"b"});
+}
+
+TEST(DelayedSmudges, StopsWithJobsQueued) {
+  std::atomic<int> started{0};
+  {
+    DelayedSmudges q(1, 1);
+    for (int i = 0; i < 1000; ++i) q.add("p" + std::to_string(i), giving("x", &started));
+  }
+  EXPECT_LT(started.load(), 1000);
+}
+
+}  // namespace
+}  // namespace jpblob
