@@ -3,6 +3,7 @@
 #include <git2.h>
 
 #include <cstdlib>
+#include <unordered_map>
 #include <strings.h>
 
 #include "error.hpp"
@@ -266,7 +267,66 @@ bool GitRepo::has_ref(const std::string& name) const {
   return true;
 }
 
+struct GitRepo::TreeCache {
+  std::unordered_map<std::string, git_tree*> trees;  // null: no such folder
+  void clear() {
+    for (auto& [key, tree] : trees) git_tree_free(tree);
+    trees.clear();
+  }
+  ~TreeCache() { clear(); }
+};
+
+namespace {
+
+bool is_object_id(const std::string& rev) {
+  return (rev.size() == GIT_OID_HEXSZ || rev.size() == 64) &&
+         rev.find_first_not_of("0123456789abcdef") == std::string::npos;
+}
+
+}  // namespace
+
+GitRepo::GitRepo(git_repository* repo) : repo_(repo), trees_(std::make_shared<TreeCache>()) {}
+
+const git_tree* GitRepo::tree_at(const std::string& rev, std::string_view folder) const {
+  std::string key = rev + ":";
+  key += folder;
+  if (auto it = trees_->trees.find(key); it != trees_->trees.end()) return it->second;
+  git_tree* tree = nullptr;
+  if (folder.empty()) {
+    git_object* object = nullptr;
+    if (git_revparse_single(&object, repo_.get(), (rev + "^{tree}").c_str()) < 0)
+      git_error_clear();
+    else
+      tree = reinterpret_cast<git_tree*>(object);
+  } else {
+    const std::size_t slash = folder.rfind('/');
+    const std::string_view parent = slash == std::string_view::npos ? std::string_view() : folder.substr(0, slash);
+    const std::string name(slash == std::string_view::npos ? folder : folder.substr(slash + 1));
+    if (const git_tree* up = tree_at(rev, parent)) {
+      const git_tree_entry* entry = git_tree_entry_byname(up, name.c_str());
+      if (entry && git_tree_entry_type(entry) == GIT_OBJECT_TREE &&
+          git_tree_lookup(&tree, repo_.get(), git_tree_entry_id(entry)) < 0) {
+        git_error_clear();
+        tree = nullptr;
+      }
+    }
+  }
+  // A long rebase checks out many commits: past this many trees, start over.
+  if (trees_->trees.size() >= 200000) trees_->clear();
+  trees_->trees.emplace(std::move(key), tree);
+  return tree;
+}
+
 std::optional<std::string> GitRepo::blob_id_at(const std::string& rev, std::string_view path) const {
+  if (is_object_id(rev)) {
+    const std::size_t slash = path.rfind('/');
+    const git_tree* folder = tree_at(rev, slash == std::string_view::npos ? std::string_view() : path.substr(0, slash));
+    if (!folder) return std::nullopt;
+    const std::string name(slash == std::string_view::npos ? path : path.substr(slash + 1));
+    const git_tree_entry* entry = git_tree_entry_byname(folder, name.c_str());
+    if (!entry || git_tree_entry_type(entry) != GIT_OBJECT_BLOB) return std::nullopt;
+    return std::string(git_oid_tostr_s(git_tree_entry_id(entry)));
+  }
   git_object* tree = nullptr;
   if (git_revparse_single(&tree, repo_.get(), (rev + "^{tree}").c_str()) < 0) {
     git_error_clear();

@@ -26,6 +26,7 @@
 struct git_repository;
 struct git_index;
 struct git_config;
+struct git_tree;
 
 namespace jpblob {
 
@@ -90,7 +91,9 @@ class GitRepo {
   // The id of the blob at `path` in the tree of `rev` (a commit or tree
   // id, or any revision); nullopt when there is none. The blob itself may
   // be absent from a partial clone: read it with read_object, or through
-  // git, which fetches it.
+  // git, which fetches it. When `rev` is an object id (it cannot move) the
+  // trees on the way are kept: a checkout asks for thousands of blobs in
+  // one commit, and each then costs one look-up in its folder's tree.
   std::optional<std::string> blob_id_at(const std::string& rev, std::string_view path) const;
 
   // True when the reference `name` ("refs/stash") exists, loose or packed.
@@ -126,9 +129,14 @@ class GitRepo {
   std::filesystem::path commondir() const;
 
  private:
-  explicit GitRepo(git_repository* repo) : repo_(repo) {}
+  explicit GitRepo(git_repository* repo);
   void add_worktree_config();
+  struct TreeCache;
+  // The folder's tree in `rev` (an object id), or null when there is none.
+  const git_tree* tree_at(const std::string& rev, std::string_view folder) const;
   std::unique_ptr<git_repository, RepoDeleter> repo_;
+  // Trees by "<object id>:<folder>"; shared by moved copies, like repo_.
+  std::shared_ptr<TreeCache> trees_;
   std::optional<std::filesystem::path> workdir_;
   std::filesystem::path cwd_;
 };

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
+
 #include "core/error.hpp"
 #include "core/gzip.hpp"
 #include "core/transform.hpp"
@@ -163,6 +165,40 @@ struct StagedHello {
 
 // Commits a conversation's blob, then deletes the file from the work tree:
 // smudge must find it in the index, and failing that in HEAD.
+// blob_id_at keeps the trees of an object id (a checkout's treeish): the
+// answers must be the tree's own, a moving name ("HEAD") is never kept,
+// and a folder that is a file or absent gives nothing.
+TEST(GitRepo, BlobIdAtKeepsTreesOnlyForObjectIds) {
+  GitSandbox g;
+  fs::create_directories(g.repo() / "a/b");
+  std::ofstream(g.repo() / "a/b/x") << "one";
+  std::ofstream(g.repo() / "a/y") << "why";
+  g.git("add -A");
+  g.git("commit -qm one");
+  const std::string first = g.git("rev-parse HEAD").substr(0, 40);
+  const std::string x1 = g.git("rev-parse HEAD:a/b/x").substr(0, 40);
+  auto repo = GitRepo::open(g.repo());
+  ASSERT_TRUE(repo);
+  EXPECT_EQ(repo->blob_id_at(first, "a/b/x"), x1);
+  EXPECT_EQ(repo->blob_id_at("HEAD", "a/b/x"), x1);
+  std::ofstream(g.repo() / "a/b/x") << "two";
+  g.git("commit -qam two");
+  const std::string second = g.git("rev-parse HEAD").substr(0, 40);
+  const std::string x2 = g.git("rev-parse HEAD:a/b/x").substr(0, 40);
+  ASSERT_NE(x1, x2);
+  EXPECT_EQ(repo->blob_id_at("HEAD", "a/b/x"), x2);
+  EXPECT_EQ(repo->blob_id_at(second, "a/b/x"), x2);
+  EXPECT_EQ(repo->blob_id_at(first, "a/b/x"), x1);
+  const std::string tree = g.git("rev-parse HEAD^{tree}").substr(0, 40);
+  EXPECT_EQ(repo->blob_id_at(tree, "a/b/x"), x2);
+  EXPECT_EQ(repo->blob_id_at(first, "a/y"), g.git("rev-parse HEAD:a/y").substr(0, 40));
+  EXPECT_FALSE(repo->blob_id_at(first, "a/b"));        // a folder, not a blob
+  EXPECT_FALSE(repo->blob_id_at(first, "a/y/z"));      // below a file
+  EXPECT_FALSE(repo->blob_id_at(first, "a/c/x"));      // no such folder
+  EXPECT_FALSE(repo->blob_id_at(first, "a/c/x"));      // asked again, from what was kept
+  EXPECT_FALSE(repo->blob_id_at(std::string(40, 'e'), "a/b/x"));  // no such commit
+}
+
 TEST(GitRepo, SmudgeFallsBackToTheIndexThenHead) {
   StagedHello h;
   h.remove_blob();
