@@ -1,12 +1,15 @@
 // `git-jpblob filter-process`: git's long-running filter protocol, version
-// 2, with the clean and smudge capabilities (gitattributes(5),
+// 2, with the clean, smudge and delay capabilities (gitattributes(5),
 // long-running-process-protocol).
 //
-// One failed file, whatever the failure, is answered with status=error and the server goes on with
-// the next; a broken stream (a truncated packet, an unknown handshake) ends
-// the process with an Error. Each file is read whole before its answer is
-// written, so the two pipes never fill at once and large files cannot
-// deadlock.
+// One failed file, whatever the failure, is answered with status=error and
+// the server goes on with the next; a broken stream (a truncated packet, an
+// unknown handshake) ends the process with an Error. Each file is read whole
+// before its answer is written, so the two pipes never fill at once and
+// large files cannot deadlock. A smudge git lets wait ("can-delay=1") is
+// answered "delayed" and restored on a pool of threads (filter/delayed);
+// git fetches it after `list_available_blobs`, and its failure, if any, is
+// answered then.
 #pragma once
 
 #include <filesystem>
