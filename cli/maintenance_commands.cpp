@@ -82,11 +82,14 @@ void run_verify_command(const MaintenanceArgs& args) {
   }
   if (args.json) {
     print_json({{"ok", r.problems.empty()}, {"blobs", r.blobs}, {"references", r.references},
-                {"commits", r.commits}, {"problems", r.problems}, {"unreferenced", r.unreferenced}});
+                {"commits", r.commits}, {"kept_copies", r.kept}, {"problems", r.problems},
+                {"unreferenced", r.unreferenced}});
   } else {
     for (const auto& p : r.problems) std::cout << "problem: " << p << '\n';
     for (const auto& u : r.unreferenced) std::cout << "unreferenced (gc candidate): " << u << '\n';
-    std::cout << "Checked " << r.blobs << " blob(s) and " << r.references << " reference(s)"
+    std::string checked = std::to_string(r.blobs) + " blob(s)";
+    if (r.kept) checked += ", " + std::to_string(r.kept) + " kept copy(ies)";
+    std::cout << "Checked " << checked << " and " << r.references << " reference(s)"
               << (args.history ? " in " + std::to_string(r.commits) + " commit(s)" : std::string()) << ": "
               << (r.problems.empty() ? "all good" : std::to_string(r.problems.size()) + " problem(s)") << ".\n";
   }

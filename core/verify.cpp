@@ -74,6 +74,30 @@ VerifyReport run_verify(const Workspace& ws, bool history, const Progress& progr
     if (progress) progress("Verifying blobs", ++done, blobs.size());
   });
 
+  // 1b. Every kept copy (docs/ARCHITECTURE.md, "Kept copies"): after a
+  // stash or a `git clean` it can be the only copy of a blob not committed
+  // yet, and smudge reads it. A link to a blob file checked above holds
+  // the same bytes, so it is not read twice.
+  if (const BlobStore* kept = ws.kept()) {
+    std::vector<Digest> copies;
+    for (const StoreEntry& e : kept->entries_by_name()) {
+      if (e.kind != StoreEntry::Kind::Blob) continue;
+      present.insert(*e.digest);
+      std::error_code ec;
+      if (sizes.count(*e.digest) && fs::equivalent(kept->path_of(*e.digest), store.path_of(*e.digest), ec)) continue;
+      copies.push_back(*e.digest);
+    }
+    report.kept = copies.size();
+    parallel_for(copies.size(), [&](std::size_t i) {
+      try {
+        kept->verify(copies[i]);
+      } catch (const Error& e) {
+        std::lock_guard lock(mutex);
+        report.problems.push_back(std::string("kept copy: ") + e.what());
+      }
+    });
+  }
+
   // 2. Every reference in the work tree and the index resolves.
   // A reference resolves when its blob is in the store or staged, in any
   // worktree: documents are read from every worktree, so blobs are looked

@@ -16,6 +16,7 @@ struct VerifyReport {
   std::size_t blobs = 0;       // blob files checked
   std::size_t references = 0;  // references checked
   std::size_t commits = 0;     // commits checked with --history
+  std::size_t kept = 0;        // kept copies checked (one linked to a blob file checked is not read again)
   std::vector<std::string> problems;
   std::vector<std::string> unreferenced;  // gc candidates, relative paths
 };

@@ -202,4 +202,25 @@ hook_keeps_a_copy_a_stash_needs() {
 }
 case_ "the hook keeps the kept copies while a stash exists, whatever the index holds" hook_keeps_a_copy_a_stash_needs
 
+# verify reads the kept copies: after `git stash -a` one is the only copy
+# of a new conversation's tool output.
+verify_checks_kept_copies() {
+  new_installed_repo verified
+  local text="tool output whose only copy is kept" copy
+  write_conversation 9-verify "$text"
+  git stash -a -q
+  copy=$(kept_of "$text")
+  [ -f "$copy" ] && [ "$(store_files)" -eq 0 ] || fail "set-up: the kept copy is not the only one"
+  git jpblob verify > "$TEST_ROOT/out" 2>&1 || fail "verify fails with a sound kept copy: $(cat "$TEST_ROOT/out")"
+  grep -q "[1-9][0-9]* kept copy" "$TEST_ROOT/out" || fail "verify did not check the kept copy: $(cat "$TEST_ROOT/out")"
+  cp "$copy" "$TEST_ROOT/good.gz"
+  rm -f "$copy" && printf 'not gzip' > "$copy"
+  if git jpblob verify > "$TEST_ROOT/out" 2>&1; then fail "verify passed a corrupt kept copy"; fi
+  grep -q "problem: kept copy: .*$(basename "$copy")" "$TEST_ROOT/out" || fail "no problem named: $(cat "$TEST_ROOT/out")"
+  rm -f "$copy" && cp "$TEST_ROOT/good.gz" "$copy"
+  git stash pop -q
+  git jpblob verify > /dev/null || fail "verify fails after the pop"
+}
+case_ "verify checks kept copies, the only copy after stash -a, and names a corrupt one" verify_checks_kept_copies
+
 pass
