@@ -73,4 +73,40 @@ verify_sees_truncation() {
   git checkout -q -- "$f"
 }
 case_ "verify names a half-written events.json" verify_sees_truncation
+# Two worktrees of one repository add and commit at once, many of their
+# conversations holding the same tool output: both work-tree stores are
+# written at once, and both link into the one kept folder of the common git
+# directory. Every commit must carry its blobs, and no kept copy may be
+# left corrupt or half-written.
+concurrent_worktrees() {
+  git worktree add -q "$TEST_ROOT/other" -b other
+  local side pids=()
+  for side in "$TEST_ROOT/repo" "$TEST_ROOT/other"; do
+    (
+      cd "$side"
+      for i in $(seq 1 15); do
+        write_conversation "$i-$(basename "$side")" "shared output $i"
+        write_conversation "$i-own-$(basename "$side")" "output of $(basename "$side") $i"
+        git add .jp/conversations
+        git commit -qm "$(basename "$side") $i" || exit 1
+      done
+    ) > "$TEST_ROOT/$(basename "$side").log" 2>&1 &
+    pids+=($!)
+  done
+  for pid in "${pids[@]}"; do wait "$pid" || fail "a side failed: $(cat "$TEST_ROOT"/*.log)"; done
+  ! grep -qi "warning\|error" "$TEST_ROOT/repo.log" "$TEST_ROOT/other.log" || fail "$(cat "$TEST_ROOT"/*.log)"
+  git jpblob verify --history > "$TEST_ROOT/out" 2>&1 || fail "verify after concurrent adds: $(cat "$TEST_ROOT/out")"
+  (cd "$TEST_ROOT/other" && git jpblob verify > /dev/null) || fail "verify in the other worktree"
+  local kept f
+  kept="$(git rev-parse --git-common-dir)/jpblob/kept"
+  for f in "$kept"/*.blob.gz; do
+    [ -e "$f" ] || continue
+    [ "$(gzip -dc < "$f" | sha256sum | cut -c1-64)" = "$(basename "$f" .blob.gz)" ] || fail "kept copy $f is corrupt"
+  done
+  ! ls "$kept" 2> /dev/null | grep -qv '\.blob\.gz$' || fail "temporaries left in the kept folder: $(ls "$kept")"
+  git jpblob gc --prune=now > /dev/null
+  git jpblob verify --history > /dev/null || fail "a commit lost a blob to gc after the concurrent adds"
+}
+case_ "two worktrees adding and committing at once, with shared outputs: every commit has its blobs" concurrent_worktrees
+
 pass
