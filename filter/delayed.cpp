@@ -48,7 +48,12 @@ void DelayedSmudges::work() {
     it->second.state = State::Running;
     ++running_;
     lock.unlock();
-    Result result = job();
+    Result result;
+    try {
+      result = job();
+    } catch (...) {  // a job must not throw; should one, its file fails, not the process
+      result = Result{false, {}, path + ": unexpected failure"};
+    }
     job = nullptr;  // its copy of the input goes now, not under the lock
     lock.lock();
     --running_;

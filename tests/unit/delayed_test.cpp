@@ -6,6 +6,7 @@
 #include <atomic>
 #include <chrono>
 #include <set>
+#include <stdexcept>
 #include <thread>
 
 namespace jpblob {
@@ -44,6 +45,17 @@ TEST(DelayedSmudges, AFailureIsAResult) {
   EXPECT_FALSE(r->ok);
   EXPECT_EQ(r->error, "bad: no such blob");
   EXPECT_TRUE(q.available().empty());
+}
+
+TEST(DelayedSmudges, AJobThatThrowsFailsItsFileOnly) {
+  DelayedSmudges q;
+  q.add("throws", []() -> DelayedSmudges::Result { throw std::runtime_error("bug"); });
+  q.add("fine", giving("ok"));
+  std::size_t failed = 0, fine = 0;
+  for (auto paths = q.available(); !paths.empty(); paths = q.available())
+    for (const auto& p : paths) (q.take(p)->ok ? fine : failed)++;
+  EXPECT_EQ(failed, 1u);
+  EXPECT_EQ(fine, 1u);
 }
 
 // Results wait in memory until git fetches them: past the budget no job
