@@ -12,7 +12,9 @@
 // The queue runs jobs in the order they came, so git gets files back in
 // its own order. Results wait in memory until git fetches them; past
 // `budget` bytes of them the pool pauses (one result of any size is always
-// allowed, so a file larger than the budget still goes through).
+// allowed, so a file larger than the budget still goes through). Memory is
+// then the budget plus the files being restored, one a thread: two
+// threads restoring two 1 GB conversations at once hold both.
 #pragma once
 
 #include <condition_variable>
