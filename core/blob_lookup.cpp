@@ -62,7 +62,7 @@ std::optional<std::string> BlobLookup::find_in_git(const Digest& digest, std::op
   // holds the lock, and the inflating and checking, the costly part, run
   // outside it, on every core (a lean work tree reads every blob from here).
   auto locked = [this](auto&& fn) {
-    std::lock_guard lock(git_mutex_);
+    const auto lock = repo_->lock();
     return fn();
   };
   const std::string path = tracked_blob_path(digest);

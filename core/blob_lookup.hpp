@@ -13,11 +13,10 @@
 // read through its pointer. Every copy is verified before use.
 //
 // Thread safety: fetch() may be called from several threads; the git side
-// runs one lookup at a time.
+// runs one call at a time, under the repository's lock (GitRepo::lock).
 #pragma once
 
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -61,7 +60,6 @@ class BlobLookup : public BlobSource {
   const BlobStore& store_;
   const BlobStore* kept_;
   const GitRepo* repo_;
-  mutable std::mutex git_mutex_;
   // Digest -> blob object id in any reachable commit, built on first need.
   // Every object any commit holds at a blob's path: more than one when a
   // corrupt copy was committed somewhere.

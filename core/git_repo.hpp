@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -71,6 +72,13 @@ class GitRepo {
   static std::optional<GitRepo> open(const std::filesystem::path& cwd);
 
   git_repository* get() const { return repo_.get(); }
+
+  // This repository's lock. A libgit2 repository, and the index it keeps,
+  // is used by one thread at a time: every caller that may run beside
+  // another thread using the same GitRepo (delayed smudges' lookups, the
+  // lean store's questions from clean) holds it around each call. One lock
+  // for all of them: a lock of one's own guards nothing against the others.
+  std::unique_lock<std::mutex> lock() const { return std::unique_lock(*mutex_); }
   // The work tree's top folder, or nullopt for a bare repository.
   std::optional<std::filesystem::path> workdir() const { return workdir_; }
   std::filesystem::path gitdir() const;
@@ -137,6 +145,7 @@ class GitRepo {
   std::unique_ptr<git_repository, RepoDeleter> repo_;
   // Trees by "<object id>:<folder>"; shared by moved copies, like repo_.
   std::shared_ptr<TreeCache> trees_;
+  std::shared_ptr<std::mutex> mutex_ = std::make_shared<std::mutex>();  // shared by moved copies too
   std::optional<std::filesystem::path> workdir_;
   std::filesystem::path cwd_;
 };

@@ -73,20 +73,21 @@ BlobStore::HeldByGit held_in_index(const GitRepo& repo) {
   struct Held {
     std::once_flag once;
     std::unordered_map<std::string, std::string> ids;  // tracked path -> blob id
-    std::mutex mutex;                                   // the repository, one reader at a time
-    std::unordered_set<std::string> sound;              // ids found to hold their content
+    std::unordered_set<std::string> sound;              // ids found to hold their content, under repo.lock()
   };
   auto held = std::make_shared<Held>();
   return [held, &repo](const Digest& digest, std::string_view content) {
     using GitCopy = BlobStore::GitCopy;
+    // repo.lock(): smudges delayed on other threads read the same index.
     std::call_once(held->once, [&] {
+      const auto lock = repo.lock();
       for (auto& [path, id] : repo.skip_worktree_entries(kWorkTreeStore)) held->ids.emplace(path, id);
     });
     const auto it = held->ids.find(tracked_blob_path(digest));
     if (it == held->ids.end()) return GitCopy::None;
     std::optional<std::string> raw;
     {
-      std::lock_guard lock(held->mutex);
+      const auto lock = repo.lock();
       if (held->sound.count(it->second)) return GitCopy::Holds;
       raw = repo.read_object(it->second);
     }
@@ -94,7 +95,7 @@ BlobStore::HeldByGit held_in_index(const GitRepo& repo) {
     // written, as with no copy.
     if (!raw || is_lfs_pointer(*raw)) return GitCopy::None;
     if (!gzip_holds(*raw, content)) return GitCopy::Differs;
-    std::lock_guard lock(held->mutex);
+    const auto lock = repo.lock();
     held->sound.insert(it->second);
     return GitCopy::Holds;
   };

@@ -30,8 +30,10 @@ void DelayedSmudges::add(const std::string& path, Job job) {
     ready_bytes_ -= e.result.content.size();
     --ready_count_;
   }
+  if (e.id) unlisted_.erase(e.id);
   e = Entry{next_id_++, State::Queued, std::move(job), {}};
   queue_.emplace_back(path, e.id);
+  unlisted_.emplace(e.id, path);
   wake_workers_.notify_one();
 }
 
@@ -63,7 +65,6 @@ void DelayedSmudges::work() {
       ++ready_count_;
       it->second.result = std::move(result);
       it->second.state = State::Ready;
-      ready_order_.push_back(path);
     }
     wake_git_.notify_all();
   }
@@ -83,20 +84,21 @@ std::vector<std::string> DelayedSmudges::available() {
     }
   }
   wake_workers_.notify_all();
-  const auto outstanding = [this] {
-    return std::any_of(entries_.begin(), entries_.end(), [](const auto& kv) {
-      return kv.second.state == State::Queued || kv.second.state == State::Running;
-    });
+  // Jobs start in queue order, so the first unlisted entry is running or
+  // ready: waiting for it cannot stall behind a paused pool.
+  const auto first_ready = [this] {
+    return unlisted_.empty() || entries_.at(unlisted_.begin()->second).state == State::Ready;
   };
-  wake_git_.wait(lock, [&] { return ready_count_ > 0 || !outstanding(); });
+  wake_git_.wait(lock, first_ready);
   std::vector<std::string> paths;
-  for (const std::string& path : ready_order_) {
-    auto it = entries_.find(path);
-    if (it == entries_.end() || it->second.state != State::Ready) continue;  // replaced, or listed already
-    it->second.state = State::Listed;
-    paths.push_back(path);
+  for (auto it = unlisted_.begin(); it != unlisted_.end();) {
+    Entry& e = entries_.at(it->second);
+    if (e.state != State::Ready) break;
+    e.state = State::Listed;
+    paths.push_back(it->second);
+    it = unlisted_.erase(it);
+    if (!e.result.ok) break;  // git stops at it
   }
-  ready_order_.clear();
   return paths;
 }
 

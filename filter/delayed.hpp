@@ -9,8 +9,11 @@
 // restores the next ones. A checkout of many conversations uses both
 // cores then.
 //
-// The queue runs jobs in the order they came, so git gets files back in
-// its own order. Results wait in memory until git fetches them; past
+// The queue runs jobs in the order they came, and lists a file only once
+// every file queued before it is listed, and none after a failure: git
+// writes the files of a listing and dies at a failed one (a required
+// filter), so it writes the files a checkout without delay would, whichever
+// thread finishes first. Results wait in memory until git fetches them; past
 // `budget` bytes of them the pool pauses (one result of any size is always
 // allowed, so a file larger than the budget still goes through). Memory is
 // then the budget plus the files being restored, one a thread: two
@@ -53,10 +56,11 @@ class DelayedSmudges {
   // abandoned, then another) replaces what the earlier one would give.
   void add(const std::string& path, Job job);
 
-  // Blocks until at least one file is ready, then returns every ready one
-  // not returned before, in queue order. Returns an empty list when
-  // nothing is queued or running: git then knows it has every file. What
-  // an earlier call returned and git never fetched is dropped.
+  // Blocks until the first file not returned before is ready, then returns
+  // it and the ready ones queued right after it, in queue order, up to and
+  // including the first failure. Returns an empty list when nothing is
+  // queued or running: git then knows it has every file. What an earlier
+  // call returned and git never fetched is dropped.
   std::vector<std::string> available();
 
   // The result for a path available() returned, once; nullopt for any
@@ -86,7 +90,7 @@ class DelayedSmudges {
   std::condition_variable wake_git_;
   std::map<std::string, Entry> entries_;  // by path
   std::deque<std::pair<std::string, std::uint64_t>> queue_;  // path and entry id, in git's order
-  std::vector<std::string> ready_order_;  // paths that became ready, in order
+  std::map<std::uint64_t, std::string> unlisted_;  // entry id -> path, of entries not listed yet
   std::size_t ready_bytes_ = 0;
   std::size_t ready_count_ = 0;
   std::size_t running_ = 0;

@@ -112,16 +112,20 @@ void run_filter_process(int in_fd, int out_fd, const std::optional<std::filesyst
     if (const std::string treeish = value_of(*request, "treeish"); !treeish.empty()) context.treeish = treeish;
     context.checkout = !value_of(*request, "blob").empty();
     std::string input = in.read_content();
-    if (command == "smudge" && delayed->listed(path)) {
-      // git fetches a file it let wait; it sends no content this time.
-      DelayedSmudges::Result ready = *delayed->take(path);
-      if (ready.ok)
-        succeed(ready.content);
-      else
-        fail(ready.error);
-      continue;
+    const bool can_delay = value_of(*request, "can-delay") == "1";
+    if (auto ready = command == "smudge" ? delayed->take(path) : std::nullopt) {
+      // git fetches a file it let wait with no content and no can-delay.
+      // Any other smudge of the path is a new file, answered from its own
+      // content below; the result listed for the old one is dropped.
+      if (!can_delay && input.empty()) {
+        if (ready->ok)
+          succeed(ready->content);
+        else
+          fail(ready->error);
+        continue;
+      }
     }
-    if (command == "smudge" && may_delay && filter && value_of(*request, "can-delay") == "1" &&
+    if (command == "smudge" && may_delay && filter && can_delay &&
         !filter->workspace().settings().smudge_refs_only) {
       const Filter* f = &*filter;
       delayed->add(path, [f, input = std::move(input), path, context]() {

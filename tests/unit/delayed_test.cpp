@@ -94,6 +94,49 @@ TEST(DelayedSmudges, AbandonedAndRepeatedPaths) {
   EXPECT_EQ(all, std::vector<std::string>{"b"});
 }
 
+// git writes what one listing names and dies at a failed file of a
+// required filter. Files are listed in the order git queued them, a file
+// only once every one before it is listed, and none after a failure in the
+// same listing: git then writes the files a checkout without delay writes,
+// whichever thread finishes first.
+TEST(DelayedSmudges, FilesAreListedInQueueOrder) {
+  DelayedSmudges q(DelayedSmudges::kDefaultBudget, /*threads=*/2);
+  std::atomic<bool> second_done{false};
+  q.add("first", [&] {
+    while (!second_done) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    return DelayedSmudges::Result{true, "1", {}};
+  });
+  q.add("second", [&] {
+    second_done = true;
+    return DelayedSmudges::Result{true, "2", {}};
+  });
+  std::vector<std::string> all;
+  for (auto paths = q.available(); !paths.empty(); paths = q.available())
+    for (const auto& p : paths) {
+      all.push_back(p);
+      EXPECT_TRUE(q.take(p));
+    }
+  EXPECT_EQ(all, (std::vector<std::string>{"first", "second"}));
+}
+
+TEST(DelayedSmudges, AListingEndsAtAFailure) {
+  DelayedSmudges q(DelayedSmudges::kDefaultBudget, /*threads=*/1);
+  std::atomic<bool> go{false};
+  q.add("a", [&] {
+    while (!go) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    return DelayedSmudges::Result{true, "a", {}};
+  });
+  q.add("b", [] { return DelayedSmudges::Result{false, {}, "b: no such blob"}; });
+  q.add("c", giving("c"));
+  go = true;
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));  // all three ready
+  EXPECT_EQ(q.available(), (std::vector<std::string>{"a", "b"}));
+  EXPECT_TRUE(q.take("a"));
+  EXPECT_TRUE(q.take("b"));
+  EXPECT_EQ(q.available(), std::vector<std::string>{"c"});
+}
+
 TEST(DelayedSmudges, StopsWithJobsQueued) {
   std::atomic<int> started{0};
   {

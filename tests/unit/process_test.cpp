@@ -352,6 +352,30 @@ TEST(FilterProcess, DelayedSmudgesLeftBehindEndCleanly) {
   EXPECT_EQ(s.close_and_wait(), 0);
 }
 
+// Only git's fetch of a listed file (no content, no can-delay) takes the
+// stored result. A new smudge of that path, delayed or not, carries its own
+// content and is answered from it, never with the earlier file's bytes.
+TEST(FilterProcess, ANewSmudgeOfAListedPathIsNotAnsweredWithTheOldResult) {
+  TwoBlobs blobs(10);
+  Server s(blobs.g.repo());
+  s.handshake();
+  const std::string old_file = "[" + reference_to(blobs.x, "1", "text") + ",{\"old\":1}]";
+  const std::string new_file = "[" + reference_to(blobs.x, "1", "text") + ",{\"new\":1}]";
+  const std::string new_smudged = "[{\"type\":\"tool_call_response\",\"content\":\"x\"},{\"new\":1}]";
+  ASSERT_EQ(s.request_delayed("a/events.json", old_file), "status=delayed");
+  ASSERT_EQ(s.list_available(), std::vector<std::string>{"a/events.json"});
+  // Listed, never fetched; a smudge that may not wait comes with content.
+  EXPECT_EQ(s.request("smudge", "a/events.json", new_file, {"blob=" + std::string(40, '1')}).content, new_smudged);
+  ASSERT_EQ(s.request_delayed("b/events.json", old_file), "status=delayed");
+  ASSERT_EQ(s.list_available(), std::vector<std::string>{"b/events.json"});
+  // Listed, never fetched; delayed again with other content.
+  ASSERT_EQ(s.request_delayed("b/events.json", new_file), "status=delayed");
+  ASSERT_EQ(s.list_available(), std::vector<std::string>{"b/events.json"});
+  EXPECT_EQ(s.request("smudge", "b/events.json", "", {"blob=" + std::string(40, '1')}).content, new_smudged);
+  EXPECT_TRUE(s.list_available().empty());
+  EXPECT_EQ(s.close_and_wait(), 0);
+}
+
 TEST(FilterProcess, TruncatedStreamEndsWithAnError) {
   test::GitSandbox g;
   Server s(g.repo());
