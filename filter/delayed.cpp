@@ -27,11 +27,11 @@ void DelayedSmudges::add(const std::string& path, Job job) {
     for (unsigned t = 0; t < threads_; ++t) pool_.emplace_back([this] { work(); });
   Entry& e = entries_[path];
   if (e.state == State::Ready || e.state == State::Listed) {
-    ready_bytes_ -= e.result.content.size();
+    ready_bytes_ -= e.held;
     --ready_count_;
   }
   if (e.id) unlisted_.erase(e.id);
-  e = Entry{next_id_++, State::Queued, std::move(job), {}};
+  e = Entry{next_id_++, State::Queued, std::move(job), {}, 0};
   queue_.emplace_back(path, e.id);
   unlisted_.emplace(e.id, path);
   wake_workers_.notify_one();
@@ -61,7 +61,10 @@ void DelayedSmudges::work() {
     --running_;
     it = entries_.find(path);
     if (it != entries_.end() && it->second.id == id) {
-      ready_bytes_ += result.content.size();
+      // What the string holds, not its length: built by appending, it can
+      // hold up to twice that.
+      it->second.held = result.content.capacity();
+      ready_bytes_ += it->second.held;
       ++ready_count_;
       it->second.result = std::move(result);
       it->second.state = State::Ready;
@@ -76,7 +79,7 @@ std::vector<std::string> DelayedSmudges::available() {
   // listed is a file it gave up on.
   for (auto it = entries_.begin(); it != entries_.end();) {
     if (it->second.state == State::Listed) {
-      ready_bytes_ -= it->second.result.content.size();
+      ready_bytes_ -= it->second.held;
       --ready_count_;
       it = entries_.erase(it);
     } else {
@@ -107,7 +110,7 @@ std::optional<DelayedSmudges::Result> DelayedSmudges::take(const std::string& pa
   auto it = entries_.find(path);
   if (it == entries_.end() || it->second.state != State::Listed) return std::nullopt;
   Result result = std::move(it->second.result);
-  ready_bytes_ -= result.content.size();
+  ready_bytes_ -= it->second.held;
   --ready_count_;
   entries_.erase(it);
   wake_workers_.notify_all();

@@ -15,9 +15,10 @@
 // filter), so it writes the files a checkout without delay would, whichever
 // thread finishes first. Results wait in memory until git fetches them; past
 // `budget` bytes of them the pool pauses (one result of any size is always
-// allowed, so a file larger than the budget still goes through). Memory is
-// then the budget plus the files being restored, one a thread: two
-// threads restoring two 1 GB conversations at once hold both.
+// allowed, so a file larger than the budget still goes through); what a
+// result holds is counted, not its length. Memory is then the budget plus
+// the files being restored, one a thread: two threads restoring two 1 GB
+// conversations at once hold both.
 #pragma once
 
 #include <condition_variable>
@@ -79,6 +80,7 @@ class DelayedSmudges {
     State state = State::Queued;
     Job job;
     Result result;
+    std::size_t held = 0;  // the memory its result holds, counted in ready_bytes_
   };
   void work();
   bool may_start() const;  // the budget allows another job (lock held)
