@@ -37,6 +37,19 @@ std::optional<std::string> BlobLookup::read_object(const std::string& id, const 
   return raw;
 }
 
+void BlobLookup::prefetch(const std::string& treeish) const {
+  if (!repo_->workdir() || !prefetched_.insert(treeish).second) return;
+  const auto remote = repo_->promisor_remote();
+  if (!remote) return;  // not a partial clone: the object is simply absent
+  const GitCli git(*repo_->workdir());
+  std::vector<std::string> missing;
+  for (const TreeEntry& e : git.tree_entries(treeish, {literal_pathspec(kWorkTreeStore)}))
+    if (e.type == "blob" && !repo_->has_object(e.id)) missing.push_back(e.id);
+  // A failed fetch is not an error here: each object is then asked for on
+  // its own, and the one that git cannot give either fails its file.
+  git.fetch_objects(*remote, missing);
+}
+
 std::optional<std::string> BlobLookup::find(const Digest& digest, std::optional<std::uint64_t> size,
                                             const std::optional<std::string>& treeish) const {
   // A corrupt work-tree copy (planted, or half-written by another tool)
@@ -83,7 +96,11 @@ std::optional<std::string> BlobLookup::find_in_git(const Digest& digest, std::op
     return check(locked([&] { return read_object(*id, path); }), where);
   };
   if (treeish)
-    if (auto bytes = try_copy(locked([&] { return repo_->blob_id_at(*treeish, path); }),
+    if (auto bytes = try_copy(locked([&] {
+                                auto id = repo_->blob_id_at(*treeish, path);
+                                if (id && !repo_->has_object(*id)) prefetch(*treeish);
+                                return id;
+                              }),
                               "in " + treeish->substr(0, 12)))
       return bytes;
   if (auto raw = locked([&] { return repo_->read_staged(path); })) {

@@ -9,8 +9,12 @@
 // stash and clean never delete it); the commit git is checking out (`treeish`, when git
 // says); the index; HEAD; then any commit reachable from a ref or the stash
 // (one listing, made on the first miss and kept). A blob object a partial
-// clone lacks is fetched through git; a blob file that git-lfs tracks is
-// read through its pointer. Every copy is verified before use.
+// clone lacks is fetched through git: on the first one missing from the
+// commit being checked out, every blob object that commit's store holds
+// and the clone lacks comes in one fetch (git prefetches what a checkout
+// writes, but not the blobs a lean work tree leaves out), and one object a
+// fetch after that. A blob file that git-lfs tracks is read through its
+// pointer. Every copy is verified before use.
 //
 // Thread safety: fetch() may be called from several threads; the git side
 // runs one call at a time, under the repository's lock (GitRepo::lock).
@@ -20,6 +24,7 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "blob_store.hpp"
 #include "git_repo.hpp"
@@ -56,6 +61,9 @@ class BlobLookup : public BlobSource {
   // A blob object's bytes: from libgit2, else through git (a partial
   // clone's missing object), with a git-lfs pointer resolved.
   std::optional<std::string> read_object(const std::string& id, const std::string& path) const;
+  // In a partial clone, fetches at once every blob object below the store's
+  // path in `treeish` that the clone lacks; once per treeish. Lock held.
+  void prefetch(const std::string& treeish) const;
 
   const BlobStore& store_;
   const BlobStore* kept_;
@@ -64,6 +72,7 @@ class BlobLookup : public BlobSource {
   // Every object any commit holds at a blob's path: more than one when a
   // corrupt copy was committed somewhere.
   mutable std::optional<std::unordered_multimap<Digest, std::string, DigestHash>> history_;
+  mutable std::unordered_set<std::string> prefetched_;  // treeishes
 };
 
 }  // namespace jpblob

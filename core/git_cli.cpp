@@ -238,6 +238,16 @@ std::optional<std::string> GitCli::read_blob(const std::string& id) const {
   return std::move(r.out);
 }
 
+bool GitCli::fetch_objects(const std::string& remote, const std::vector<std::string>& ids) const {
+  if (ids.empty()) return true;
+  std::string wanted;
+  for (const std::string& id : ids) wanted += id + "\n";
+  return run({"-c", "fetch.negotiationAlgorithm=noop", "fetch", "--quiet", "--no-tags", "--no-write-fetch-head",
+              "--recurse-submodules=no", "--filter=blob:none", "--stdin", remote},
+             wanted)
+             .status == 0;
+}
+
 std::vector<std::pair<std::string, std::string>> GitCli::blobs_in_history(const std::string& folder) const {
   // "<id> <path>" per object; a path may hold spaces, none of ours do.
   const auto lines = split_records(

@@ -126,6 +126,10 @@ class GitCli {
   // git cannot give it.
   std::optional<std::string> read_blob(const std::string& id) const;
 
+  // Fetches these objects from `remote` (a partial clone's promisor) in one
+  // fetch, as git's own lazy fetch of one object does; true on success.
+  bool fetch_objects(const std::string& remote, const std::vector<std::string>& ids) const;
+
   // Every blob below `folder` (a literal path) in any commit reachable from
   // any ref, the stash included: (path, id) pairs, each object once. Blobs
   // a partial clone lacks are listed too, without being fetched.

@@ -361,6 +361,30 @@ std::optional<std::string> GitRepo::config(const std::string& key) const {
   return value;
 }
 
+std::optional<std::string> GitRepo::promisor_remote() const {
+  if (auto named = config("extensions.partialclone"); named && !named->empty()) return named;
+  git_config* cfg = nullptr;
+  check_git(git_repository_config_snapshot(&cfg, repo_.get()), "cannot read git config");
+  std::unique_ptr<git_config, ConfigDeleter> owned(cfg);
+  git_config_iterator* it = nullptr;
+  check_git(git_config_iterator_glob_new(&it, cfg, "^remote\\..*\\.promisor$"), "cannot read git config");
+  std::optional<std::string> remote;
+  git_config_entry* entry = nullptr;
+  while (!remote && git_config_next(&entry, it) == 0) {
+    int on = 0;
+    if (git_config_parse_bool(&on, entry->value) < 0) {
+      git_error_clear();
+      continue;
+    }
+    // remote.<name>.promisor: the name is what lies between the first and
+    // the last dot (a name may hold dots itself).
+    const std::string key = entry->name;
+    if (on) remote = key.substr(7, key.size() - 7 - std::string_view(".promisor").size());
+  }
+  git_config_iterator_free(it);
+  return remote;
+}
+
 std::string GitRepo::hash_blob(std::string_view content) const {
   git_oid id;
   check_git(git_odb_hash(&id, content.data(), content.size(), GIT_OBJECT_BLOB), "cannot hash a blob");

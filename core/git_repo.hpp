@@ -115,6 +115,11 @@ class GitRepo {
   // settings applied on top; nullopt when unset.
   std::optional<std::string> config(const std::string& key) const;
 
+  // The remote a partial clone fetches missing objects from
+  // (extensions.partialClone, else the first remote.<name>.promisor that is
+  // true), or nullopt in a repository that is not a partial clone.
+  std::optional<std::string> promisor_remote() const;
+
   // True when the object database holds this object (no lazy fetch). The
   // packs are the ones listed when the database was first used: a miss
   // does not list them again, so an object packed by a concurrent git

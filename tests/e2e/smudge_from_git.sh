@@ -71,6 +71,13 @@ partial_clone() {
     fail "the partial clone failed"
   diff -r "$TEST_ROOT/many/conversations" "$TEST_ROOT/partial/.jp/conversations" > /dev/null ||
     fail "the partial clone is not byte for byte"
+  [ "$(git -C "$TEST_ROOT/partial" config core.sparseCheckout)" = true ] || fail "set-up: the clone is not lean"
+  # The clone's pack, git's prefetch of the conversations, and one fetch of
+  # the blobs the lean work tree leaves out: not one fetch a blob.
+  local packs
+  packs=$(find "$TEST_ROOT/partial/.git/objects/pack" -name '*.pack' | wc -l)
+  [ "$packs" -le 3 ] || fail "the lean partial clone fetched its blobs one at a time ($packs packs)"
+  (cd "$TEST_ROOT/partial" && assert_clean_status)
   git clone -q --filter=blob:none --no-checkout --branch many-branch "file://$TEST_ROOT/server.git" "$TEST_ROOT/sparse"
   git -C "$TEST_ROOT/sparse" sparse-checkout set --no-cone '/*' '!/.jp/blobs/'
   git -C "$TEST_ROOT/sparse" checkout -q many-branch || fail "the sparse partial checkout failed"

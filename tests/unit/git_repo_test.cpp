@@ -199,6 +199,19 @@ TEST(GitRepo, BlobIdAtKeepsTreesOnlyForObjectIds) {
   EXPECT_FALSE(repo->blob_id_at(std::string(40, 'e'), "a/b/x"));  // no such commit
 }
 
+// git 2.39's `clone --filter` marks the remote (remote.<name>.promisor)
+// and sets no extensions.partialClone; older gits set that instead.
+TEST(GitRepo, FindsThePromisorRemote) {
+  GitSandbox g;
+  EXPECT_FALSE(GitRepo::open(g.repo())->promisor_remote());
+  g.git("config remote.origin.promisor false");
+  EXPECT_FALSE(GitRepo::open(g.repo())->promisor_remote());
+  g.git("config remote.my.server.promisor true");
+  EXPECT_EQ(GitRepo::open(g.repo())->promisor_remote(), "my.server");
+  g.git("config extensions.partialClone other");
+  EXPECT_EQ(GitRepo::open(g.repo())->promisor_remote(), "other");
+}
+
 TEST(GitRepo, SmudgeFallsBackToTheIndexThenHead) {
   StagedHello h;
   h.remove_blob();
