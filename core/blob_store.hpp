@@ -95,6 +95,7 @@ struct StoreEntry {
   std::uint64_t size = 0;
   std::time_t mtime = 0;
   bool symlink = false;          // a Foreign entry that is a symbolic link
+  std::uint64_t device = 0, inode = 0;  // the file's identity, set where it was stat-ed (0 by name only)
 };
 
 // What remove() did.
@@ -226,7 +227,7 @@ class BlobStore {
   Removal remove(const StoreEntry& entry, std::time_t not_newer_than) const;
   // The entry remove() takes for a blob known by its digest alone.
   StoreEntry entry_for(const Digest& digest) const {
-    return StoreEntry{StoreEntry::Kind::Blob, relative_path(digest), digest, 0, 0, false};
+    return StoreEntry{StoreEntry::Kind::Blob, relative_path(digest), digest, 0, 0, false, 0, 0};
   }
 
   // Replaces a blob file that verify() found corrupt with `bytes`, whose

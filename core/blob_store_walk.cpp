@@ -38,7 +38,7 @@ StoreEntry::Kind classify(const std::string& a, const std::string& b, const std:
 
 StoreEntry foreign(const std::string& relative, const struct stat& st) {
   StoreEntry e{StoreEntry::Kind::Foreign, relative, std::nullopt, static_cast<std::uint64_t>(st.st_size),
-               st.st_mtim.tv_sec, S_ISLNK(st.st_mode)};
+               st.st_mtim.tv_sec, S_ISLNK(st.st_mode), st.st_dev, st.st_ino};
   return e;
 }
 
@@ -71,7 +71,7 @@ void each_leaf_entry(int leaf, const std::string& where, const std::string& ab,
     const std::string relative = ab.empty() ? name : ab + "/" + name;
     if (!S_ISREG(st.st_mode)) return fn(foreign(relative, st));
     StoreEntry e{StoreEntry::Kind::Foreign, relative, std::nullopt, static_cast<std::uint64_t>(st.st_size),
-                 st.st_mtim.tv_sec, false};
+                 st.st_mtim.tv_sec, false, st.st_dev, st.st_ino};
     e.kind = classify(a, b, name, e.digest);
     fn(e);
   });
@@ -156,6 +156,8 @@ std::optional<StoreEntry> BlobStore::stat(const StoreEntry& named) const {
   StoreEntry e = named;
   e.size = static_cast<std::uint64_t>(st.st_size);
   e.mtime = st.st_mtim.tv_sec;
+  e.device = st.st_dev;
+  e.inode = st.st_ino;
   return e;
 }
 

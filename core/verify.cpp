@@ -79,12 +79,15 @@ VerifyReport run_verify(const Workspace& ws, bool history, const Progress& progr
   // yet, and smudge reads it. A link to a blob file checked above holds
   // the same bytes, so it is not read twice.
   if (const BlobStore* kept = ws.kept()) {
+    std::unordered_map<Digest, std::pair<std::uint64_t, std::uint64_t>, DigestHash> checked;
+    for (const StoreEntry& e : blobs)
+      if (sizes.count(*e.digest)) checked.emplace(*e.digest, std::pair{e.device, e.inode});
     std::vector<Digest> copies;
-    for (const StoreEntry& e : kept->entries_by_name()) {
+    for (const StoreEntry& e : kept->entries()) {
       if (e.kind != StoreEntry::Kind::Blob) continue;
       present.insert(*e.digest);
-      std::error_code ec;
-      if (sizes.count(*e.digest) && fs::equivalent(kept->path_of(*e.digest), store.path_of(*e.digest), ec)) continue;
+      const auto same = checked.find(*e.digest);
+      if (same != checked.end() && same->second == std::pair{e.device, e.inode}) continue;
       copies.push_back(*e.digest);
     }
     report.kept = copies.size();

@@ -208,6 +208,10 @@ verify_checks_kept_copies() {
   new_installed_repo verified
   local text="tool output whose only copy is kept" copy
   write_conversation 9-verify "$text"
+  git add .jp/conversations/9-verify
+  # Each kept copy is a link to the blob file verify reads anyway.
+  git jpblob verify > "$TEST_ROOT/out" 2>&1 || fail "verify after the add: $(cat "$TEST_ROOT/out")"
+  ! grep -q "kept cop" "$TEST_ROOT/out" || fail "verify read linked copies again: $(cat "$TEST_ROOT/out")"
   git stash -a -q
   copy=$(kept_of "$text")
   [ -f "$copy" ] && [ "$(store_files)" -eq 0 ] || fail "set-up: the kept copy is not the only one"
