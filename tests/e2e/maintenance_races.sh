@@ -109,4 +109,50 @@ concurrent_worktrees() {
 }
 case_ "two worktrees adding and committing at once, with shared outputs: every commit has its blobs" concurrent_worktrees
 
+# The filter process killed with SIGKILL during a `git add` of many
+# conversations, at random moments: what it answered is published, what it
+# had not is not, and its kept copies may be missing (it links them when
+# git closes its pipe). The add fails; done again it succeeds, the commit
+# carries every blob, and every conversation comes back byte for byte.
+descendants() {
+  local p
+  for p in $(pgrep -P "$1"); do
+    echo "$p"
+    descendants "$p"
+  done
+}
+filter_killed_during_add() {
+  git init -q "$TEST_ROOT/killed" && cd "$TEST_ROOT/killed"
+  install_jpblob && git add .gitattributes && git commit -qm attributes
+  local i n pid killed=0
+  for n in 1 2 3 4 5 6; do
+    for i in $(seq 1 40); do write_conversation "$n-$i-kill" "output $n $i $(seq 1 $((i * 30)) | tr '\n' ' ')"; done
+    git add .jp/conversations 2> /dev/null &
+    # This add's filter (git may start it through sh), found once it runs,
+    # then killed a random moment later: other suites run beside this one.
+    pid=""
+    for i in $(seq 1 200); do
+      pid=$(descendants $! | while read -r p; do
+        if grep -q filter-process "/proc/$p/cmdline" 2> /dev/null && ! grep -q '^sh' "/proc/$p/cmdline"; then echo "$p"; fi
+      done)
+      [ -z "$pid" ] || break
+      sleep 0.01
+    done
+    sleep "0.0$((RANDOM % 10))"
+    [ -z "$pid" ] || kill -9 $pid 2> /dev/null || true
+    if wait $!; then :; else killed=$((killed + 1)); fi
+    git add .jp/conversations 2> "$TEST_ROOT/err" || fail "the add after the kill failed: $(cat "$TEST_ROOT/err")"
+    git commit -qm "round $n" 2> "$TEST_ROOT/err" || fail "the commit after the kill failed: $(cat "$TEST_ROOT/err")"
+    cp -r .jp/conversations "$TEST_ROOT/expected-$n"
+  done
+  [ "$killed" -gt 0 ] || fail "no kill landed during an add"
+  git jpblob verify --history > "$TEST_ROOT/out" 2>&1 || fail "verify after the kills: $(cat "$TEST_ROOT/out")"
+  git jpblob gc --prune=now > /dev/null
+  rm -rf .jp/conversations .jp/blobs
+  git checkout -q -- .jp/conversations
+  diff -r "$TEST_ROOT/expected-6" .jp/conversations > /dev/null || fail "a conversation did not come back byte for byte"
+  assert_clean_status
+}
+case_ "the filter killed during git add: the add again succeeds and nothing is lost" filter_killed_during_add
+
 pass
