@@ -17,10 +17,12 @@
 namespace {
 
 // "git-filter-client", "version=2", flush; "capability=clean",
-// "capability=smudge", flush: what git always sends first.
+// "capability=smudge", "capability=delay", flush: what git 2.15 and later
+// send first. With delay offered, smudges with "can-delay=1" go through
+// the pool and list_available_blobs (filter/delayed).
 const std::string kHandshake =
     "0016git-filter-client\n000eversion=2\n0000"
-    "0015capability=clean\n0016capability=smudge\n0000";
+    "0015capability=clean\n0016capability=smudge\n0015capability=delay\n0000";
 
 void write_all(int fd, const char* data, std::size_t size) {
   while (size > 0) {
