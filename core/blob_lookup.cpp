@@ -37,6 +37,13 @@ std::optional<std::string> BlobLookup::read_object(const std::string& id, const 
   return raw;
 }
 
+std::string BlobLookup::unreadable(const std::string& id, const std::string& path, const std::string& where) const {
+  std::string why = path + " (" + where + ") is object " + id.substr(0, 12) + ", which could not be read";
+  if (const auto remote = repo_->promisor_remote())
+    why += " (this partial clone fetches it from its remote '" + *remote + "': is that reachable?)";
+  return why;
+}
+
 void BlobLookup::prefetch(const std::string& treeish) const {
   if (!repo_->workdir() || !prefetched_.insert(treeish).second) return;
   const auto remote = repo_->promisor_remote();
@@ -91,9 +98,16 @@ std::optional<std::string> BlobLookup::find_in_git(const Digest& digest, std::op
       return std::nullopt;
     }
   };
+  // A tree that names an object git cannot give (a partial clone whose
+  // remote is gone or refuses) is not a missing blob: say which.
   auto try_copy = [&](const std::optional<std::string>& id, const std::string& where) -> std::optional<std::string> {
     if (!id) return std::nullopt;
-    return check(locked([&] { return read_object(*id, path); }), where);
+    return check(locked([&] {
+                   auto raw = read_object(*id, path);
+                   if (!raw && !first_error) first_error = unreadable(*id, path, where);
+                   return raw;
+                 }),
+                 where);
   };
   if (treeish)
     if (auto bytes = try_copy(locked([&] {

@@ -64,6 +64,8 @@ class BlobLookup : public BlobSource {
   // In a partial clone, fetches at once every blob object below the store's
   // path in `treeish` that the clone lacks; once per treeish. Lock held.
   void prefetch(const std::string& treeish) const;
+  // Why a blob object a tree names could not be read. Lock held.
+  std::string unreadable(const std::string& id, const std::string& path, const std::string& where) const;
 
   const BlobStore& store_;
   const BlobStore* kept_;

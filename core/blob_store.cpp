@@ -491,13 +491,17 @@ std::optional<std::string> BlobStore::read_raw(const Digest& digest) const {
   Fd leaf = open_leaf(digest, false);
   if (!leaf.valid()) return std::nullopt;
   const std::string name = digest.hex() + ".blob.gz";
-  Fd fd(::openat(leaf.get(), name.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
+  // O_NONBLOCK: opening a FIFO under the name would wait for a writer.
+  Fd fd(::openat(leaf.get(), name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
   if (!fd.valid()) {
     if (errno == ENOENT) return std::nullopt;
     if (errno == ELOOP)
       throw Error("refusing blob " + path_of(digest).string() + ": it is a symlink");
     throw errno_error("cannot open blob " + path_of(digest).string(), errno);
   }
+  struct stat st {};
+  if (::fstat(fd.get(), &st) != 0) throw errno_error("cannot read blob " + path_of(digest).string(), errno);
+  if (!S_ISREG(st.st_mode)) throw Error("refusing blob " + path_of(digest).string() + ": it is not a regular file");
   // A blob file is never larger than its content plus gzip's worst-case
   // overhead; refusing anything far larger bounds memory for hostile files.
   return read_all(fd.get(), "blob " + path_of(digest).string(),

@@ -242,8 +242,10 @@ bool GitCli::fetch_objects(const std::string& remote, const std::vector<std::str
   if (ids.empty()) return true;
   std::string wanted;
   for (const std::string& id : ids) wanted += id + "\n";
+  // The name comes from .git/config: after "--" one that starts with a dash
+  // is a name git does not know, not an option (--upload-pack runs a command).
   return run({"-c", "fetch.negotiationAlgorithm=noop", "fetch", "--quiet", "--no-tags", "--no-write-fetch-head",
-              "--recurse-submodules=no", "--filter=blob:none", "--stdin", remote},
+              "--recurse-submodules=no", "--filter=blob:none", "--stdin", "--", remote},
              wanted)
              .status == 0;
 }

@@ -165,8 +165,12 @@ TransformReport load_session(std::string_view input, const BlobSource& source,
   // as they arrive, and every use again before it is appended
   // (docs/FORMAT.md, "Bounds").
   RestoreBudget distinct(options.max_file_size, options.path);
+  // A restored value replaces its URL, whose bytes are charged only where
+  // the URL stays: the limit is what the restored file holds.
   RestoreBudget budget(options.max_file_size, options.path);
-  budget.charge(input.size());
+  std::uint64_t url_bytes = 0;
+  for (const auto& r : restores) url_bytes += r.at.end - r.at.begin;
+  budget.charge(input.size() - url_bytes);
   parallel_for(wanted.size(), [&](std::size_t k) {
     std::optional<std::string> bytes;
     try {
@@ -196,7 +200,10 @@ TransformReport load_session(std::string_view input, const BlobSource& source,
   std::size_t copied = 0;
   for (const auto& r : restores) {
     const std::string& token = tokens[index[r.digest]];
-    if (token.empty()) continue;
+    if (token.empty()) {
+      budget.charge(r.at.end - r.at.begin);
+      continue;
+    }
     budget.charge(token.size());
     output.append(input.substr(copied, r.at.begin - copied));
     output.append(token);

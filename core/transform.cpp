@@ -229,8 +229,14 @@ TransformReport smudge(std::string_view input, const BlobSource& source,
   }
   // Bound what the file grows to before fetching anything (docs/FORMAT.md,
   // "Bounds"): every reference is charged what it will add, once per use.
+  // The references' own bytes are not: a restored value replaces them, and
+  // counting both refused files at the limit that clean had accepted at it.
+  // A reference left as it is is charged its bytes when it is left.
   RestoreBudget budget(options.max_file_size, options.path);
-  budget.charge(input.size());
+  std::uint64_t reference_bytes = 0;
+  for (const Restore& r : restores) reference_bytes += r.end - r.begin;
+  budget.charge(input.size() - reference_bytes);
+  const auto keep_reference = [&](const Restore& r) { budget.charge(r.end - r.begin, &r.ref.digest); };
   for (const Restore& r : restores)
     budget.charge(r.ref.encoding == PayloadEncoding::Text ? r.ref.size : quoted_base64_length(r.ref.size),
                   &r.ref.digest);
@@ -278,7 +284,10 @@ TransformReport smudge(std::string_view input, const BlobSource& source,
   for (std::size_t k = 0; k < restores.size(); ++k) {
     const Restore& r = restores[k];
     const std::optional<std::string>& bytes = fetched[slot[k]];
-    if (!bytes) continue;  // kept as a reference (keep_missing)
+    if (!bytes) {  // kept as a reference (keep_missing)
+      keep_reference(r);
+      continue;
+    }
     if (r.ref.encoding == PayloadEncoding::Base64) {
       // Canonical standard base64 is what clean reads first, so it always
       // restores: encode straight into the output.
@@ -293,7 +302,10 @@ TransformReport smudge(std::string_view input, const BlobSource& source,
     token.clear();
     if (r.ref.encoding == PayloadEncoding::Text) {
       // Only text clean could have read: valid UTF-8.
-      if (!is_valid_utf8(*bytes)) continue;
+      if (!is_valid_utf8(*bytes)) {
+        keep_reference(r);
+        continue;
+      }
       // Escapes make a text token longer than its bytes (six times, for
       // control characters): charge the rest before building it.
       const std::uint64_t length = json_string_length(*bytes);
@@ -309,7 +321,10 @@ TransformReport smudge(std::string_view input, const BlobSource& source,
     // Restore only what clean would turn back into this very reference; a
     // hand-made one (say "text" for bytes that read as base64) stays as it
     // is, so clean(smudge(x)) == x holds for every committed x.
-    if (restorable_encoding(token) != r.ref.encoding) continue;
+    if (restorable_encoding(token) != r.ref.encoding) {
+      keep_reference(r);
+      continue;
+    }
     output.append(input.substr(copied, r.begin - copied));
     output.append(token);
     copied = r.end;

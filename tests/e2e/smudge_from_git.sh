@@ -87,6 +87,33 @@ partial_clone() {
 }
 case_ "a partial clone (--filter=blob:none) fetches what it lacks, with and without the blobs in its sparse checkout" partial_clone
 
+# The remote a lean partial clone fetches its blobs from is gone: the
+# checkout fails naming the remote, not as if no commit held the blob.
+partial_clone_remote_gone() {
+  git checkout -q -b gone-side main
+  write_conversation 5-gone "output the partial clone never fetched"
+  git add .jp/conversations/5-gone && git commit -qm gone
+  git push -q "$TEST_ROOT/server.git" gone-side
+  git checkout -q main
+  cd "$TEST_ROOT/partial"
+  git fetch -q origin gone-side
+  # git's own part of the checkout (the conversation files) is here
+  git cat-file -p FETCH_HEAD:.jp/conversations/5-gone/events.json > /dev/null
+  git cat-file -p FETCH_HEAD:.jp/conversations/5-gone/metadata.json > /dev/null
+  mv "$TEST_ROOT/server.git" "$TEST_ROOT/server-gone.git"
+  if git checkout -q FETCH_HEAD 2> "$TEST_ROOT/gone.err"; then
+    mv "$TEST_ROOT/server-gone.git" "$TEST_ROOT/server.git"
+    fail "the checkout succeeded without its blob"
+  fi
+  mv "$TEST_ROOT/server-gone.git" "$TEST_ROOT/server.git"
+  grep -q "remote 'origin'" "$TEST_ROOT/gone.err" || fail "the message does not name the remote: $(cat "$TEST_ROOT/gone.err")"
+  ! grep -q "is missing" "$TEST_ROOT/gone.err" || fail "a blob the commit holds is called missing: $(cat "$TEST_ROOT/gone.err")"
+  git checkout -q FETCH_HEAD 2> "$TEST_ROOT/gone2.err" || fail "the checkout failed with the remote back: $(cat "$TEST_ROOT/gone2.err")"
+  grep -q "$(printf 'output the partial clone never fetched' | base64 -w0)" .jp/conversations/5-gone/events.json ||
+    fail "the conversation is not restored"
+}
+case_ "a lean partial clone whose remote is gone fails its checkout naming the remote" partial_clone_remote_gone
+
 blobs_in_git_lfs() {
   command -v git-lfs > /dev/null || fail "git-lfs is not installed (install/deps.sh installs it)"
   git lfs install --skip-repo > /dev/null

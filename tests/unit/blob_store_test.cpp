@@ -1,10 +1,15 @@
 #include <map>
 #include "core/blob_store.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
+
+#include <chrono>
+#include <thread>
 
 #include "core/error.hpp"
 #include "core/gzip.hpp"
@@ -187,6 +192,33 @@ void refuses_symlinks_inside_the_store() {
   fs::create_symlink(elsewhere.path_of(d), store2.path_of(d));
   EXPECT_NE(error_of([&] { store2.get(d); }).find("symlink"), std::string::npos);
   EXPECT_NE(error_of([&] { store2.put("victim"); }).find("not a regular file"), std::string::npos);
+}
+
+// A FIFO (or a folder) under a blob's name is not a blob: a read refuses it
+// at once rather than wait for a writer that never comes (smudge, `cat`, a
+// kept copy). A writer unblocks the read after 3 s should it wait.
+TEST(BlobStore, AFifoUnderABlobNameIsRefusedWithoutWaiting) {
+  TempDir t;
+  const BlobStore store = BlobStore::for_storage(t / ".jp", t.path());
+  const Digest d = store.put("fifo victim").digest;
+  fs::remove(store.path_of(d));
+  ASSERT_EQ(::mkfifo(store.path_of(d).c_str(), 0600), 0);
+  std::thread writer([path = store.path_of(d)] {
+    std::this_thread::sleep_for(std::chrono::seconds(3));
+    const int fd = ::open(path.c_str(), O_WRONLY | O_NONBLOCK);
+    if (fd >= 0) ::close(fd);
+  });
+  const auto start = std::chrono::steady_clock::now();
+  const std::string error = error_of([&] { store.get(d); });
+  const auto waited = std::chrono::steady_clock::now() - start;
+  writer.join();
+  EXPECT_NE(error.find("not a regular file"), std::string::npos) << error;
+  EXPECT_LT(waited, std::chrono::seconds(2));
+
+  const Digest other = store.put("folder victim").digest;
+  fs::remove(store.path_of(other));
+  fs::create_directory(store.path_of(other));
+  EXPECT_NE(error_of([&] { store.get(other); }).find("not a regular file"), std::string::npos);
 }
 
 TEST(BlobStore, RefusesSymlinksInsideTheStore) { refuses_symlinks_inside_the_store(); }

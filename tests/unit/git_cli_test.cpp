@@ -127,6 +127,27 @@ TEST(GitCli, AnotherIndexFileIsUsedOnlyWhenAsked) {
   EXPECT_TRUE(git.index_entries({"."}).empty());
 }
 
+// The promisor remote's name comes from .git/config (extensions.partialClone
+// or remote.<name>.promisor): a name that looks like an option is a name to
+// git, never an option such as --upload-pack, which runs a command.
+TEST(GitCli, FetchTakesTheRemoteAsANameNeverAnOption) {
+  Repo origin("sha1");
+  origin.write("a", "content");
+  origin.git("add a && git commit -qm a");
+  test::TempDir clones;
+  test::must("git clone -q " + test::shell_quote(origin.dir.path().string()) + " c", clones.path());
+  // An object the clone lacks, or git fetches nothing at all.
+  origin.write("a", "more content");
+  origin.git("commit -qam b");
+  const std::string id = origin.git("rev-parse HEAD").substr(0, 40);
+  const fs::path marker = clones / "ran";
+  const GitCli git(clones / "c");
+  EXPECT_FALSE(git.fetch_objects("--upload-pack=touch " + test::shell_quote(marker.string()) + "; git-upload-pack",
+                                 {id}));
+  EXPECT_FALSE(fs::exists(marker)) << "the remote's name ran as an option";
+  EXPECT_TRUE(git.fetch_objects("origin", {id}));
+}
+
 TEST(GitCli, LayoutWorktreesAndConfig) {
   Repo r("sha1");
   r.write("a", "a");

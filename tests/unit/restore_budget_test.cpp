@@ -169,3 +169,52 @@ TEST(RestoreBudget, AValueWithTooManyJsonValuesIsRefusedNotTreed) {
 
 }  // namespace
 }  // namespace jpblob
+
+namespace jpblob {
+namespace {
+
+// The limit bounds the restored file, so a file clean accepts at the limit
+// (exactly its size) comes back at that limit: the references it replaced
+// are not counted on top of what they restore to. Short payloads restore
+// to fewer bytes than their references take, and a reference smudge keeps
+// (its blob missing, in a display) keeps its own bytes.
+TEST(RestoreBudget, WhatCleanAcceptsAtTheLimitSmudgeGivesBack) {
+  test::TempDir dir;
+  const BlobStore store = BlobStore::for_storage(dir / ".jp", dir.path());
+  std::string in = "[";
+  for (int i = 0; i < 40; ++i)
+    in += std::string(i ? "," : "") + R"({"type":"tool_call_response","content":")" +
+          (i % 2 ? std::string(i, 'a') : std::string(300 + i, 'q')) + "\"}";
+  in += "]";
+  CleanOptions clean_options;
+  clean_options.max_file_size = in.size();
+  std::string committed;
+  clean_document(DocumentKind::Conversation, in, store, clean_options,
+                 [&](std::string_view s) { committed.append(s); });
+  ASSERT_NE(committed.find("$blob"), std::string::npos);
+  SmudgeOptions options;
+  options.max_file_size = in.size();
+  std::string out;
+  smudge_document(DocumentKind::Conversation, committed, StoreBlobSource(store), options,
+                  [&](std::string_view s) { out.append(s); });
+  EXPECT_EQ(out, in);
+  options.max_file_size = in.size() - 1;
+  EXPECT_THROW(smudge_document(DocumentKind::Conversation, committed, StoreBlobSource(store), options,
+                               [](std::string_view) {}),
+               TooLargeToRestore);
+
+  // A reference smudge keeps as it is (a hand-made "text" for bytes that
+  // read as base64) counts its own bytes: the file stays this long.
+  CountingSource source("aaaa");
+  const std::string kept = references(source.digest(), 4, 1, "text");
+  options.max_file_size = kept.size() - 1;
+  EXPECT_THROW(smudge_document(DocumentKind::Conversation, kept, source, options, [](std::string_view) {}),
+               TooLargeToRestore);
+  options.max_file_size = kept.size() + 6;  // and what the value would have restored to, charged first
+  out.clear();
+  smudge_document(DocumentKind::Conversation, kept, source, options, [&](std::string_view s) { out.append(s); });
+  EXPECT_EQ(out, kept);
+}
+
+}  // namespace
+}  // namespace jpblob

@@ -176,6 +176,30 @@ TEST_F(SessionTest, AHandWrittenReferenceToASmallBlobStaysAReference) {
   EXPECT_EQ(load(line).out, line);
 }
 
+// The limit is what the loaded session holds: a URL a restored image
+// replaces is not counted on top of it, so a session externalized at the
+// limit loads at it; a URL that stays counts its own bytes.
+TEST_F(SessionTest, WhatIsExternalizedAtTheLimitLoadsAtIt) {
+  const std::string in = message_line(image_block(random_bytes(1500, 3)) + "," + image_block(random_bytes(1600, 4))) +
+                         "\n" + message_line(image_block(random_bytes(2000, 9))) + "\n";
+  const Outcome stored = externalize(in);
+  ASSERT_NE(stored.out.find("blob:sha256:"), std::string::npos);
+  StoreBlobSource source(store);
+  SmudgeOptions options;
+  options.path = "s.jsonl";
+  options.max_file_size = in.size();
+  std::string out;
+  load_session(stored.out, source, options, [&](std::string_view s) { out.append(s); });
+  EXPECT_EQ(out, in);
+  options.max_file_size = in.size() - 1;
+  EXPECT_THROW(load_session(stored.out, source, options, [](std::string_view) {}), Error);
+
+  options.max_file_size = stored.out.size() - 1;  // no blob found: every URL stays
+  test::TempDir empty;
+  const BlobStore none = BlobStore::for_storage(empty / ".jp", empty.path());
+  EXPECT_THROW(load_session(stored.out, StoreBlobSource(none), options, [](std::string_view) {}), Error);
+}
+
 TEST_F(SessionTest, ImagesReportsReferencesAndWhatWouldBeStored) {
   const std::string a = random_bytes(2000, 12), b = random_bytes(2000, 13);
   const std::string half = externalize(message_line(image_block(a)) + "\n").out + message_line(image_block(b)) +
