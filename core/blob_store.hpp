@@ -211,9 +211,9 @@ class BlobStore {
   // naming the folder when one cannot be read.
   void for_each_entry(const std::function<void(const StoreEntry&)>& fn) const;
   std::vector<StoreEntry> entries() const;
-  // The same listing by names alone, with no stat of the files (size and
-  // mtime 0; a link or folder named like a blob is listed as a Blob): for
-  // a caller that looks at few of them. stat() one before using it.
+  // The same listing with no stat of the blob files (size, mtime and
+  // identity 0; a link or folder named like a blob is listed as a Blob):
+  // for a caller that looks at few of them. stat() one before using it.
   std::vector<StoreEntry> entries_by_name() const;
   // `named` with its size and mtime, or as Foreign when it is not a
   // regular file; nullopt when it is gone.
@@ -261,6 +261,8 @@ class BlobStore {
   // The kept copy of the blob file `leaf` has just published (see
   // keep_copies_in); with `sync`, its folder is synced too.
   void keep_copy(int leaf, const Digest& digest, bool sync) const;
+  // The walk behind for_each_entry (by_name false) and entries_by_name.
+  void walk(bool by_name, const std::function<void(const StoreEntry&)>& fn) const;
   int root_fd(bool create) const;
   // What the leaf holds under the blob's name.
   enum class Presence { Absent, Sound, Corrupt };

@@ -63,29 +63,38 @@ Fd open_child(int dir, const std::string& name) {
 
 namespace {
 
-// The entries of a leaf folder `ab` ("aa/bb", or "" for a flat store's root).
-void each_leaf_entry(int leaf, const std::string& where, const std::string& ab,
+// The entries of a leaf folder `ab` ("aa/bb", or "" for a flat store's
+// root): each stat-ed, or with `by_name` listed by its name alone (size,
+// mtime and identity 0; anything named like a blob is a Blob).
+void each_leaf_entry(int leaf, const std::string& where, const std::string& ab, bool by_name,
                      const std::function<void(const StoreEntry&)>& fn) {
   const std::string a = ab.substr(0, 2), b = ab.size() > 3 ? ab.substr(3) : "";
-  each_name(leaf, ab.empty() ? where : where + "/" + ab, [&](const std::string& name, const struct stat& st) {
+  const std::string folder = ab.empty() ? where : where + "/" + ab;
+  auto entry = [&](const std::string& name, const struct stat& st) {
     const std::string relative = ab.empty() ? name : ab + "/" + name;
-    if (!S_ISREG(st.st_mode)) return fn(foreign(relative, st));
+    if (!by_name && !S_ISREG(st.st_mode)) return fn(foreign(relative, st));
     StoreEntry e{StoreEntry::Kind::Foreign, relative, std::nullopt, static_cast<std::uint64_t>(st.st_size),
                  st.st_mtim.tv_sec, false, st.st_dev, st.st_ino};
     e.kind = classify(a, b, name, e.digest);
     fn(e);
-  });
+  };
+  if (!by_name) return each_name(leaf, folder, entry);
+  for (const std::string& name : folder_names(leaf, folder)) entry(name, {});
 }
 
 }  // namespace
 
-void BlobStore::for_each_entry(const std::function<void(const StoreEntry&)>& fn) const {
+void BlobStore::walk(bool by_name, const std::function<void(const StoreEntry&)>& fn) const {
   const int root = root_fd(false);
   if (root < 0) return;
   const std::string where = root_.string();
-  if (layout_ == StoreLayout::Flat) return each_leaf_entry(root, where, "", fn);
+  if (layout_ == StoreLayout::Flat) return each_leaf_entry(root, where, "", by_name, fn);
+  // The folders are stat-ed either way; by name, what is not one is listed
+  // as it would be in a leaf, with nothing of its stat.
+  const struct stat none {};
+  auto other = [&](const std::string& relative, const struct stat& st) { fn(foreign(relative, by_name ? none : st)); };
   each_name(root, where, [&](const std::string& a, const struct stat& st_a) {
-    if (!is_hex_name(a, 2) || !S_ISDIR(st_a.st_mode)) return fn(foreign(a, st_a));
+    if (!is_hex_name(a, 2) || !S_ISDIR(st_a.st_mode)) return other(a, st_a);
     Fd level1 = open_child(root, a);
     if (!level1.valid()) {
       if (errno == ENOENT) return;
@@ -93,16 +102,18 @@ void BlobStore::for_each_entry(const std::function<void(const StoreEntry&)>& fn)
     }
     each_name(level1.get(), where + "/" + a, [&](const std::string& b, const struct stat& st_b) {
       const std::string ab = a + "/" + b;
-      if (!is_hex_name(b, 2) || !S_ISDIR(st_b.st_mode)) return fn(foreign(ab, st_b));
+      if (!is_hex_name(b, 2) || !S_ISDIR(st_b.st_mode)) return other(ab, st_b);
       Fd leaf = open_child(level1.get(), b);
       if (!leaf.valid()) {
         if (errno == ENOENT) return;
         throw errno_error("cannot open " + where + "/" + ab, errno);
       }
-      each_leaf_entry(leaf.get(), where, ab, fn);
+      each_leaf_entry(leaf.get(), where, ab, by_name, fn);
     });
   });
 }
+
+void BlobStore::for_each_entry(const std::function<void(const StoreEntry&)>& fn) const { walk(false, fn); }
 
 std::vector<StoreEntry> BlobStore::entries() const {
   std::vector<StoreEntry> out;
@@ -112,37 +123,7 @@ std::vector<StoreEntry> BlobStore::entries() const {
 
 std::vector<StoreEntry> BlobStore::entries_by_name() const {
   std::vector<StoreEntry> out;
-  const int root = root_fd(false);
-  if (root < 0) return out;
-  auto leaf = [&](int dir, const std::string& ab) {
-    const std::string a = ab.substr(0, 2), b = ab.size() > 3 ? ab.substr(3) : "";
-    for (const std::string& name : folder_names(dir, (root_ / ab).string())) {
-      StoreEntry e{StoreEntry::Kind::Foreign, ab.empty() ? name : ab + "/" + name, std::nullopt, 0, 0, false};
-      e.kind = classify(a, b, name, e.digest);
-      out.push_back(std::move(e));
-    }
-  };
-  if (layout_ == StoreLayout::Flat) {
-    leaf(root, "");
-    return out;
-  }
-  // Anything that is not a folder of the layout (a file, a link, another
-  // name) is Foreign, as in the walk; one gone meanwhile is left out.
-  auto foreign_named = [&](const std::string& relative) {
-    out.push_back(StoreEntry{StoreEntry::Kind::Foreign, relative, std::nullopt, 0, 0, false});
-  };
-  for (const std::string& a : folder_names(root, root_.string())) {
-    Fd level1 = is_hex_name(a, 2) ? open_child(root, a) : Fd();
-    if (!level1.valid()) {
-      if (!is_hex_name(a, 2) || errno != ENOENT) foreign_named(a);
-      continue;
-    }
-    for (const std::string& b : folder_names(level1.get(), (root_ / a).string())) {
-      Fd dir = is_hex_name(b, 2) ? open_child(level1.get(), b) : Fd();
-      if (dir.valid()) leaf(dir.get(), a + "/" + b);
-      else if (!is_hex_name(b, 2) || errno != ENOENT) foreign_named(a + "/" + b);
-    }
-  }
+  walk(true, [&](const StoreEntry& e) { out.push_back(e); });
   return out;
 }
 
