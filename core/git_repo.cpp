@@ -318,32 +318,25 @@ const git_tree* GitRepo::tree_at(const std::string& rev, std::string_view folder
 }
 
 std::optional<std::string> GitRepo::blob_id_at(const std::string& rev, std::string_view path) const {
-  if (is_object_id(rev)) {
-    const std::size_t slash = path.rfind('/');
-    const git_tree* folder = tree_at(rev, slash == std::string_view::npos ? std::string_view() : path.substr(0, slash));
-    if (!folder) return std::nullopt;
-    const std::string name(slash == std::string_view::npos ? path : path.substr(slash + 1));
-    const git_tree_entry* entry = git_tree_entry_byname(folder, name.c_str());
-    if (!entry || git_tree_entry_type(entry) != GIT_OBJECT_BLOB) return std::nullopt;
-    return std::string(git_oid_tostr_s(git_tree_entry_id(entry)));
+  if (!is_object_id(rev)) {
+    // A name that can move ("HEAD"): its tree now, whose trees are kept
+    // under the tree's own id.
+    git_object* tree = nullptr;
+    if (git_revparse_single(&tree, repo_.get(), (rev + "^{tree}").c_str()) < 0) {
+      git_error_clear();
+      return std::nullopt;
+    }
+    const std::string id = git_oid_tostr_s(git_object_id(tree));
+    git_object_free(tree);
+    return blob_id_at(id, path);
   }
-  git_object* tree = nullptr;
-  if (git_revparse_single(&tree, repo_.get(), (rev + "^{tree}").c_str()) < 0) {
-    git_error_clear();
-    return std::nullopt;
-  }
-  git_tree_entry* entry = nullptr;
-  const std::string p(path);
-  const int rc = git_tree_entry_bypath(&entry, reinterpret_cast<git_tree*>(tree), p.c_str());
-  git_object_free(tree);
-  if (rc < 0) {
-    git_error_clear();
-    return std::nullopt;
-  }
-  std::optional<std::string> id;
-  if (git_tree_entry_type(entry) == GIT_OBJECT_BLOB) id = git_oid_tostr_s(git_tree_entry_id(entry));
-  git_tree_entry_free(entry);
-  return id;
+  const std::size_t slash = path.rfind('/');
+  const git_tree* folder = tree_at(rev, slash == std::string_view::npos ? std::string_view() : path.substr(0, slash));
+  if (!folder) return std::nullopt;
+  const std::string name(slash == std::string_view::npos ? path : path.substr(slash + 1));
+  const git_tree_entry* entry = git_tree_entry_byname(folder, name.c_str());
+  if (!entry || git_tree_entry_type(entry) != GIT_OBJECT_BLOB) return std::nullopt;
+  return std::string(git_oid_tostr_s(git_tree_entry_id(entry)));
 }
 
 std::optional<std::string> GitRepo::config(const std::string& key) const {

@@ -99,9 +99,10 @@ class GitRepo {
   // The id of the blob at `path` in the tree of `rev` (a commit or tree
   // id, or any revision); nullopt when there is none. The blob itself may
   // be absent from a partial clone: read it with read_object, or through
-  // git, which fetches it. When `rev` is an object id (it cannot move) the
-  // trees on the way are kept: a checkout asks for thousands of blobs in
-  // one commit, and each then costs one look-up in its folder's tree.
+  // git, which fetches it. The trees on the way are kept by tree id (a
+  // name like HEAD is resolved each call): a checkout asks for thousands of
+  // blobs in one commit, and each then costs one look-up in its folder's
+  // tree.
   std::optional<std::string> blob_id_at(const std::string& rev, std::string_view path) const;
 
   // True when the reference `name` ("refs/stash") exists, loose or packed.

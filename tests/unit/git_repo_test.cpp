@@ -165,10 +165,10 @@ struct StagedHello {
 
 // Commits a conversation's blob, then deletes the file from the work tree:
 // smudge must find it in the index, and failing that in HEAD.
-// blob_id_at keeps the trees of an object id (a checkout's treeish): the
-// answers must be the tree's own, a moving name ("HEAD") is never kept,
+// blob_id_at keeps the trees it walked, by tree id: the
+// answers must be the tree's own, a moving name ("HEAD") is followed,
 // and a folder that is a file or absent gives nothing.
-TEST(GitRepo, BlobIdAtKeepsTreesOnlyForObjectIds) {
+TEST(GitRepo, BlobIdAtKeepsTreesYetFollowsAMovingName) {
   GitSandbox g;
   fs::create_directories(g.repo() / "a/b");
   std::ofstream(g.repo() / "a/b/x") << "one";
