@@ -210,6 +210,15 @@ struct TwoBlobs {
         x(BlobStore::for_work_tree(g.repo()).put("x").digest) {}
 };
 
+// A conversation referencing the blob "x" (TwoBlobs), then `rest` (",{...}"
+// events, or nothing), as committed and as restored.
+std::string committed_x(const TwoBlobs& blobs, const std::string& rest = "") {
+  return "[" + reference_to(blobs.x, "1", "text") + rest + "]";
+}
+std::string restored_x(const std::string& rest = "") {
+  return "[{\"type\":\"tool_call_response\",\"content\":\"x\"}" + rest + "]";
+}
+
 // A hostile repository's references (docs/FORMAT.md, "Bounds"): each fails
 // its own file, naming it, and the next file is served.
 TEST(FilterProcess, HostileReferencesFailOnlyTheirFile) {
@@ -303,7 +312,7 @@ TEST(FilterProcess, DelayedSmudgesAreListedOnceAndFetched) {
   std::map<std::string, std::string> sent;
   for (int i = 0; i < 40; ++i) {
     const std::string path = ".jp/conversations/" + std::to_string(i) + "/events.json";
-    sent[path] = "[" + reference_to(blobs.x, "1", "text") + ",{\"n\":" + std::to_string(i) + "}]";
+    sent[path] = committed_x(blobs, ",{\"n\":" + std::to_string(i) + "}");
     ASSERT_EQ(s.request_delayed(path, sent[path]), "status=delayed");
   }
   ASSERT_EQ(s.request_delayed("bad/events.json", missing), "status=delayed");
@@ -338,14 +347,13 @@ TEST(FilterProcess, DelayedSmudgesLeftBehindEndCleanly) {
   TwoBlobs blobs(10);
   Server s(blobs.g.repo());
   s.handshake();
-  const std::string first = "[" + reference_to(blobs.x, "1", "text") + "]";
-  const std::string second = "[" + reference_to(blobs.x, "1", "text") + ",{\"again\":1}]";
+  const std::string first = committed_x(blobs);
+  const std::string second = committed_x(blobs, ",{\"again\":1}");
   ASSERT_EQ(s.request_delayed("a/events.json", first), "status=delayed");
   ASSERT_EQ(s.request_delayed("a/events.json", second), "status=delayed");
   auto paths = s.list_available();
   ASSERT_EQ(paths, std::vector<std::string>{"a/events.json"});
-  EXPECT_EQ(s.request("smudge", "a/events.json", "").content,
-            "[{\"type\":\"tool_call_response\",\"content\":\"x\"},{\"again\":1}]");
+  EXPECT_EQ(s.request("smudge", "a/events.json", "").content, restored_x(",{\"again\":1}"));
   EXPECT_TRUE(s.list_available().empty());
   for (int i = 0; i < 20; ++i)
     ASSERT_EQ(s.request_delayed("left/" + std::to_string(i) + "/events.json", first), "status=delayed");
@@ -359,9 +367,9 @@ TEST(FilterProcess, ANewSmudgeOfAListedPathIsNotAnsweredWithTheOldResult) {
   TwoBlobs blobs(10);
   Server s(blobs.g.repo());
   s.handshake();
-  const std::string old_file = "[" + reference_to(blobs.x, "1", "text") + ",{\"old\":1}]";
-  const std::string new_file = "[" + reference_to(blobs.x, "1", "text") + ",{\"new\":1}]";
-  const std::string new_smudged = "[{\"type\":\"tool_call_response\",\"content\":\"x\"},{\"new\":1}]";
+  const std::string old_file = committed_x(blobs, ",{\"old\":1}");
+  const std::string new_file = committed_x(blobs, ",{\"new\":1}");
+  const std::string new_smudged = restored_x(",{\"new\":1}");
   ASSERT_EQ(s.request_delayed("a/events.json", old_file), "status=delayed");
   ASSERT_EQ(s.list_available(), std::vector<std::string>{"a/events.json"});
   // Listed, never fetched; a smudge that may not wait comes with content.
