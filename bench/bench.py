@@ -215,7 +215,7 @@ class Bench:
         # the clone side needs the filter config: global, as a user has it,
         # for git-lfs too (without `git lfs install` a clone checks out
         # pointer files and smudges nothing). `git jpblob install` makes
-        # new clones lean by default (core/lean): the clone template.
+        # new clones lean by default (core/workspace/lean): the clone template.
         sh(f"{self.bin} install --global > /dev/null", d, self.env)
         sh("git lfs install --skip-repo > /dev/null", d, self.env)
         plain_env = dict(self.env)

@@ -5,12 +5,12 @@
 #include <cstdlib>
 #include <iostream>
 
-#include "core/error.hpp"
-#include "core/fs.hpp"
-#include "core/merge.hpp"
-#include "core/render.hpp"
-#include "core/restore_budget.hpp"
-#include "core/workspace.hpp"
+#include "core/base/error.hpp"
+#include "core/base/fs.hpp"
+#include "core/merge/merge.hpp"
+#include "core/documents/render.hpp"
+#include "core/store/restore_budget.hpp"
+#include "core/workspace/workspace.hpp"
 #include "hooks/pre_commit.hpp"
 #include "hooks/pre_push.hpp"
 

@@ -20,7 +20,7 @@
 #include "cli/manual.hpp"
 #include "cli/suggest.hpp"
 #include "cli/maintenance_commands.hpp"
-#include "core/error.hpp"
+#include "core/base/error.hpp"
 #include "filter/oneshot.hpp"
 #include "filter/process.hpp"
 

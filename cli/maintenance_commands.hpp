@@ -1,5 +1,5 @@
 // The maintenance commands (docs/ARCHITECTURE.md): argument handling and output around
-// core/maintenance, core/migrate and core/render. --json output is
+// core/maintenance, core/maintenance/migrate and core/documents/render. --json output is
 // documented in docs/FORMAT.md.
 #pragma once
 

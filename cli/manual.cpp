@@ -5,7 +5,7 @@
 #include <csignal>
 #include <filesystem>
 
-#include "core/subprocess.hpp"
+#include "core/git/subprocess.hpp"
 
 namespace jpblob {
 

@@ -13,7 +13,7 @@
 #include <string>
 #include <string_view>
 
-#include "core/progress.hpp"
+#include "core/base/progress.hpp"
 
 namespace jpblob {
 

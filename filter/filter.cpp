@@ -2,8 +2,8 @@
 
 #include <iostream>
 
-#include "core/document.hpp"
-#include "core/error.hpp"
+#include "core/documents/document.hpp"
+#include "core/base/error.hpp"
 
 namespace jpblob {
 

@@ -8,8 +8,8 @@
 #include <string>
 #include <string_view>
 
-#include "core/transform.hpp"
-#include "core/workspace.hpp"
+#include "core/documents/transform.hpp"
+#include "core/workspace/workspace.hpp"
 
 namespace jpblob {
 

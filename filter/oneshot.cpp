@@ -2,7 +2,7 @@
 
 #include <unistd.h>
 
-#include "core/fs.hpp"
+#include "core/base/fs.hpp"
 #include "filter.hpp"
 
 namespace jpblob {

@@ -4,8 +4,8 @@
 
 #include <cerrno>
 
-#include "core/error.hpp"
-#include "core/fs.hpp"
+#include "core/base/error.hpp"
+#include "core/base/fs.hpp"
 
 namespace jpblob {
 

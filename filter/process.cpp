@@ -5,7 +5,7 @@
 #include <memory>
 #include <optional>
 
-#include "core/error.hpp"
+#include "core/base/error.hpp"
 #include "delayed.hpp"
 #include "filter.hpp"
 #include "pktline.hpp"

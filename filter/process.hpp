@@ -16,7 +16,7 @@
 #include <functional>
 #include <optional>
 
-#include "core/workspace.hpp"
+#include "core/workspace/workspace.hpp"
 
 namespace jpblob {
 

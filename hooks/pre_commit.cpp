@@ -8,15 +8,15 @@
 #include <memory>
 #include <set>
 
-#include "core/blob_store.hpp"
-#include "core/document.hpp"
-#include "core/error.hpp"
-#include "core/fs.hpp"
-#include "core/git_cli.hpp"
-#include "core/kept.hpp"
-#include "core/lean.hpp"
-#include "core/transform.hpp"
-#include "core/workspace.hpp"
+#include "core/store/blob_store.hpp"
+#include "core/documents/document.hpp"
+#include "core/base/error.hpp"
+#include "core/base/fs.hpp"
+#include "core/git/git_cli.hpp"
+#include "core/workspace/kept.hpp"
+#include "core/workspace/lean.hpp"
+#include "core/documents/transform.hpp"
+#include "core/workspace/workspace.hpp"
 
 namespace jpblob {
 
@@ -231,7 +231,7 @@ class Hook {
   }
 
   // A blob whose work-tree file git deleted before its commit (`git clean
-  // -x`, a stash) or a user removed: its kept copy (core/kept) writes the
+  // -x`, a stash) or a user removed: its kept copy (core/workspace/kept) writes the
   // file again, to be staged like any other.
   bool from_kept_copy(const Missing& m) {
     if (!ws_.kept()) return false;
@@ -248,7 +248,7 @@ class Hook {
   }
 
   // The kept copies of the blobs this commit stages have done their job
-  // once the index that stays holds them (core/kept). A plain `git commit`
+  // once the index that stays holds them (core/workspace/kept). A plain `git commit`
   // stages into that index: a copy that is the very file just staged (a
   // link to it) goes unasked, any other in one git call. `git commit -a`
   // and `<paths>` stage into an index git may still throw away: their
@@ -287,7 +287,7 @@ class Hook {
     report_.blobs_staged = to_stage_.size();
   }
 
-  // In a lean work tree (core/lean) the commit's blobs leave the work tree
+  // In a lean work tree (core/workspace/lean) the commit's blobs leave the work tree
   // once staged: git's objects hold them now (the index, then the commit),
   // and the skip-worktree bit keeps git from looking for their files.
   // Should the commit not happen, the index still gives them back, but only

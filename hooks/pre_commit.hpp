@@ -28,7 +28,7 @@ struct PreCommitReport {
   std::size_t conversations = 0;  // changed conversations checked
   std::size_t restaged = 0;       // conversations cleaned by the hook
   std::size_t blobs_staged = 0;   // blob files added to the index
-  std::size_t restored = 0;       // of those, written again from their kept copies (core/kept)
+  std::size_t restored = 0;       // of those, written again from their kept copies (core/workspace/kept)
   std::vector<std::string> problems;  // one line each; non-empty refuses the commit
 };
 

@@ -3,10 +3,10 @@
 #include <sstream>
 #include <unordered_set>
 
-#include "core/commit_check.hpp"
-#include "core/error.hpp"
-#include "core/git_cli.hpp"
-#include "core/workspace.hpp"
+#include "core/maintenance/commit_check.hpp"
+#include "core/base/error.hpp"
+#include "core/git/git_cli.hpp"
+#include "core/workspace/workspace.hpp"
 
 namespace jpblob {
 

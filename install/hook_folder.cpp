@@ -2,7 +2,7 @@
 
 #include <sys/stat.h>
 
-#include "core/subprocess.hpp"
+#include "core/git/subprocess.hpp"
 
 namespace jpblob {
 

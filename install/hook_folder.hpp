@@ -1,6 +1,6 @@
 // The hooks git-jpblob installs (pre-commit, pre-push) and the folder git
 // runs them from, every file in it opened without following a link
-// (core/safe_path): below the work tree when the folder is inside it
+// (core/base/safe_path): below the work tree when the folder is inside it
 // (core.hooksPath=.githooks, or .git/hooks), so a link anywhere on the way
 // is refused.
 #pragma once
@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "core/safe_path.hpp"
+#include "core/base/safe_path.hpp"
 
 namespace jpblob {
 

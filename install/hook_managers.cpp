@@ -1,7 +1,7 @@
 #include "hook_managers.hpp"
 
-#include "core/error.hpp"
-#include "core/safe_path.hpp"
+#include "core/base/error.hpp"
+#include "core/base/safe_path.hpp"
 
 namespace jpblob {
 

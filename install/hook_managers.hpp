@@ -10,7 +10,7 @@
 #include <optional>
 #include <string>
 
-#include "core/git_cli.hpp"
+#include "core/git/git_cli.hpp"
 #include "hook_folder.hpp"
 
 namespace jpblob {

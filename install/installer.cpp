@@ -6,15 +6,15 @@
 #include <cstdlib>
 #include <optional>
 
-#include "core/document.hpp"
-#include "core/error.hpp"
-#include "core/fs.hpp"
-#include "core/git_cli.hpp"
-#include "core/git_repo.hpp"
-#include "core/lean.hpp"
-#include "core/workspace.hpp"
-#include "core/safe_path.hpp"
-#include "core/subprocess.hpp"
+#include "core/documents/document.hpp"
+#include "core/base/error.hpp"
+#include "core/base/fs.hpp"
+#include "core/git/git_cli.hpp"
+#include "core/git/git_repo.hpp"
+#include "core/workspace/lean.hpp"
+#include "core/workspace/workspace.hpp"
+#include "core/base/safe_path.hpp"
+#include "core/git/subprocess.hpp"
 #include "hook_folder.hpp"
 #include "hook_managers.hpp"
 
@@ -127,7 +127,7 @@ std::optional<std::string> remove_lean_template(const GitCli& git, ConfigScope s
   return "New clones check out .jp/blobs again: removed init.templateDir (" + dir.string() + ").";
 }
 
-// The lean work tree's part of install (core/lean): at a user or system
+// The lean work tree's part of install (core/workspace/lean): at a user or system
 // scope, the clone template, unless --no-lean or JP reads the blob files
 // (jpblob.smudge=refs); in a repository, its conversion with --lean, or a
 // hint when it checks its committed blobs out.

@@ -24,15 +24,15 @@
 #include <string>
 #include <vector>
 
-#include "core/git_cli.hpp"
-#include "core/git_repo.hpp"
+#include "core/git/git_cli.hpp"
+#include "core/git/git_repo.hpp"
 
 namespace jpblob {
 
 struct InstallOptions {
   ConfigScope scope = ConfigScope::Global;
   bool force = false;
-  // Lean work trees (core/lean). At the global or system scope, new clones
+  // Lean work trees (core/workspace/lean). At the global or system scope, new clones
   // are lean unless `lean` is false (--no-lean): install writes the clone
   // template and names it in init.templateDir, and --no-lean takes ours
   // back out. In a repository, only `lean == true` (--lean) converts this

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Kept copies (core/kept): every blob file clean writes into the work tree is
+# Kept copies (core/workspace/kept): every blob file clean writes into the work tree is
 # also linked into the git folder (jpblob/kept), which git never checks out,
 # stashes or cleans. A conversation not committed yet keeps its tool output
 # through `git stash -u` with the store checked out, `git stash -a` and `git

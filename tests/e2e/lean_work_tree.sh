@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Lean work trees (core/lean): committed blobs stay in git's objects only.
+# Lean work trees (core/workspace/lean): committed blobs stay in git's objects only.
 # A teammate who ran `git jpblob install` once (lean is the default) clones
 # with plain `git clone`: no blob file is written, every conversation is JP's form, and
 # checkout, merge, stash, rebase, the hook in all three commit modes, gc and

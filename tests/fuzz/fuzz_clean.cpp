@@ -8,9 +8,9 @@
 #include <filesystem>
 #include <string>
 
-#include "core/blob_store.hpp"
+#include "core/store/blob_store.hpp"
 #include "tests/fuzz/fuzz_store.hpp"
-#include "core/transform.hpp"
+#include "core/documents/transform.hpp"
 
 namespace {
 

@@ -3,8 +3,8 @@
 #include <cstdlib>
 #include <string_view>
 
-#include "core/error.hpp"
-#include "core/gzip.hpp"
+#include "core/base/error.hpp"
+#include "core/format/gzip.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view gz(reinterpret_cast<const char*>(data), size);

@@ -6,7 +6,7 @@
 #include <string>
 #include <thread>
 
-#include "core/error.hpp"
+#include "core/base/error.hpp"
 #include "filter/pktline.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

@@ -10,7 +10,7 @@
 #include <string>
 #include <thread>
 
-#include "core/error.hpp"
+#include "core/base/error.hpp"
 #include "filter/process.hpp"
 #include "fuzz_store.hpp"
 

@@ -5,9 +5,9 @@
 #include <cstdlib>
 #include <string_view>
 
-#include "core/json_scan.hpp"
-#include "core/payload.hpp"
-#include "core/reference.hpp"
+#include "core/format/json_scan.hpp"
+#include "core/format/payload.hpp"
+#include "core/format/reference.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);

@@ -11,11 +11,11 @@
 #include <filesystem>
 #include <string>
 
-#include "core/blob_store.hpp"
+#include "core/store/blob_store.hpp"
 #include "tests/fuzz/fuzz_store.hpp"
-#include "core/error.hpp"
-#include "core/internal_url.hpp"
-#include "core/session_jsonl.hpp"
+#include "core/base/error.hpp"
+#include "core/artifacts/internal_url.hpp"
+#include "core/documents/session_jsonl.hpp"
 
 namespace {
 

@@ -8,7 +8,7 @@
 #include <filesystem>
 #include <string>
 
-#include "core/blob_store.hpp"
+#include "core/store/blob_store.hpp"
 
 namespace jpblob::fuzz {
 

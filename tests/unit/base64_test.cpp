@@ -1,4 +1,4 @@
-#include "core/base64.hpp"
+#include "core/format/base64.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 #include <map>
-#include "core/blob_store.hpp"
+#include "core/store/blob_store.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -11,8 +11,8 @@
 #include <chrono>
 #include <thread>
 
-#include "core/error.hpp"
-#include "core/gzip.hpp"
+#include "core/base/error.hpp"
+#include "core/format/gzip.hpp"
 #include "gzip_bomb.hpp"
 #include "test_support.hpp"
 
@@ -71,7 +71,7 @@ TEST(BlobStore, ACorruptFileUnderTheNameIsNeitherTrustedNorReplaced) {
 }
 
 TEST(BlobStore, WhatGitHoldsOutOfTheWorkTreeStandsForTheContentOnlyWhenItHoldsIt) {
-  // A lean work tree (core/lean): git's copy of a blob may be the only one.
+  // A lean work tree (core/workspace/lean): git's copy of a blob may be the only one.
   TempDir t;
   BlobStore store = BlobStore::for_storage(t / ".jp", t.path());
   std::map<std::string, BlobStore::GitCopy> git;  // content -> what git's copy is

@@ -1,4 +1,4 @@
-#include "core/digest.hpp"
+#include "core/format/digest.hpp"
 
 #include <gtest/gtest.h>
 

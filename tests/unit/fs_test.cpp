@@ -1,8 +1,8 @@
-#include "core/fs.hpp"
+#include "core/base/fs.hpp"
 
 #include <gtest/gtest.h>
 
-#include "core/error.hpp"
+#include "core/base/error.hpp"
 #include "test_support.hpp"
 
 namespace jpblob {

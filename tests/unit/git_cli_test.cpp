@@ -1,12 +1,12 @@
 // The git module against real git: SHA-1 and SHA-256 repositories, names
 // that look like pathspec magic or hold newlines, and many paths at once.
-#include "core/git_cli.hpp"
+#include "core/git/git_cli.hpp"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 
-#include "core/error.hpp"
+#include "core/base/error.hpp"
 #include "test_support.hpp"
 
 namespace jpblob {

@@ -1,15 +1,15 @@
 // The libgit2 1.5 gaps that git_repo.cpp works around, each against a real
 // repository made by real git, and the smudge fallback to git's objects.
-#include "core/git_repo.hpp"
+#include "core/git/git_repo.hpp"
 
 #include <gtest/gtest.h>
 
 #include <fstream>
 
-#include "core/error.hpp"
-#include "core/gzip.hpp"
-#include "core/transform.hpp"
-#include "core/workspace.hpp"
+#include "core/base/error.hpp"
+#include "core/format/gzip.hpp"
+#include "core/documents/transform.hpp"
+#include "core/workspace/workspace.hpp"
 #include "test_support.hpp"
 
 namespace jpblob {
@@ -151,7 +151,7 @@ struct StagedHello {
     rel = fs::relative(blob, g.repo()).string();
     g.git("add .jp");
   }
-  // The work-tree file and its kept copy (core/kept): git alone holds it.
+  // The work-tree file and its kept copy (core/workspace/kept): git alone holds it.
   void remove_blob() const {
     fs::remove(blob);
     ASSERT_TRUE(fs::remove(g.repo() / ".git/jpblob/kept" / blob.filename()));

@@ -1,9 +1,9 @@
-#include "core/gzip.hpp"
+#include "core/format/gzip.hpp"
 
 #include <gtest/gtest.h>
 #include <zlib.h>
 
-#include "core/error.hpp"
+#include "core/base/error.hpp"
 #include "gzip_bomb.hpp"
 
 namespace jpblob {

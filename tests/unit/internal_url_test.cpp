@@ -1,6 +1,6 @@
-#include "core/internal_url.hpp"
+#include "core/artifacts/internal_url.hpp"
 
-#include "core/artifacts.hpp"
+#include "core/artifacts/artifacts.hpp"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -9,10 +9,10 @@
 #include <set>
 #include <thread>
 
-#include "core/error.hpp"
-#include "core/internal_url.hpp"
-#include "core/output_spill.hpp"
-#include "core/subprocess.hpp"
+#include "core/base/error.hpp"
+#include "core/artifacts/internal_url.hpp"
+#include "core/artifacts/output_spill.hpp"
+#include "core/git/subprocess.hpp"
 #include "test_support.hpp"
 
 namespace jpblob {

@@ -1,8 +1,8 @@
-#include "core/json_scan.hpp"
+#include "core/format/json_scan.hpp"
 
 #include <gtest/gtest.h>
 
-#include "core/json_string.hpp"
+#include "core/format/json_string.hpp"
 
 namespace jpblob {
 namespace {

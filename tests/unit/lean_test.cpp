@@ -1,13 +1,13 @@
-// Lean work trees (core/lean): what clean asks of git's copies of blobs.
-#include "core/lean.hpp"
+// Lean work trees (core/workspace/lean): what clean asks of git's copies of blobs.
+#include "core/workspace/lean.hpp"
 
 #include <gtest/gtest.h>
 
 #include <chrono>
 #include <future>
 
-#include "core/blob_store.hpp"
-#include "core/git_repo.hpp"
+#include "core/store/blob_store.hpp"
+#include "core/git/git_repo.hpp"
 #include "test_support.hpp"
 
 namespace jpblob {

@@ -1,11 +1,11 @@
-#include "core/age.hpp"
-#include "core/gc.hpp"
+#include "core/maintenance/age.hpp"
+#include "core/maintenance/gc.hpp"
 
 #include <gtest/gtest.h>
 
-#include "core/conversations.hpp"
-#include "core/error.hpp"
-#include "core/gzip.hpp"
+#include "core/documents/conversations.hpp"
+#include "core/base/error.hpp"
+#include "core/format/gzip.hpp"
 #include "test_support.hpp"
 
 namespace jpblob {

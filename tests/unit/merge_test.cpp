@@ -1,5 +1,5 @@
-// core/merge: appended events merge by themselves, in the committed form.
-#include "core/merge.hpp"
+// core/merge/merge: appended events merge by themselves, in the committed form.
+#include "core/merge/merge.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "core/payload.hpp"
+#include "core/format/payload.hpp"
 
 #include <gtest/gtest.h>
 

@@ -7,7 +7,7 @@
 
 #include <thread>
 
-#include "core/error.hpp"
+#include "core/base/error.hpp"
 
 namespace jpblob {
 namespace {

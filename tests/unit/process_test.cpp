@@ -10,10 +10,10 @@
 #include <map>
 #include <set>
 
-#include "core/base64.hpp"
-#include "core/blob_store.hpp"
-#include "core/digest.hpp"
-#include "core/error.hpp"
+#include "core/format/base64.hpp"
+#include "core/store/blob_store.hpp"
+#include "core/format/digest.hpp"
+#include "core/base/error.hpp"
 #include "filter/pktline.hpp"
 #include "test_support.hpp"
 

@@ -6,9 +6,9 @@
 
 #include <random>
 
-#include "core/base64.hpp"
-#include "core/json_string.hpp"
-#include "core/transform.hpp"
+#include "core/format/base64.hpp"
+#include "core/format/json_string.hpp"
+#include "core/documents/transform.hpp"
 #include "test_support.hpp"
 
 namespace jpblob {

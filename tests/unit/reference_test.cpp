@@ -1,4 +1,4 @@
-#include "core/reference.hpp"
+#include "core/format/reference.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,16 +1,16 @@
 // What one restored file may grow to (docs/FORMAT.md, "Bounds"), asked of
 // the transforms through a BlobSource that counts what it is asked.
-#include "core/restore_budget.hpp"
+#include "core/store/restore_budget.hpp"
 
 #include <gtest/gtest.h>
 
 #include <atomic>
 
-#include "core/document.hpp"
-#include "core/json_scan.hpp"
-#include "core/json_string.hpp"
-#include "core/render.hpp"
-#include "core/transform.hpp"
+#include "core/documents/document.hpp"
+#include "core/format/json_scan.hpp"
+#include "core/format/json_string.hpp"
+#include "core/documents/render.hpp"
+#include "core/documents/transform.hpp"
 #include "test_support.hpp"
 
 namespace jpblob {

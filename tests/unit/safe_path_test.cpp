@@ -1,10 +1,10 @@
-#include "core/safe_path.hpp"
+#include "core/base/safe_path.hpp"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
-#include "core/document.hpp"
-#include "core/error.hpp"
+#include "core/documents/document.hpp"
+#include "core/base/error.hpp"
 #include "test_support.hpp"
 
 namespace jpblob {

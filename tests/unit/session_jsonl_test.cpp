@@ -1,12 +1,12 @@
-#include "core/session_jsonl.hpp"
+#include "core/documents/session_jsonl.hpp"
 
 #include <gtest/gtest.h>
 
 #include <random>
 
-#include "core/base64.hpp"
-#include "core/document.hpp"
-#include "core/error.hpp"
+#include "core/format/base64.hpp"
+#include "core/documents/document.hpp"
+#include "core/base/error.hpp"
 #include "test_support.hpp"
 
 namespace jpblob {

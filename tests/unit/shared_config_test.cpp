@@ -1,13 +1,13 @@
-// `.jpblobconfig` (core/shared_config): git config syntax, parsed without
+// `.jpblobconfig` (core/workspace/shared_config): git config syntax, parsed without
 // following anything, deciding the settings that change committed bytes.
-#include "core/shared_config.hpp"
+#include "core/workspace/shared_config.hpp"
 
 #include <gtest/gtest.h>
 
 #include <fstream>
 
-#include "core/error.hpp"
-#include "core/workspace.hpp"
+#include "core/base/error.hpp"
+#include "core/workspace/workspace.hpp"
 #include "test_support.hpp"
 
 namespace jpblob {

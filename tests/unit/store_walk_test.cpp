@@ -6,9 +6,9 @@
 #include <limits>
 #include <map>
 
-#include "core/blob_store.hpp"
-#include "core/error.hpp"
-#include "core/gzip.hpp"
+#include "core/store/blob_store.hpp"
+#include "core/base/error.hpp"
+#include "core/format/gzip.hpp"
 #include "test_support.hpp"
 
 namespace jpblob {
@@ -190,7 +190,7 @@ struct KeptSandbox {
   }
 };
 
-// Kept copies (core/kept): a flat store in the git folder, each new blob of
+// Kept copies (core/workspace/kept): a flat store in the git folder, each new blob of
 // the work tree's linked there, never a second set of bytes.
 TEST(KeptCopies, EveryNewBlobIsLinkedIntoTheFlatStore) {
   KeptSandbox k;

@@ -1,6 +1,6 @@
 #include "test_support.hpp"
 
-#include "core/error.hpp"
+#include "core/base/error.hpp"
 
 #include <fcntl.h>
 #include <poll.h>

@@ -1,10 +1,10 @@
-#include "core/transform.hpp"
+#include "core/documents/transform.hpp"
 
 #include <gtest/gtest.h>
 
-#include "core/base64.hpp"
-#include "core/error.hpp"
-#include "core/gzip.hpp"
+#include "core/format/base64.hpp"
+#include "core/base/error.hpp"
+#include "core/format/gzip.hpp"
 #include "test_support.hpp"
 
 namespace jpblob {

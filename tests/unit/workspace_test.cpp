@@ -1,11 +1,11 @@
-#include "core/workspace.hpp"
+#include "core/workspace/workspace.hpp"
 
 #include <gtest/gtest.h>
 
 #include <functional>
 
-#include "core/digest.hpp"
-#include "core/error.hpp"
+#include "core/format/digest.hpp"
+#include "core/base/error.hpp"
 #include "test_support.hpp"
 
 namespace jpblob {

@@ -1,0 +1,93 @@
+// The two kinds of file git-jpblob keeps small: JP conversations
+// (events.json) and coding-agent sessions (JSON Lines): docs/FORMAT.md.
+// Everything that reads or transforms such a file — the filter, the
+// pre-commit hook, gc, verify, stats — goes through here, so they agree on
+// what a file needs from the blob store.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/store/blob_store.hpp"
+#include "core/format/digest.hpp"
+#include "core/base/safe_path.hpp"
+#include "core/documents/transform.hpp"
+
+namespace jpblob {
+
+enum class DocumentKind { Conversation, Session };
+
+// One kind of document and where it lives. This table is the only place
+// that knows the kinds: a new kind is one more row (and its transform).
+struct DocumentType {
+  DocumentKind kind;
+  std::string_view name;        // "conversation", for messages
+  std::string_view folder;      // below a storage folder (`.jp`)
+  std::string_view file_glob;   // below `folder`, in git's glob syntax
+  std::string_view attributes;  // what install writes after the path in .gitattributes
+  // The other files a document of this kind keeps beside it (`files`).
+  std::vector<std::string_view> companions;
+};
+const std::vector<DocumentType>& document_types();
+
+// The storage folder of a work tree, relative to its top.
+inline constexpr std::string_view kStorageFolder = ".jp";
+
+// The kind the filter gives a file from git's name for it: a name ending in
+// ".jsonl" is a session, anything else a conversation.
+DocumentKind document_kind(std::string_view path);
+
+// The kind of document at a path relative to a work tree's top when it is
+// one by the table (".jp/conversations/<any>/events.json", ".jp/sessions/
+// <any>.jsonl"), nullopt otherwise. Files routed to the filter from
+// elsewhere by .gitattributes are not known from the path alone.
+std::optional<DocumentKind> document_kind_at(std::string_view repo_path);
+
+// Git pathspecs of every document in a repository: the conversations and
+// sessions under .jp, and any file .gitattributes routes to the filter.
+const std::vector<std::string>& document_pathspecs();
+
+// The lines install adds to .gitattributes: one per document type, and the
+// store's.
+const std::vector<std::string>& document_attribute_lines();
+
+// Every document under a JP storage folder (`storage`, relative to
+// `base`: `.jp` in a work tree), by the table, relative to `base`, sorted.
+// No link is followed; one where a document would be read is refused.
+// Throws Error when a folder cannot be read. With `temporaries`, the same
+// walk also appends to it, sorted, the AtomicFile temporaries (named
+// AtomicFile::kTempPrefix...) below the document folders, and refuses a
+// link under such a name too.
+std::vector<std::filesystem::path> list_documents(const SafeDir& base, const std::filesystem::path& storage,
+                                                  std::vector<std::filesystem::path>* temporaries = nullptr);
+
+TransformReport clean_document(DocumentKind kind, std::string_view input, const BlobStore& store,
+                               const CleanOptions& options, const OutputSink& out);
+TransformReport smudge_document(DocumentKind kind, std::string_view input, const BlobSource& source,
+                                const SmudgeOptions& options, const OutputSink& out);
+
+// A blob a document names.
+struct BlobUse {
+  Digest digest;
+  std::optional<std::uint64_t> size;  // as declared; a session's blob: URL declares none
+};
+
+struct DocumentNeeds {
+  std::vector<BlobUse> references;  // what it references now
+  std::vector<BlobUse> inline_payloads;  // what clean would store from it
+  // Set, with why, when the text is not a document of its kind (a
+  // conversation that is not valid JSON, say): it then needs nothing, and
+  // the filter passes it through. A session is read line by line and is
+  // always readable.
+  std::optional<std::string> unreadable;
+};
+
+// What a document needs from the store; nothing is stored. `min_size` as
+// in CleanOptions.
+DocumentNeeds document_needs(DocumentKind kind, std::string_view text, std::uint64_t min_size);
+
+}  // namespace jpblob

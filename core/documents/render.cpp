@@ -1,0 +1,131 @@
+#include "core/documents/render.hpp"
+
+#include <algorithm>
+#include <map>
+#include <vector>
+
+#include "core/format/base64.hpp"
+#include "core/base/error.hpp"
+#include "core/format/gzip.hpp"
+#include "core/format/json_scan.hpp"
+#include "core/format/json_string.hpp"
+#include "core/format/payload.hpp"
+#include "core/store/restore_budget.hpp"
+
+namespace jpblob {
+
+namespace {
+std::string binary_note(std::size_t size, std::string_view where = {}) {
+  std::string note = "<binary: " + std::to_string(size) + " bytes";
+  if (!where.empty()) note.append(", ").append(where);
+  return note + ">";
+}
+}  // namespace
+
+std::string render_conversation(std::string_view input, const BlobSource& source, std::uint64_t max_size,
+                                const std::string& path) {
+  struct Site {
+    std::size_t begin, end;
+    std::optional<Reference> ref;  // a reference to resolve, or an inline payload to decode
+    PayloadEncoding encoding;
+  };
+  std::vector<Site> sites;
+  std::vector<FoundReference> found;
+  std::vector<PayloadSite> payloads;
+  const auto scan = scan_events(input, [&](const JsonTree& event) {
+    found.clear();
+    find_references(event, found);
+    for (const auto& f : found)
+      sites.push_back({event.node(f.node).begin, event.node(f.node).end, f.ref, PayloadEncoding::None});
+    payloads.clear();
+    find_payload_sites(event, payloads);
+    for (const auto& p : payloads) {
+      if (p.kind != SiteKind::String) continue;
+      const std::string_view token = event.span(p.node);
+      const std::string_view inner = token.substr(1, token.size() - 2);
+      for (auto [alphabet, encoding] : {std::pair{Base64Alphabet::Standard, PayloadEncoding::Base64},
+                                        std::pair{Base64Alphabet::UrlSafe, PayloadEncoding::Base64Url}})
+        if (base64_decode(inner, alphabet)) {
+          sites.push_back({event.node(p.node).begin, event.node(p.node).end, std::nullopt, encoding});
+          break;
+        }
+    }
+  });
+  if (scan.shape != DocumentShape::Conversation) return std::string(input);
+  std::sort(sites.begin(), sites.end(), [](const Site& a, const Site& b) { return a.begin < b.begin; });
+  // The same bound as smudge (docs/FORMAT.md, "Bounds"): every use is
+  // charged its declared size before any blob is read, and each distinct
+  // blob is read once.
+  RestoreBudget budget(max_size, path);
+  budget.charge(input.size());
+  for (const Site& s : sites)
+    if (s.ref) budget.charge(s.ref->size, &s.ref->digest);
+  std::map<std::pair<Digest, std::uint64_t>, std::optional<std::string>> read;
+  std::string out;
+  std::size_t copied = 0;
+  for (const Site& s : sites) {
+    std::optional<std::string> decoded;  // an inline payload's bytes
+    const std::string* bytes = nullptr;
+    std::string where;
+    if (s.ref) {
+      const auto key = std::pair{s.ref->digest, s.ref->size};
+      auto at = read.find(key);
+      if (at == read.end()) {
+        std::optional<std::string> fetched;
+        try {
+          fetched = source.fetch(s.ref->digest, s.ref->size);
+        } catch (const Error&) {
+          // corrupt: leave the reference for `verify` to report
+        }
+        at = read.emplace(key, std::move(fetched)).first;
+      }
+      if (!at->second) continue;
+      bytes = &*at->second;
+      where = format_blob_url(s.ref->digest);
+    } else {
+      const std::string_view token = input.substr(s.begin + 1, s.end - s.begin - 2);
+      decoded = base64_decode(token, s.encoding == PayloadEncoding::Base64 ? Base64Alphabet::Standard
+                                                                            : Base64Alphabet::UrlSafe);
+      if (decoded) bytes = &*decoded;
+    }
+    if (!bytes) continue;
+    const std::string note = is_valid_utf8(*bytes) ? std::string() : binary_note(bytes->size(), where);
+    const std::string_view shown = note.empty() ? std::string_view(*bytes) : std::string_view(note);
+    // Escapes lengthen text past its bytes: charge what was not charged,
+    // before building it.
+    const std::uint64_t length = json_string_length(shown), charged = s.ref ? s.ref->size : 0;
+    if (length > charged) budget.charge(length - charged, s.ref ? &s.ref->digest : nullptr);
+    out.append(input.substr(copied, s.begin - copied));
+    append_json_string(out, shown);
+    copied = s.end;
+  }
+  out.append(input.substr(copied));
+  return out;
+}
+
+std::string render_blob_file(std::string_view gz, std::uint64_t max_size) {
+  // A display: the first kShownBlobBytes, however much the blob holds.
+  // git's diff splits what it is shown into lines, and 200 MB of newlines
+  // (a 200 KB gzip file) would cost it gigabytes.
+  std::string shown;
+  std::uint64_t total = 0;
+  try {
+    gzip_decompress(gz, max_size, [&](std::string_view piece) {
+      total += piece.size();
+      if (shown.size() < kShownBlobBytes) shown.append(piece.substr(0, kShownBlobBytes - shown.size()));
+    });
+  } catch (const Error& e) {
+    return std::string("<unreadable blob: ") + e.what() + ">\n";
+  }
+  if (total == shown.size()) return is_valid_utf8(shown) ? shown : binary_note(total) + "\n";
+  // Cut mid-character: drop the incomplete sequence at the end.
+  std::size_t keep = shown.size();
+  for (std::size_t back = 0; back < 3 && keep > 0 && (static_cast<unsigned char>(shown[keep - 1]) & 0xc0) == 0x80; ++back)
+    --keep;
+  if (keep > 0 && static_cast<unsigned char>(shown[keep - 1]) >= 0xc0) --keep;
+  shown.resize(keep);
+  if (!is_valid_utf8(shown)) return binary_note(total) + "\n";
+  return shown + "\n<" + std::to_string(total - shown.size()) + " more bytes not shown; `git jpblob cat` gives them all>\n";
+}
+
+}  // namespace jpblob

@@ -1,0 +1,338 @@
+#include "core/documents/transform.hpp"
+
+#include <atomic>
+#include <map>
+#include <vector>
+
+#include "core/format/base64.hpp"
+#include "core/base/error.hpp"
+#include "core/format/json_scan.hpp"
+#include "core/format/json_string.hpp"
+#include "core/base/parallel.hpp"
+#include "core/format/payload.hpp"
+#include "core/store/restore_budget.hpp"
+
+namespace jpblob {
+
+namespace {
+
+// A replacement decided in the first pass: bytes [begin, end) of the input.
+struct Splice {
+  std::size_t begin, end;
+  SiteKind kind;
+  PayloadEncoding encoding;
+};
+
+// Whether a string token is the canonical encoding of its text, with the
+// text in `out`. Without a backslash the token is its own text, and the
+// canonical encoder escapes nothing the scanner would have let through raw.
+bool canonical_text(std::string_view token, std::string* out) {
+  const std::string_view inner = token.substr(1, token.size() - 2);
+  if (inner.find('\\') == std::string_view::npos) {
+    if (out) out->assign(inner);
+    return true;
+  }
+  auto text = decode_json_string(token);
+  if (!text || encode_json_string(*text) != token) return false;
+  if (out) *out = std::move(*text);
+  return true;
+}
+
+// The first encoding whose re-encoding reproduces the token exactly (docs/FORMAT.md, "Encodings").
+std::optional<PayloadEncoding> restorable_encoding(std::string_view token) {
+  const std::string_view inner = token.substr(1, token.size() - 2);
+  if (base64_is_canonical(inner, Base64Alphabet::Standard)) return PayloadEncoding::Base64;
+  if (base64_is_canonical(inner, Base64Alphabet::UrlSafe)) return PayloadEncoding::Base64Url;
+  if (canonical_text(token, nullptr)) return PayloadEncoding::Text;
+  return std::nullopt;
+}
+
+// The same, decoding as it goes (base64 once): the encoding, with the
+// bytes in `out`, or nullopt.
+std::optional<PayloadEncoding> decode_payload(std::string_view token, std::string& out) {
+  const std::string_view inner = token.substr(1, token.size() - 2);
+  for (auto [alphabet, encoding] : {std::pair{Base64Alphabet::Standard, PayloadEncoding::Base64},
+                                    std::pair{Base64Alphabet::UrlSafe, PayloadEncoding::Base64Url}})
+    if (auto bytes = base64_decode(inner, alphabet)) {
+      out = std::move(*bytes);
+      return encoding;
+    }
+  if (canonical_text(token, &out)) return PayloadEncoding::Text;
+  return std::nullopt;
+}
+
+// Decoded bytes of an inline content object, or nullopt when its value
+// cannot be decoded exactly (it then stays inline).
+std::optional<std::string> content_object_bytes(const JsonTree& t, std::uint32_t obj) {
+  const auto only = t.node(obj).first_child;
+  auto value = t.string_value(only);
+  if (!value) return std::nullopt;
+  if (t.key_is(only, "text")) return value;
+  if (auto b = base64_decode(*value, Base64Alphabet::Standard)) return b;
+  return base64_decode(*value, Base64Alphabet::UrlSafe);
+}
+
+std::optional<std::string> passthrough_warning(const EventScan& scan) {
+  if (scan.shape == DocumentShape::NotJson) return "not valid JSON (" + scan.problem + ")";
+  if (scan.shape == DocumentShape::NotConversation)
+    return "not a JP conversation (" + scan.problem + ")";
+  return std::nullopt;
+}
+
+TransformReport pass_through(std::string_view input, const std::string& path,
+                             const std::string& why, const OutputSink& out) {
+  out(input);
+  TransformReport report;
+  report.passthrough = true;
+  report.warnings.push_back(path + " is " + why + "; passing it through unchanged");
+  return report;
+}
+
+}  // namespace
+
+TransformReport clean(std::string_view input, const BlobStore& store, const CleanOptions& options,
+                      const OutputSink& out) {
+  // Pass 1: validate everything and choose what to replace. Nothing is
+  // stored yet, so malformed input leaves no orphan blobs behind.
+  std::vector<Splice> splices;
+  std::vector<PayloadSite> sites;
+  const EventScan scan = scan_events(input, [&](const JsonTree& event) {
+    sites.clear();
+    find_payload_sites(event, sites);
+    for (const PayloadSite& site : sites) {
+      const JsonNode& n = event.node(site.node);
+      if (site.kind == SiteKind::Reference) {
+        // Clean owns the spelling of the references it writes: one written
+        // another way (a JSON tool resolving a merge conflict adds spaces)
+        // is rewritten to the canonical form, or smudge would restore it
+        // and the next clean would change the file.
+        const auto ref = parse_reference(event, site.node);
+        if (ref->encoding != PayloadEncoding::None && event.span(site.node) != format_reference(*ref))
+          splices.push_back({n.begin, n.end, site.kind, ref->encoding});
+        continue;
+      }
+      if (site.kind == SiteKind::ContentObject) {
+        if (content_object_bytes(event, site.node))
+          splices.push_back({n.begin, n.end, site.kind, PayloadEncoding::None});
+        continue;
+      }
+      // The encoding is found while decoding, on every core, in pass 2.
+      splices.push_back({n.begin, n.end, site.kind, PayloadEncoding::None});
+    }
+  });
+  if (auto why = passthrough_warning(scan)) return pass_through(input, options.path, *why, out);
+
+  // Pass 2: decode the payloads (choosing each string's encoding), store
+  // them all at once, build the output.
+  TransformReport report;
+  std::vector<std::string> decoded(splices.size());
+  std::vector<char> keep(splices.size(), 1);
+  parallel_for(splices.size(), [&](std::size_t k) {
+    const Splice& s = splices[k];
+    if (s.kind == SiteKind::Reference) return;
+    if (s.kind == SiteKind::ContentObject) {
+      // Re-scan the small object to decode it; its validity is known.
+      std::vector<JsonNode> nodes;
+      JsonError error;
+      scan_json_value(input, s.begin, nodes, error);
+      decoded[k] = *content_object_bytes(JsonTree(input, std::move(nodes)), 0);
+    } else {
+      const auto encoding = decode_payload(input.substr(s.begin, s.end - s.begin), decoded[k]);
+      keep[k] = encoding && decoded[k].size() >= options.min_size;
+      if (encoding) splices[k].encoding = *encoding;
+    }
+  });
+  std::vector<std::string_view> to_store;
+  std::vector<std::size_t> stored_at(splices.size(), SIZE_MAX);
+  for (std::size_t k = 0; k < splices.size(); ++k)
+    if (splices[k].kind != SiteKind::Reference && keep[k]) {
+      stored_at[k] = to_store.size();
+      to_store.push_back(decoded[k]);
+    }
+  const auto puts = store.put_all(to_store);
+
+  std::string output;
+  output.reserve(input.size() / 4 + 1024);
+  std::size_t copied = 0;
+  for (std::size_t k = 0; k < splices.size(); ++k) {
+    const Splice& s = splices[k];
+    if (!keep[k]) continue;
+    output.append(input.substr(copied, s.begin - copied));
+    if (s.kind == SiteKind::Reference) {
+      append_reference(output, *parse_reference_json(input.substr(s.begin, s.end - s.begin)));
+    } else {
+      const auto& put = puts[stored_at[k]];
+      report.blobs_written += put.written ? 1 : 0;
+      append_reference(output, Reference{put.digest, decoded[k].size(), s.encoding});
+    }
+    copied = s.end;
+    ++report.replaced;
+  }
+  output.append(input.substr(copied));
+  out(output);
+  return report;
+}
+
+bool referenced_digests(std::string_view input, std::uint64_t min_size, std::vector<Reference>& references,
+                        std::vector<Reference>& payloads, std::string& why) {
+  std::vector<PayloadSite> sites;
+  std::vector<FoundReference> found;
+  const EventScan scan = scan_events(input, [&](const JsonTree& event) {
+    found.clear();
+    find_references(event, found);
+    for (const auto& f : found) references.push_back(f.ref);
+    sites.clear();
+    find_payload_sites(event, sites);
+    for (const PayloadSite& site : sites) {
+      std::optional<std::string> bytes;
+      if (site.kind == SiteKind::ContentObject) {
+        bytes = content_object_bytes(event, site.node);
+      } else if (site.kind == SiteKind::String) {
+        std::string decoded;
+        if (decode_payload(event.span(site.node), decoded) && decoded.size() >= min_size)
+          bytes = std::move(decoded);
+      }
+      if (bytes) payloads.push_back(Reference{Sha256::of(*bytes), bytes->size(), PayloadEncoding::None});
+    }
+  });
+  if (auto w = passthrough_warning(scan)) {
+    why = *w;
+    return false;
+  }
+  return true;
+}
+
+TransformReport smudge(std::string_view input, const BlobSource& source,
+                       const SmudgeOptions& options, const OutputSink& out) {
+  std::vector<PayloadSite> sites;
+  struct Restore {
+    std::size_t begin, end;
+    Reference ref;
+  };
+  std::vector<Restore> restores;
+  const EventScan scan = scan_events(input, [&](const JsonTree& event) {
+    sites.clear();
+    find_payload_sites(event, sites);
+    for (const auto& site : sites) {
+      if (site.kind != SiteKind::Reference) continue;
+      auto ref = parse_reference(event, site.node);
+      if (ref->encoding != PayloadEncoding::None)
+        restores.push_back({event.node(site.node).begin, event.node(site.node).end, *ref});
+    }
+  });
+  if (auto why = passthrough_warning(scan)) return pass_through(input, options.path, *why, out);
+
+  TransformReport report;
+  if (restores.empty()) {
+    out(input);
+    return report;
+  }
+  // Bound what the file grows to before fetching anything (docs/FORMAT.md,
+  // "Bounds"): every reference is charged what it will add, once per use.
+  // The references' own bytes are not: a restored value replaces them, and
+  // counting both refused files at the limit that clean had accepted at it.
+  // A reference left as it is is charged its bytes when it is left.
+  RestoreBudget budget(options.max_file_size, options.path);
+  std::uint64_t reference_bytes = 0;
+  for (const Restore& r : restores) reference_bytes += r.end - r.begin;
+  budget.charge(input.size() - reference_bytes);
+  const auto keep_reference = [&](const Restore& r) { budget.charge(r.end - r.begin, &r.ref.digest); };
+  for (const Restore& r : restores)
+    budget.charge(r.ref.encoding == PayloadEncoding::Text ? r.ref.size : quoted_base64_length(r.ref.size),
+                  &r.ref.digest);
+  // Each distinct blob is fetched (read, inflated, verified) once, on
+  // every core; a blob referenced many times costs its bytes once.
+  std::map<std::pair<Digest, std::uint64_t>, std::size_t> slot_of;
+  std::vector<const Reference*> wanted;
+  std::vector<std::size_t> slot(restores.size());
+  for (std::size_t k = 0; k < restores.size(); ++k) {
+    const Reference& ref = restores[k].ref;
+    const auto [it, added] = slot_of.emplace(std::pair{ref.digest, ref.size}, wanted.size());
+    if (added) wanted.push_back(&ref);
+    slot[k] = it->second;
+  }
+  std::vector<std::optional<std::string>> fetched(wanted.size());
+  std::atomic<std::size_t> kept{0};
+  parallel_for(wanted.size(), [&](std::size_t k) {
+    const Reference& ref = *wanted[k];
+    try {
+      fetched[k] = source.fetch(ref.digest, ref.size);
+    } catch (const Error& e) {
+      if (options.keep_missing) {
+        ++kept;
+        return;
+      }
+      throw Error("cannot restore blob " + ref.digest.hex() + " referenced by " + options.path + ": " +
+                  e.what());
+    }
+    if (!fetched[k] && options.keep_missing) {
+      ++kept;
+    } else if (!fetched[k]) {
+      throw Error("blob " + ref.digest.hex() + " referenced by " + options.path +
+                  " is missing (not in .jp/blobs, the commit being checked out, the index, HEAD or any "
+                  "other commit)");
+    }
+  });
+  if (kept > 0)
+    report.warnings.push_back(options.path + ": " + std::to_string(kept.load()) +
+                              " blob(s) it references are in no copy git-jpblob can reach; showing their "
+                              "references");
+  std::string output;
+  output.reserve(static_cast<std::size_t>(budget.used()));
+  std::size_t copied = 0;
+  std::string token;
+  for (std::size_t k = 0; k < restores.size(); ++k) {
+    const Restore& r = restores[k];
+    const std::optional<std::string>& bytes = fetched[slot[k]];
+    if (!bytes) {  // kept as a reference (keep_missing)
+      keep_reference(r);
+      continue;
+    }
+    if (r.ref.encoding == PayloadEncoding::Base64) {
+      // Canonical standard base64 is what clean reads first, so it always
+      // restores: encode straight into the output.
+      output.append(input.substr(copied, r.begin - copied));
+      output.push_back('"');
+      append_base64(output, *bytes, Base64Alphabet::Standard);
+      output.push_back('"');
+      copied = r.end;
+      ++report.replaced;
+      continue;
+    }
+    token.clear();
+    if (r.ref.encoding == PayloadEncoding::Text) {
+      // Only text clean could have read: valid UTF-8.
+      if (!is_valid_utf8(*bytes)) {
+        keep_reference(r);
+        continue;
+      }
+      // Escapes make a text token longer than its bytes (six times, for
+      // control characters): charge the rest before building it.
+      const std::uint64_t length = json_string_length(*bytes);
+      if (length > bytes->size()) budget.charge(length - bytes->size(), &r.ref.digest);
+      append_json_string(token, *bytes);
+    } else {
+      token.push_back('"');
+      append_base64(token, *bytes, r.ref.encoding == PayloadEncoding::Base64
+                                       ? Base64Alphabet::Standard
+                                       : Base64Alphabet::UrlSafe);
+      token.push_back('"');
+    }
+    // Restore only what clean would turn back into this very reference; a
+    // hand-made one (say "text" for bytes that read as base64) stays as it
+    // is, so clean(smudge(x)) == x holds for every committed x.
+    if (restorable_encoding(token) != r.ref.encoding) {
+      keep_reference(r);
+      continue;
+    }
+    output.append(input.substr(copied, r.begin - copied));
+    output.append(token);
+    copied = r.end;
+    ++report.replaced;
+  }
+  output.append(input.substr(copied));
+  out(output);
+  return report;
+}
+
+}  // namespace jpblob

@@ -1,0 +1,79 @@
+// The clean and smudge transforms of docs/FORMAT.md, "The filter".
+//
+// clean: externalizes payloads (FORMAT "Payload positions") into the store and writes references
+// (FORMAT "References") in their place; an encoded reference already at a payload position
+// is rewritten to the canonical compact spelling. smudge: turns references that carry `encoding` back
+// into the exact original string token. Every byte outside a replaced value
+// is copied unchanged. Input that is not a conversation (not JSON, or not an
+// array of objects) is passed through unchanged with a warning in the
+// report, never an error: a filter must not lose or block a user's file.
+//
+// Both write their output through `out` only after the whole input has been
+// validated, so a failure never leaves half a file behind.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/store/blob_source.hpp"
+#include "core/store/blob_store.hpp"
+#include "core/format/reference.hpp"
+
+namespace jpblob {
+
+using OutputSink = std::function<void(std::string_view)>;
+
+struct TransformReport {
+  bool passthrough = false;        // the input was copied unchanged
+  std::vector<std::string> warnings;  // one line each: why passthrough was forced, blobs left as references
+  std::size_t replaced = 0;        // values replaced
+  std::size_t blobs_written = 0;   // new blob files (clean only)
+};
+
+struct CleanOptions {
+  // Payload strings whose decoded size is below this stay inline (git
+  // config jpblob.minSize). Inline content objects are always externalized.
+  std::uint64_t min_size = 0;
+  // The file's path, for messages.
+  std::string path = "<stdin>";
+  // The largest file clean accepts (jpblob.maxBlobSize): smudge restores
+  // no more than this, so a larger file could never be checked out again.
+  std::uint64_t max_file_size = kDefaultMaxBlobSize;
+};
+
+// Throws Error when a blob cannot be stored (a full disk, a read-only
+// store); nothing has been written to `out` then.
+TransformReport clean(std::string_view input, const BlobStore& store, const CleanOptions& options,
+                      const OutputSink& out);
+
+// The blobs a conversation needs: every reference it holds, anywhere
+// (`references`), and the digest of every payload clean would externalize
+// from it (`payloads`: a work tree conversation holds its payloads inline
+// until it is added). Nothing is stored. Returns false, with `why`, when the
+// input is not a conversation.
+bool referenced_digests(std::string_view input, std::uint64_t min_size, std::vector<Reference>& references,
+                        std::vector<Reference>& payloads, std::string& why);
+
+struct SmudgeOptions {
+  std::string path = "<stdin>";
+  // For a display (git diff and log through textconv): a blob that no copy
+  // anywhere gives back leaves its reference as it is, with one warning,
+  // rather than failing git's command. A checkout never sets it.
+  bool keep_missing = false;
+  // What the restored file may grow to (jpblob.maxBlobSize; docs/FORMAT.md,
+  // "Bounds"). Past it smudge fails, naming the file, before fetching; a
+  // display shows the file as committed instead.
+  std::uint64_t max_file_size = kDefaultMaxBlobSize;
+};
+
+// Throws Error naming the digest and `options.path` when a referenced blob
+// is missing or corrupt (unless keep_missing); nothing has been written to
+// `out` then.
+TransformReport smudge(std::string_view input, const BlobSource& source,
+                       const SmudgeOptions& options, const OutputSink& out);
+
+}  // namespace jpblob

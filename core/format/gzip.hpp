@@ -1,0 +1,55 @@
+// Deterministic gzip (RFC 1952) for blob files.
+//
+// compress() writes one member with a fixed header (MTIME 0, no name, no
+// comment, OS 255), so equal input at an equal level gives equal bytes on
+// every machine. decompress() reads exactly one member, refuses trailing
+// bytes, stops as soon as the output would pass `max_size` (gzip bombs), and
+// checks CRC-32 and ISIZE from the trailer.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "core/base/error.hpp"
+
+namespace jpblob {
+
+// zlib levels 0..9; 6 is the default (git config jpblob.compressionLevel).
+std::string gzip_compress(std::string_view data, int level = 6);
+
+// The data would inflate past the limit it was given (a gzip bomb, or more
+// than a reference declares): a kind of its own, so callers can say why in
+// their own words without reading this message.
+class GzipTooLarge : public Error {
+ public:
+  using Error::Error;
+};
+
+// Calls `sink` with consecutive pieces of the inflated bytes. Throws
+// GzipTooLarge ("gzip trailer declares N bytes, more than the M allowed",
+// "gzip data inflates past M bytes") or Error ("corrupt gzip: …") on any
+// problem;
+// the sink may already have seen a prefix by then, so callers must treat the
+// whole output as void on a throw.
+void gzip_decompress(std::string_view gz, std::uint64_t max_size,
+                     const std::function<void(std::string_view)>& sink);
+
+std::string gzip_decompress(std::string_view gz, std::uint64_t max_size);
+
+// The content of `gz` when it is exactly one gzip member (nothing after it)
+// of exactly `size` bytes, CRC-32 and ISIZE included; nullopt otherwise,
+// with no reason (inflate with gzip_decompress for one). One call into a
+// buffer of the known size: for readers that know the size, such as a
+// reference's. The caller bounds `size`: it is allocated up front.
+std::optional<std::string> gzip_decompress_exact(std::string_view gz, std::size_t size);
+
+// True when `gz` is exactly one gzip member (nothing after it) whose
+// content is `expected`, CRC-32 and ISIZE included. Faster than inflating
+// into a string and hashing: one call into a buffer of the known size and a
+// comparison. For checking a file that claims to hold known bytes.
+bool gzip_holds(std::string_view gz, std::string_view expected);
+
+}  // namespace jpblob

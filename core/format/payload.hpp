@@ -1,0 +1,69 @@
+// Which values of a JP conversation are payloads (docs/FORMAT.md, "Payload positions"), and the walk
+// over a conversation's events that every reader of events.json shares.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/format/json_scan.hpp"
+#include "core/format/reference.hpp"
+
+namespace jpblob {
+
+enum class DocumentShape {
+  Conversation,     // a JSON array of objects
+  NotJson,          // not valid JSON (or not UTF-8)
+  NotConversation,  // valid JSON, but not an array of objects
+};
+
+struct EventScan {
+  DocumentShape shape;
+  std::string problem;  // why it is not a conversation, e.g. "line 3, column 9: bad escape"
+};
+
+// Scans a conversation one top-level event at a time, calling `on_event`
+// with each event's tree (valid only during the call). The whole input is
+// validated; when the result is not Conversation, the caller must discard
+// whatever the callbacks gathered. Memory is bounded by the largest event.
+EventScan scan_events(std::string_view text,
+                      const std::function<void(const JsonTree& event)>& on_event);
+
+enum class SiteKind {
+  String,         // a payload string (FORMAT "Payload positions"), replaced by an encoded reference
+  ContentObject,  // an inline content object (FORMAT "Payload positions"), replaced by a plain reference
+  Reference,      // a reference where a payload string may stand: what smudge restores
+};
+
+struct PayloadSite {
+  SiteKind kind;
+  std::uint32_t node;
+};
+
+// Appends the payload sites of one event, in document order:
+// - tool_call_response: its `content` when it is a string;
+// - tool_call_request: every string inside `arguments`, at any depth;
+// - every event but config_delta and compaction: every string inside
+//   `metadata`, at any depth;
+// - anywhere: an object under a key `content` whose only key is `text` (a
+//   string) or `blob` (a string).
+// A reference standing where a payload string may stand is reported as a
+// Reference site; references elsewhere are skipped. Clean and smudge share
+// this walk, so smudge restores exactly the positions clean externalizes.
+void find_payload_sites(const JsonTree& event, std::vector<PayloadSite>& out);
+
+struct FoundReference {
+  std::uint32_t node;
+  Reference ref;
+};
+
+// Appends every reference in a tree, at any depth, in document order: the
+// blobs a conversation keeps alive, wherever its references stand.
+void find_references(const JsonTree& tree, std::vector<FoundReference>& out);
+
+// "line L, column C" for a byte offset, for error messages.
+std::string describe_offset(std::string_view text, std::size_t offset);
+
+}  // namespace jpblob

@@ -1,0 +1,183 @@
+// The git program, with typed results: the one place that starts git and
+// reads what it prints (libgit2 is core/git/git_repo).
+//
+// - Object ids are read by field, never at fixed offsets, so SHA-1 (40 hex)
+//   and SHA-256 (64 hex) repositories both work.
+// - Many paths reach git on standard input, NUL-terminated; no argument list
+//   grows with the number of paths ("Argument list too long" cannot happen).
+// - A path is passed as a pathspec only through literal_pathspec(), so a
+//   folder named `7-[ab]` never matches `7-a`.
+// - A failing command throws Error naming what was asked and git's message.
+//
+// Thread safety: a GitCli holds no mutable state; calls may run at once.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace jpblob {
+
+// ":(literal)<path>": a pathspec that matches exactly that path (or, for a
+// folder, what is inside it).
+std::string literal_pathspec(std::string_view path);
+
+// True when a blob's content is a git-lfs pointer file.
+bool is_lfs_pointer(std::string_view content);
+
+// One entry of an index (`git ls-files --stage`).
+struct IndexEntry {
+  std::string mode;  // "100644", "100755", "120000" (a link), "160000" (a submodule)
+  std::string id;
+  int stage = 0;     // 0, or 1–3 during a merge conflict
+  std::string path;
+  bool skip_worktree = false;  // left out of the work tree (a sparse checkout)
+};
+
+// One staged change against HEAD (`git diff --cached --raw`).
+struct RawChange {
+  std::string old_mode, new_mode;
+  std::string old_id, new_id;
+  char status = 0;  // 'A', 'M', 'T', 'D', …
+  std::string path;
+};
+
+// One entry of a commit's tree (`git ls-tree -r`).
+struct TreeEntry {
+  std::string mode;
+  std::string type;  // "blob", "commit"
+  std::string id;
+  std::string path;
+};
+
+// Where git keeps things for a work tree (`git rev-parse`).
+struct RepoLayout {
+  std::filesystem::path top;        // the work tree's top folder
+  std::filesystem::path hooks;      // where git runs hooks from (core.hooksPath honoured)
+  std::filesystem::path common_dir; // the main repository's git folder, shared by linked worktrees
+  std::filesystem::path sparse_checkout;  // this worktree's info/sparse-checkout file
+};
+
+enum class ConfigScope { Local, Global, System };
+// "local", "global", "system": git's name for a scope.
+std::string config_scope_name(ConfigScope scope);
+
+class GitCli {
+ public:
+  // Runs git in `cwd`; with `index_file`, every command uses that index
+  // (GIT_INDEX_FILE) instead of the one git would choose.
+  explicit GitCli(std::filesystem::path cwd, std::optional<std::filesystem::path> index_file = std::nullopt);
+  GitCli with_index(std::filesystem::path index_file) const;
+
+  // Every index entry matching a few pathspecs (magic allowed), all stages.
+  std::vector<IndexEntry> index_entries(const std::vector<std::string>& pathspecs) const;
+
+  // The stage-0 id of each of many exact paths, in one `git cat-file
+  // --batch-check -z`; a path that is not in the index is absent.
+  std::unordered_map<std::string, std::string> index_ids(const std::vector<std::string>& paths) const;
+
+  // What the index changes against HEAD (against the empty tree before the
+  // first commit) under a few pathspecs; renames are not detected.
+  std::vector<RawChange> staged_changes(const std::vector<std::string>& pathspecs) const;
+
+  // Adds (or refreshes) work-tree files in the index by exact path, as
+  // `git update-index --add` does: no .gitignore, no filter question.
+  void add_to_index(const std::vector<std::string>& paths) const;
+
+  // Removes exact paths from the index; only those it holds, so the index
+  // is not even locked when none is. A lock held by another git is waited
+  // out for two seconds, as git itself would. Returns how many it removed.
+  std::size_t remove_from_index(const std::vector<std::string>& paths) const;
+
+  // `git add` of exact paths (the filter runs, as for a user's add).
+  void add(const std::vector<std::string>& paths) const;
+
+  // Every entry below `pathspecs` in a commit's tree, at any depth.
+  std::vector<TreeEntry> tree_entries(const std::string& commit, const std::vector<std::string>& pathspecs) const;
+
+  // Every commit reachable from any ref; empty in a repository without one.
+  std::vector<std::string> all_commits() const;
+
+  // `git rev-list` with these arguments (revisions and options), one id
+  // per commit.
+  std::vector<std::string> rev_list(const std::vector<std::string>& args) const;
+
+  // The commit a revision names, or nullopt when it names none.
+  std::optional<std::string> resolve_commit(const std::string& rev) const;
+
+  // Every commit that holds a stash entry's state: each entry's work-tree
+  // commit, its index commit and, for `stash -u`, its untracked-files
+  // commit. Empty when there is no stash.
+  std::vector<std::string> stash_commits() const;
+
+  // The commits an operation in progress in this worktree can go back to
+  // or still needs: MERGE_HEAD, CHERRY_PICK_HEAD, REVERT_HEAD, REBASE_HEAD,
+  // ORIG_HEAD, and the commits a rebase has yet to replay.
+  std::vector<std::string> in_progress_commits() const;
+
+  // The top folder of every worktree of the repository, this one included.
+  std::vector<std::filesystem::path> worktrees() const;
+
+  // The content of a blob object, fetched from the promisor remote when a
+  // partial clone lacks it (git does that; libgit2 cannot); nullopt when
+  // git cannot give it.
+  std::optional<std::string> read_blob(const std::string& id) const;
+
+  // Fetches these objects from `remote` (a partial clone's promisor) in one
+  // fetch, as git's own lazy fetch of one object does; true on success.
+  bool fetch_objects(const std::string& remote, const std::vector<std::string>& ids) const;
+
+  // Every blob below `folder` (a literal path) in any commit reachable from
+  // any ref, the stash included: (path, id) pairs, each object once. Blobs
+  // a partial clone lacks are listed too, without being fetched.
+  std::vector<std::pair<std::string, std::string>> blobs_in_history(const std::string& folder) const;
+
+  // git-lfs's smudge of a pointer file (`git lfs smudge`), which reads its
+  // local store or downloads the object; nullopt when git-lfs is missing
+  // or fails.
+  std::optional<std::string> lfs_smudge(const std::string& pointer, const std::string& path) const;
+
+  // The layout around cwd, or nullopt when cwd is not in a work tree.
+  std::optional<RepoLayout> layout() const;
+
+  // A config value at a scope (every scope with nullopt, as git reads it);
+  // nullopt when unset. `type` is git's --type ("bool", …) or empty.
+  std::optional<std::string> config_get(const std::string& key, std::optional<ConfigScope> scope,
+                                        const std::string& type = {}) const;
+  void config_set(const std::string& key, const std::string& value, ConfigScope scope) const;
+  // True when something was unset.
+  bool config_unset(const std::string& key, ConfigScope scope) const;
+  // Removes a section when no key is left in it; true when removed.
+  bool config_remove_empty_section(const std::string& section, ConfigScope scope) const;
+
+  // Sets (or clears) the skip-worktree bit of index entries: git neither
+  // writes nor looks at their work-tree files.
+  void set_skip_worktree(const std::vector<std::string>& paths, bool on = true) const;
+
+  // A line-by-line three-way merge of three texts (`git merge-file`), with
+  // conflict markers of `marker_size` labelled ours/base/theirs. Returns the
+  // result and whether it holds conflicts. Throws Error when git fails.
+  struct LineMerge {
+    std::string text;
+    bool conflict;
+  };
+  LineMerge merge_texts(std::string_view ours, std::string_view base, std::string_view theirs,
+                        int marker_size) const;
+
+ private:
+  struct Output {
+    int status;
+    std::string out, err;
+  };
+  Output run(std::vector<std::string> args, const std::string& input = {}) const;
+  // run(), throwing Error("cannot <what>: <git's message>") on failure.
+  std::string must(const std::string& what, std::vector<std::string> args, const std::string& input = {}) const;
+
+  std::filesystem::path cwd_;
+  std::optional<std::filesystem::path> index_file_;
+};
+
+}  // namespace jpblob

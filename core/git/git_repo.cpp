@@ -1,0 +1,426 @@
+#include "core/git/git_repo.hpp"
+
+#include <git2.h>
+
+#include <cstdlib>
+#include <unordered_map>
+#include <strings.h>
+
+#include "core/base/error.hpp"
+
+namespace jpblob {
+
+namespace fs = std::filesystem;
+
+void check_git(int rc, const std::string& what) {
+  if (rc >= 0) return;
+  const git_error* e = git_error_last();
+  throw Error(what + ": " + (e && e->message ? e->message : "libgit2 error " + std::to_string(rc)));
+}
+
+void ensure_libgit2() {
+  // One guard pairs git_libgit2_init with git_libgit2_shutdown; a function
+  // static makes its construction thread-safe.
+  struct Guard {
+    Guard() {
+      git_libgit2_init();
+      // Extensions git writes that only matter to writers of refs or
+      // objects; git-jpblob only reads. libgit2 reads worktreeconfig once
+      // it is declared.
+      const char* extensions[] = {"worktreeconfig", "partialclone", "preciousobjects"};
+      git_libgit2_opts(GIT_OPT_SET_EXTENSIONS, extensions, std::size(extensions));
+      // libgit2 caches no tree over 4 KiB by default, and .jp/blobs and each
+      // of its aa/ folders hold 256 entries (about 8 KiB): every blob's
+      // path lookup inflated both again. A lean clone reads every blob
+      // through them.
+      git_libgit2_opts(GIT_OPT_SET_CACHE_OBJECT_LIMIT, GIT_OBJECT_TREE, static_cast<std::size_t>(1) << 20);
+    }
+    ~Guard() { git_libgit2_shutdown(); }
+  };
+  static Guard guard;
+}
+
+std::uint64_t parse_config_size(const std::string& key, const std::string& value) {
+  std::int64_t v = 0;
+  if (git_config_parse_int64(&v, value.c_str()) < 0 || v < 0) {
+    git_error_clear();
+    throw Error("bad value for git config " + key + ": '" + value + "' is not a size");
+  }
+  return static_cast<std::uint64_t>(v);
+}
+
+bool parse_config_bool(const std::string& key, const std::string& value) {
+  int v = 0;
+  if (git_config_parse_bool(&v, value.c_str()) < 0) {
+    git_error_clear();
+    throw Error("bad value for git config " + key + ": '" + value + "' is not a boolean");
+  }
+  return v != 0;
+}
+
+void RepoDeleter::operator()(git_repository* r) const { git_repository_free(r); }
+void IndexDeleter::operator()(git_index* i) const { git_index_free(i); }
+void ConfigDeleter::operator()(git_config* c) const { git_config_free(c); }
+
+namespace {
+
+const char* env(const char* name) {
+  const char* v = std::getenv(name);
+  return v && *v ? v : nullptr;
+}
+
+// Splits git's GIT_CONFIG_PARAMETERS: shell-quoted words, either
+// 'key=value' (old form) or 'key'='value' (git ≥ 2.31).
+void parse_config_parameters(std::string_view s,
+                             std::vector<std::pair<std::string, std::string>>& out) {
+  std::size_t i = 0;
+  auto quoted = [&](std::string& word) -> bool {
+    if (i >= s.size() || s[i] != '\'') return false;
+    ++i;
+    for (;;) {
+      auto end = s.find('\'', i);
+      if (end == std::string_view::npos) return false;
+      word.append(s.substr(i, end - i));
+      i = end + 1;
+      // git's sq_quote writes ' as '\'' and ! as '\!': a backslash-escaped
+      // character between two quoted runs belongs to the word.
+      if (i + 2 < s.size() && s[i] == '\\' && s[i + 2] == '\'') {
+        word.push_back(s[i + 1]);
+        i += 3;
+        continue;
+      }
+      return true;
+    }
+  };
+  while (i < s.size()) {
+    while (i < s.size() && s[i] == ' ') ++i;
+    if (i >= s.size()) break;
+    std::string first;
+    if (!quoted(first)) return;  // malformed: git would refuse it too
+    if (i < s.size() && s[i] == '=') {
+      ++i;
+      // `git -c key` (no value: true) is written 'key'= with nothing after.
+      if (i >= s.size() || s[i] == ' ') {
+        out.emplace_back(first, "true");
+        continue;
+      }
+      std::string value;
+      if (!quoted(value)) return;
+      out.emplace_back(first, value);
+    } else {
+      auto eq = first.find('=');
+      if (eq == std::string::npos) out.emplace_back(first, "true");  // `-c key` means true
+      else out.emplace_back(first.substr(0, eq), first.substr(eq + 1));
+    }
+  }
+}
+
+}  // namespace
+
+std::vector<std::pair<std::string, std::string>> command_line_config() {
+  std::vector<std::pair<std::string, std::string>> out;
+  if (const char* p = env("GIT_CONFIG_PARAMETERS")) parse_config_parameters(p, out);
+  if (const char* count = env("GIT_CONFIG_COUNT")) {
+    const long n = std::strtol(count, nullptr, 10);
+    for (long k = 0; k < n; ++k) {
+      const char* key = std::getenv(("GIT_CONFIG_KEY_" + std::to_string(k)).c_str());
+      const char* value = std::getenv(("GIT_CONFIG_VALUE_" + std::to_string(k)).c_str());
+      if (key && value) out.emplace_back(key, value);
+    }
+  }
+  return out;
+}
+
+std::optional<std::string> command_line_config_value(const std::string& key) {
+  std::optional<std::string> value;
+  for (const auto& [k, v] : command_line_config())
+    if (strcasecmp(k.c_str(), key.c_str()) == 0) value = v;
+  return value;
+}
+
+std::optional<GitRepo> GitRepo::open(const fs::path& cwd) {
+  ensure_libgit2();
+  git_repository* raw = nullptr;
+  const char* git_dir = env("GIT_DIR");
+  const fs::path dir = git_dir ? fs::absolute(cwd / git_dir) : cwd;
+  int rc = git_repository_open_ext(&raw, dir.c_str(), git_dir ? GIT_REPOSITORY_OPEN_NO_SEARCH : 0,
+                                   env("GIT_CEILING_DIRECTORIES"));
+  if (rc == GIT_ENOTFOUND && !git_dir) return std::nullopt;
+  check_git(rc, "cannot open the git repository at " + dir.string());
+  GitRepo repo(raw);
+  repo.cwd_ = cwd;
+  if (const char* wt = env("GIT_WORK_TREE")) {
+    const fs::path work_tree = fs::absolute(cwd / wt);
+    check_git(git_repository_set_workdir(raw, work_tree.c_str(), 0),
+              "cannot use work tree " + work_tree.string());
+  } else if (git_dir && !repo.config("core.worktree")) {
+    // git: with GIT_DIR set and no work tree named, the current folder is
+    // the top of the work tree.
+    check_git(git_repository_set_workdir(raw, cwd.c_str(), 0),
+              "cannot use work tree " + cwd.string());
+  }
+  repo.add_worktree_config();
+  if (const char* wd = git_repository_workdir(raw)) repo.workdir_ = fs::path(wd).lexically_normal();
+  if (repo.workdir_ && repo.workdir_->filename().empty())
+    repo.workdir_ = repo.workdir_->parent_path();
+  return repo;
+}
+
+void GitRepo::add_worktree_config() {
+  // libgit2 1.5 opens repositories with extensions.worktreeConfig once the
+  // extension is declared, but never reads config.worktree. Add it above the
+  // local file, where git ranks it.
+  git_config* cfg = nullptr;
+  check_git(git_repository_config(&cfg, repo_.get()), "cannot read git config");
+  std::unique_ptr<git_config, ConfigDeleter> owned(cfg);
+  int enabled = 0;
+  if (git_config_get_bool(&enabled, cfg, "extensions.worktreeConfig") < 0 || !enabled) {
+    git_error_clear();
+    return;
+  }
+  const fs::path file = gitdir() / "config.worktree";
+  if (!fs::exists(file)) return;
+  check_git(git_config_add_file_ondisk(cfg, file.c_str(), GIT_CONFIG_LEVEL_APP, repo_.get(), 0),
+            "cannot read " + file.string());
+}
+
+fs::path GitRepo::gitdir() const { return git_repository_path(repo_.get()); }
+
+std::unique_ptr<git_index, IndexDeleter> GitRepo::index() const {
+  git_index* raw = nullptr;
+  if (const char* file = env("GIT_INDEX_FILE")) {
+    const fs::path path = fs::absolute(cwd_ / file);
+    check_git(git_index_open(&raw, path.c_str()), "cannot open index " + path.string());
+  } else {
+    check_git(git_repository_index(&raw, repo_.get()), "cannot open the index");
+    check_git(git_index_read(raw, 0), "cannot read the index");
+  }
+  return std::unique_ptr<git_index, IndexDeleter>(raw);
+}
+
+namespace {
+std::optional<std::string> read_blob(git_repository* repo, const git_oid* oid,
+                                     const std::string& what) {
+  git_blob* blob = nullptr;
+  int rc = git_blob_lookup(&blob, repo, oid);
+  if (rc == GIT_ENOTFOUND) return std::nullopt;  // e.g. a partial clone
+  check_git(rc, "cannot read " + what + " from git");
+  std::string out(static_cast<const char*>(git_blob_rawcontent(blob)),
+                  static_cast<std::size_t>(git_blob_rawsize(blob)));
+  git_blob_free(blob);
+  return out;
+}
+}  // namespace
+
+std::optional<std::string> GitRepo::read_object(const std::string& hex) const {
+  git_oid id;
+  check_git(git_oid_fromstr(&id, hex.c_str()), "bad object id " + hex);
+  return read_blob(repo_.get(), &id, "object " + hex);
+}
+
+std::optional<std::string> GitRepo::read_staged(std::string_view path) const {
+  auto idx = index();
+  const std::string p(path);
+  const git_index_entry* entry = git_index_get_bypath(idx.get(), p.c_str(), 0);
+  if (!entry) return std::nullopt;
+  return read_blob(repo_.get(), &entry->id, p + " in the index");
+}
+
+std::vector<std::pair<std::string, std::string>> GitRepo::skip_worktree_entries(std::string_view folder) const {
+  auto idx = index();
+  std::vector<std::pair<std::string, std::string>> out;
+  const std::string prefix = std::string(folder) + "/";
+  const std::size_t n = git_index_entrycount(idx.get());
+  for (std::size_t i = 0; i < n; ++i) {
+    const git_index_entry* e = git_index_get_byindex(idx.get(), i);
+    if (e && (e->flags_extended & GIT_INDEX_ENTRY_SKIP_WORKTREE) && std::string_view(e->path).starts_with(prefix))
+      out.emplace_back(e->path, git_oid_tostr_s(&e->id));
+  }
+  return out;
+}
+
+std::optional<std::string> GitRepo::read_head(std::string_view path) const {
+  git_object* tree = nullptr;
+  int rc = git_revparse_single(&tree, repo_.get(), "HEAD^{tree}");
+  if (rc == GIT_ENOTFOUND || rc == GIT_EUNBORNBRANCH) return std::nullopt;
+  check_git(rc, "cannot read HEAD");
+  git_tree_entry* entry = nullptr;
+  const std::string p(path);
+  rc = git_tree_entry_bypath(&entry, reinterpret_cast<git_tree*>(tree), p.c_str());
+  git_object_free(tree);
+  if (rc == GIT_ENOTFOUND) return std::nullopt;
+  check_git(rc, "cannot look up " + p + " in HEAD");
+  git_oid oid = *git_tree_entry_id(entry);
+  const bool is_blob = git_tree_entry_type(entry) == GIT_OBJECT_BLOB;
+  git_tree_entry_free(entry);
+  if (!is_blob) return std::nullopt;
+  return read_blob(repo_.get(), &oid, p + " in HEAD");
+}
+
+bool GitRepo::has_ref(const std::string& name) const {
+  git_reference* ref = nullptr;
+  if (git_reference_lookup(&ref, repo_.get(), name.c_str()) < 0) {
+    git_error_clear();
+    return false;
+  }
+  git_reference_free(ref);
+  return true;
+}
+
+struct GitRepo::TreeCache {
+  std::unordered_map<std::string, git_tree*> trees;  // null: no such folder
+  void clear() {
+    for (auto& [key, tree] : trees) git_tree_free(tree);
+    trees.clear();
+  }
+  ~TreeCache() { clear(); }
+};
+
+namespace {
+
+bool is_object_id(const std::string& rev) {
+  return (rev.size() == GIT_OID_HEXSZ || rev.size() == 64) &&
+         rev.find_first_not_of("0123456789abcdef") == std::string::npos;
+}
+
+}  // namespace
+
+GitRepo::GitRepo(git_repository* repo) : repo_(repo), trees_(std::make_shared<TreeCache>()) {}
+
+const git_tree* GitRepo::tree_at(const std::string& rev, std::string_view folder) const {
+  std::string key = rev + ":";
+  key += folder;
+  if (auto it = trees_->trees.find(key); it != trees_->trees.end()) return it->second;
+  git_tree* tree = nullptr;
+  if (folder.empty()) {
+    git_object* object = nullptr;
+    if (git_revparse_single(&object, repo_.get(), (rev + "^{tree}").c_str()) < 0)
+      git_error_clear();
+    else
+      tree = reinterpret_cast<git_tree*>(object);
+  } else {
+    const std::size_t slash = folder.rfind('/');
+    const std::string_view parent = slash == std::string_view::npos ? std::string_view() : folder.substr(0, slash);
+    const std::string name(slash == std::string_view::npos ? folder : folder.substr(slash + 1));
+    if (const git_tree* up = tree_at(rev, parent)) {
+      const git_tree_entry* entry = git_tree_entry_byname(up, name.c_str());
+      if (entry && git_tree_entry_type(entry) == GIT_OBJECT_TREE &&
+          git_tree_lookup(&tree, repo_.get(), git_tree_entry_id(entry)) < 0) {
+        git_error_clear();
+        tree = nullptr;
+      }
+    }
+  }
+  // A long rebase checks out many commits: past this many trees, start over.
+  if (trees_->trees.size() >= 200000) trees_->clear();
+  trees_->trees.emplace(std::move(key), tree);
+  return tree;
+}
+
+std::optional<std::string> GitRepo::blob_id_at(const std::string& rev, std::string_view path) const {
+  if (!is_object_id(rev)) {
+    // A name that can move ("HEAD"): its tree now, whose trees are kept
+    // under the tree's own id.
+    git_object* tree = nullptr;
+    if (git_revparse_single(&tree, repo_.get(), (rev + "^{tree}").c_str()) < 0) {
+      git_error_clear();
+      return std::nullopt;
+    }
+    const std::string id = git_oid_tostr_s(git_object_id(tree));
+    git_object_free(tree);
+    return blob_id_at(id, path);
+  }
+  const std::size_t slash = path.rfind('/');
+  const git_tree* folder = tree_at(rev, slash == std::string_view::npos ? std::string_view() : path.substr(0, slash));
+  if (!folder) return std::nullopt;
+  const std::string name(slash == std::string_view::npos ? path : path.substr(slash + 1));
+  const git_tree_entry* entry = git_tree_entry_byname(folder, name.c_str());
+  if (!entry || git_tree_entry_type(entry) != GIT_OBJECT_BLOB) return std::nullopt;
+  return std::string(git_oid_tostr_s(git_tree_entry_id(entry)));
+}
+
+std::optional<std::string> GitRepo::config(const std::string& key) const {
+  // `git -c` wins over files; the last one given wins among them.
+  if (auto from_command_line = command_line_config_value(key)) return from_command_line;
+  git_config* cfg = nullptr;
+  check_git(git_repository_config_snapshot(&cfg, repo_.get()), "cannot read git config");
+  std::unique_ptr<git_config, ConfigDeleter> owned(cfg);
+  git_buf buf = GIT_BUF_INIT;
+  const int rc = git_config_get_string_buf(&buf, cfg, key.c_str());
+  if (rc == GIT_ENOTFOUND) return std::nullopt;
+  check_git(rc, "cannot read git config " + key);
+  std::string value(buf.ptr, buf.size);
+  git_buf_dispose(&buf);
+  return value;
+}
+
+std::optional<std::string> GitRepo::promisor_remote() const {
+  if (auto named = config("extensions.partialclone"); named && !named->empty()) return named;
+  git_config* cfg = nullptr;
+  check_git(git_repository_config_snapshot(&cfg, repo_.get()), "cannot read git config");
+  std::unique_ptr<git_config, ConfigDeleter> owned(cfg);
+  git_config_iterator* it = nullptr;
+  check_git(git_config_iterator_glob_new(&it, cfg, "^remote\\..*\\.promisor$"), "cannot read git config");
+  std::optional<std::string> remote;
+  git_config_entry* entry = nullptr;
+  while (!remote && git_config_next(&entry, it) == 0) {
+    int on = 0;
+    if (git_config_parse_bool(&on, entry->value) < 0) {
+      git_error_clear();
+      continue;
+    }
+    // remote.<name>.promisor: the name is what lies between the first and
+    // the last dot (a name may hold dots itself).
+    const std::string key = entry->name;
+    if (on) remote = key.substr(7, key.size() - 7 - std::string_view(".promisor").size());
+  }
+  git_config_iterator_free(it);
+  return remote;
+}
+
+std::string GitRepo::hash_blob(std::string_view content) const {
+  git_oid id;
+  check_git(git_odb_hash(&id, content.data(), content.size(), GIT_OBJECT_BLOB), "cannot hash a blob");
+  return git_oid_tostr_s(&id);
+}
+
+bool GitRepo::has_object(const std::string& hex) const {
+  git_oid id;
+  if (git_oid_fromstr(&id, hex.c_str()) < 0) {
+    git_error_clear();
+    return false;
+  }
+  git_odb* odb = nullptr;
+  check_git(git_repository_odb(&odb, repo_.get()), "cannot open git's objects");
+  // No refresh on a miss: libgit2 would list objects/pack again for every
+  // absent object (gc asks about thousands), and a false "absent" only
+  // makes the callers more careful.
+  const bool exists = git_odb_exists_ext(odb, &id, GIT_ODB_LOOKUP_NO_REFRESH) == 1;
+  git_odb_free(odb);
+  return exists;
+}
+
+std::string GitRepo::write_blob(std::string_view content) const {
+  git_oid id;
+  check_git(git_blob_create_from_buffer(&id, repo_.get(), content.data(), content.size()),
+            "cannot write a blob to git's objects");
+  return git_oid_tostr_s(&id);
+}
+
+void GitRepo::set_index_entry_id(const fs::path& index_file, const std::string& path, const std::string& id) const {
+  git_oid oid;
+  check_git(git_oid_fromstr(&oid, id.c_str()), "bad object id " + id);
+  git_index* raw = nullptr;
+  check_git(git_index_open(&raw, index_file.c_str()), "cannot open " + index_file.string());
+  std::unique_ptr<git_index, IndexDeleter> index(raw);
+  const git_index_entry* e = git_index_get_bypath(raw, path.c_str(), 0);
+  if (!e) return;
+  git_index_entry updated = *e;
+  updated.id = oid;
+  check_git(git_index_add(raw, &updated), "cannot restage " + path);
+  check_git(git_index_write(raw), "cannot write " + index_file.string());
+}
+
+fs::path GitRepo::commondir() const { return git_repository_commondir(repo_.get()); }
+
+}  // namespace jpblob

@@ -1,0 +1,40 @@
+// `git jpblob gc`: deletes the blobs nothing needs (docs/ARCHITECTURE.md,
+// "gc"). Policy only: the live set says what is needed, the store lists and
+// deletes, the git module unstages.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/base/progress.hpp"
+#include "core/workspace/workspace.hpp"
+
+namespace jpblob {
+
+struct GcOptions {
+  bool dry_run = false;
+  std::int64_t grace_seconds = 3600;  // --prune=<age>
+};
+
+struct GcReport {
+  struct Removed {
+    std::string path;  // relative to the workspace top
+    std::uint64_t bytes;
+  };
+  std::vector<Removed> removed;  // blobs (and stale temporary files) deleted
+  std::uint64_t bytes_freed = 0;
+  std::size_t kept_live = 0;
+  std::size_t kept_young = 0;  // unreferenced but younger than the grace period
+  std::size_t conversations = 0;
+  bool dry_run = false;
+};
+
+// Deletes unreferenced blobs older than the grace period, stale temporary
+// files too, with the folders they leave empty, and removes deleted
+// tracked blobs from the index. Each file's age is checked again just
+// before it is deleted. Throws Error, having deleted nothing, when the live
+// set cannot be built.
+GcReport run_gc(const Workspace& ws, const GcOptions& options, const Progress& progress);
+
+}  // namespace jpblob

@@ -1,0 +1,132 @@
+#include "core/maintenance/live_set.hpp"
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <unordered_set>
+
+#include "core/base/error.hpp"
+#include "core/base/fs.hpp"
+#include "core/git/git_cli.hpp"
+#include "core/base/parallel.hpp"
+
+namespace jpblob {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Source {
+  const SafeDir* base;  // a work tree document below `base` at `file`, or
+  fs::path file;
+  DocumentRef ref;      // ref.id: a staged or pending version's object id
+};
+
+// The staged versions of documents in the index git uses in `worktree`;
+// `prefix` names that worktree in messages.
+void add_staged(const fs::path& worktree, const std::string& prefix, std::vector<Source>& out) {
+  for (const IndexEntry& e : GitCli(worktree).index_entries(document_pathspecs())) {
+    if (!e.mode.starts_with("100")) continue;  // a symlink or a submodule: no content of ours
+    out.push_back(
+        {nullptr, {}, {prefix + e.path + " (staged)", document_kind(e.path), DocumentOrigin::Index, e.id}});
+  }
+}
+
+// `prefix` names the work tree in messages ("" for this one).
+void add_files(const SafeDir& base, const fs::path& storage, const std::string& prefix, std::vector<Source>& out,
+               std::vector<fs::path>* temporaries = nullptr) {
+  for (const auto& f : list_documents(base, storage, temporaries))
+    out.push_back({&base, f, {prefix + f.string(), document_kind(f.string()), DocumentOrigin::WorkTree, {}}});
+}
+
+// The documents in commits git can give back (stash entries, operations
+// in progress), each distinct version once.
+void add_pending(const GitCli& git, const std::vector<std::string>& commits, DocumentOrigin origin,
+                 std::unordered_set<std::string>& seen, std::vector<Source>& out) {
+  for (const std::string& commit : commits) {
+    for (const TreeEntry& e : git.tree_entries(commit, {std::string(kStorageFolder)})) {
+      const auto kind = document_kind_at(e.path);
+      if (!kind || !e.mode.starts_with("100") || !seen.insert(e.id).second) continue;
+      out.push_back(
+          {nullptr, {}, {"commit " + commit.substr(0, 12) + ":" + e.path, *kind, origin, e.id}});
+    }
+  }
+}
+
+}  // namespace
+
+void for_each_document(const Workspace& ws, const DocumentFn& fn, const Progress& progress,
+                       std::vector<fs::path>* temporaries) {
+  std::vector<Source> sources;
+  std::vector<std::unique_ptr<SafeDir>> others;  // other worktrees' tops, kept open for the reads
+  if (ws.base()) add_files(*ws.base(), ws.storage(), "", sources, temporaries);
+  if (ws.in_work_tree()) {
+    const fs::path top = ws.top();
+    const GitCli git(top);
+    std::unordered_set<std::string> seen;  // pending document versions
+    add_staged(top, "", sources);
+    add_pending(git, git.stash_commits(), DocumentOrigin::Stashed, seen, sources);
+    add_pending(git, git.in_progress_commits(), DocumentOrigin::Pending, seen, sources);
+    for (const fs::path& wt : git.worktrees()) {
+      std::error_code ec;
+      if (fs::equivalent(wt, top, ec) || !fs::exists(wt, ec)) continue;
+      others.push_back(std::make_unique<SafeDir>(SafeDir::open(wt)));
+      add_files(*others.back(), kStorageFolder, (wt / "").string(), sources);
+      add_staged(wt, (wt / "").string(), sources);
+      add_pending(git, GitCli(wt).in_progress_commits(), DocumentOrigin::Pending, seen, sources);
+    }
+  }
+  std::atomic<std::size_t> done{0};
+  parallel_for(sources.size(), [&](std::size_t i) {
+    const Source& s = sources[i];
+    std::string text;
+    if (s.ref.origin != DocumentOrigin::WorkTree) {
+      auto content = ws.repo()->read_object(s.ref.id);
+      if (!content) throw Error(s.ref.what + " is missing from git's objects");
+      text = std::move(*content);
+    } else {
+      auto content = s.base->read(s.file);
+      if (!content) throw Error(s.ref.what + " was removed while it was being read");
+      text = std::move(*content);
+    }
+    fn(s.ref, text);
+    if (progress) progress("Reading conversations", ++done, sources.size());
+  });
+}
+
+std::string read_as(const std::string& id, DocumentKind kind) {
+  return id + (kind == DocumentKind::Session ? ":session" : ":conversation");
+}
+
+LiveSet build_live_set(const Workspace& ws, const Progress& progress) {
+  LiveSet live;
+  std::mutex mutex;
+  try {
+    for_each_document(
+        ws,
+        [&](const DocumentRef& doc, const std::string& text) {
+          // Every payload counts whatever jpblob.minSize says: gc keeps
+          // anything it cannot prove unreferenced.
+          const DocumentNeeds needs = document_needs(doc.kind, text, 0);
+          if (needs.unreadable) throw Error(doc.what + " is " + *needs.unreadable);
+          std::lock_guard lock(mutex);
+          for (const auto& r : needs.references) {
+            live.digests.insert(r.digest);
+            live.referenced.insert(r.digest);
+          }
+          for (const auto& p : needs.inline_payloads) live.digests.insert(p.digest);
+          if (doc.origin == DocumentOrigin::Stashed) {
+            for (const auto& r : needs.references) live.stashed.insert(r.digest);
+            for (const auto& p : needs.inline_payloads) live.stashed.insert(p.digest);
+          }
+          ++live.documents;
+          if (!doc.id.empty()) live.versions.insert(read_as(doc.id, doc.kind));
+        },
+        progress, &live.temporaries);
+  } catch (const Error& e) {
+    throw Error(std::string("cannot build the live set: ") + e.what());
+  }
+  return live;
+}
+
+}  // namespace jpblob

@@ -1,0 +1,160 @@
+#include "core/maintenance/repair.hpp"
+
+#include <unistd.h>
+
+#include <atomic>
+#include <filesystem>
+#include <mutex>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "core/base/error.hpp"
+#include "core/git/git_cli.hpp"
+#include "core/workspace/lean.hpp"
+#include "core/maintenance/live_set.hpp"
+#include "core/base/parallel.hpp"
+
+namespace jpblob {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// The bytes of the inline payloads of work-tree documents whose digest is
+// among `wanted`, stored by cleaning each such document into a throwaway
+// store: the one place that knows how to decode a payload is clean.
+std::unordered_map<Digest, std::string, DigestHash> from_documents(
+    const Workspace& ws, const std::unordered_map<Digest, std::string, DigestHash>& wanted) {
+  std::unordered_map<Digest, std::string, DigestHash> found;
+  std::mutex mutex;
+  const ScratchDir scratch_dir("repair");
+  const fs::path& scratch = scratch_dir.path();
+  StoreOptions options = ws.settings().store;
+  options.fsync = false;
+  const BlobStore store = BlobStore::for_storage(scratch, scratch, options);
+  for_each_document(
+      ws,
+      [&](const DocumentRef& doc, const std::string& text) {
+        if (doc.origin != DocumentOrigin::WorkTree) return;
+        const DocumentNeeds needs = document_needs(doc.kind, text, 0);
+        bool useful = false;
+        for (const auto& p : needs.inline_payloads) useful = useful || wanted.count(p.digest);
+        if (!useful) return;
+        clean_document(doc.kind, text, store, ws.settings().clean_options(doc.what), [](std::string_view) {});
+        for (const auto& p : needs.inline_payloads)
+          if (wanted.count(p.digest))
+            if (auto bytes = store.get(p.digest)) {
+              std::lock_guard lock(mutex);
+              found.emplace(p.digest, std::move(*bytes));
+            }
+      },
+      {});
+  return found;
+}
+
+}  // namespace
+
+RepairReport run_repair(const Workspace& ws, const Progress& progress) {
+  RepairReport report;
+  const BlobStore& store = ws.store();
+  std::vector<StoreEntry> blobs;
+  for (StoreEntry& e : store.entries())
+    if (e.kind == StoreEntry::Kind::Blob) blobs.push_back(std::move(e));
+  report.checked = blobs.size();
+  std::unordered_map<Digest, std::string, DigestHash> corrupt;  // digest -> why
+  std::mutex mutex;
+  std::atomic<std::size_t> done{0};
+  parallel_for(blobs.size(), [&](std::size_t i) {
+    try {
+      store.verify(*blobs[i].digest);
+    } catch (const Error& e) {
+      std::lock_guard lock(mutex);
+      corrupt.emplace(*blobs[i].digest, e.what());
+    }
+    if (progress) progress("Verifying blobs", ++done, blobs.size());
+  });
+  // Referenced blobs missing from the store are written too, from the
+  // same copies: what the hook and verify name as missing.
+  std::unordered_set<Digest, DigestHash> present;
+  for (const StoreEntry& e : blobs) present.insert(*e.digest);
+  // A lean work tree (core/workspace/lean) keeps committed blobs in the index only:
+  // their copies there are the store's, checked the same way.
+  std::unordered_set<Digest, DigestHash> in_index;  // corrupt there: staged again once mended
+  if (ws.lean()) {
+    std::vector<std::pair<Digest, std::string>> held;  // digest, object id
+    for (auto& [path, id] : ws.repo()->skip_worktree_entries(kWorkTreeStore))
+      if (auto d = digest_of_tracked_path(path); d && !present.count(*d)) held.emplace_back(*d, std::move(id));
+    report.checked += held.size();
+    std::mutex git_mutex;  // libgit2 reads one at a time; the checks on every core
+    parallel_for(held.size(), [&](std::size_t i) {
+      const auto& [digest, id] = held[i];
+      const std::string what = tracked_blob_path(digest) + " (index)";
+      std::optional<std::string> raw;
+      {
+        std::lock_guard lock(git_mutex);
+        raw = ws.repo()->read_object(id);
+      }
+      try {
+        if (!raw) throw Error("blob " + what + " is missing from git's objects");
+        if (!is_lfs_pointer(*raw)) decode_blob(*raw, digest, std::nullopt, store.options().max_blob_size, what);
+        std::lock_guard lock(mutex);
+        present.insert(digest);
+      } catch (const Error& e) {
+        std::lock_guard lock(mutex);
+        corrupt.emplace(digest, e.what());
+        in_index.insert(digest);
+      }
+    });
+  }
+  std::unordered_set<Digest, DigestHash> missing;
+  for (const Digest& d : build_live_set(ws, {}).referenced)
+    if (!present.count(d)) missing.insert(d);
+  for (const Digest& d : missing) corrupt.emplace(d, "missing");
+  if (corrupt.empty()) return report;
+
+  std::unordered_map<Digest, std::string, DigestHash> good;
+  for (const auto& [digest, why] : corrupt) {
+    try {
+      if (auto bytes = ws.blobs().find_in_git(digest, std::nullopt, std::nullopt))
+        good.emplace(digest, std::move(*bytes));
+    } catch (const Error&) {
+      // every copy git holds is corrupt too (a commit made it so): the
+      // documents may still hold the bytes
+    }
+  }
+  std::unordered_map<Digest, std::string, DigestHash> rest;
+  for (const auto& [digest, why] : corrupt)
+    if (!good.count(digest)) rest.emplace(digest, why);
+  if (!rest.empty())
+    for (auto& [digest, bytes] : from_documents(ws, rest)) good.emplace(digest, std::move(bytes));
+
+  std::vector<std::string> restage;  // tracked paths
+  for (const auto& [digest, why] : corrupt) {
+    const std::string path = store.path_of(digest).lexically_relative(ws.top()).string();
+    const auto bytes = good.find(digest);
+    if (bytes == good.end()) {
+      report.unrecoverable.push_back(path + ": no good copy in git's objects or in a work-tree document (" + why + ")");
+      continue;
+    }
+    if (in_index.count(digest)) {
+      // The index's copy is corrupt: the good one is written and staged in
+      // its place, then leaves the work tree again.
+      store.replace_corrupt(digest, bytes->second);
+      restage.push_back(tracked_blob_path(digest));
+    } else if (missing.count(digest)) {
+      store.put(digest, bytes->second);
+    } else {
+      store.replace_corrupt(digest, bytes->second);
+    }
+    report.repaired.push_back(path);
+  }
+  if (!restage.empty()) {
+    const GitCli git(ws.top());
+    git.set_skip_worktree(restage, false);  // git looks at no file behind the bit
+    git.add_to_index(restage);
+    drop_blob_files(ws, {git}, restage);
+  }
+  return report;
+}
+
+}  // namespace jpblob

@@ -1,0 +1,65 @@
+#include "core/maintenance/stats.hpp"
+
+#include <mutex>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "core/maintenance/live_set.hpp"
+
+namespace jpblob {
+
+StatsReport run_stats(const Workspace& ws, const Progress& progress) {
+  StatsReport s;
+  std::mutex mutex;
+  // Every payload's blob and size; whether the store holds it is asked
+  // once the store has been listed.
+  std::vector<std::pair<Digest, std::uint64_t>> payloads;
+  for_each_document(
+      ws,
+      [&](const DocumentRef& doc, const std::string& text) {
+        if (doc.origin != DocumentOrigin::WorkTree) return;  // the work tree's view only
+        const DocumentNeeds needs = document_needs(doc.kind, text, 0);
+        if (needs.unreadable) return;
+        std::lock_guard lock(mutex);
+        ++s.conversations;
+        s.references += needs.references.size();
+        s.inline_payloads += needs.inline_payloads.size();
+        // A session's blob: URLs declare no size; sessions count only what
+        // they hold inline.
+        for (const auto& r : needs.references) {
+          s.referenced_bytes += r.size.value_or(0);
+          payloads.emplace_back(r.digest, r.size.value_or(0));
+        }
+        for (const auto& p : needs.inline_payloads) {
+          s.referenced_bytes += p.size.value_or(0);
+          s.inline_bytes += p.size.value_or(0);
+          payloads.emplace_back(p.digest, p.size.value_or(0));
+        }
+      },
+      progress);
+  std::unordered_map<Digest, std::uint64_t, DigestHash> stored;  // blob -> uncompressed size
+  for (const StoreEntry& e : ws.store().entries()) {
+    if (e.kind != StoreEntry::Kind::Blob) continue;
+    ++s.unique_blobs;
+    s.stored_bytes += e.size;
+    const std::uint64_t size = ws.store().trailer_size(e).value_or(0);
+    s.unique_bytes += size;
+    stored.emplace(*e.digest, size);
+  }
+  std::unordered_set<Digest, DigestHash> counted;
+  for (const auto& [digest, declared] : payloads) {
+    const auto blob = stored.find(digest);
+    if (blob == stored.end()) {
+      ++s.unstored_payloads;
+      s.unstored_bytes += declared;
+      continue;
+    }
+    ++s.stored_payloads;
+    s.stored_payload_bytes += blob->second;
+    if (counted.insert(digest).second) s.stored_payload_unique_bytes += blob->second;
+  }
+  return s;
+}
+
+}  // namespace jpblob

@@ -1,0 +1,159 @@
+#include "core/maintenance/verify.hpp"
+
+#include <atomic>
+#include <map>
+#include <mutex>
+#include <set>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "core/base/error.hpp"
+#include "core/git/git_cli.hpp"
+#include "core/maintenance/commit_check.hpp"
+#include "core/maintenance/live_set.hpp"
+#include "core/base/parallel.hpp"
+
+namespace jpblob {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// Each commit's documents against that commit's own tree: a reference
+// whose blob the commit lacks, or holds with other bytes, breaks every
+// checkout of it. Work is cached by object id, so a blob or document
+// shared by many commits is read once.
+void verify_history(const Workspace& ws, VerifyReport& report, const Progress& progress) {
+  const GitCli git(ws.repo()->workdir() ? *ws.repo()->workdir() : ws.repo()->gitdir());
+  const std::vector<std::string> commits = git.all_commits();
+  CommitChecker checker(*ws.repo(), git, ws.store().options().max_blob_size);
+  for (std::size_t i = 0; i < commits.size(); ++i) {
+    checker.check(commits[i], report.references, report.problems);
+    ++report.commits;
+    if (progress) progress("Checking history", i + 1, commits.size());
+  }
+}
+
+}  // namespace
+
+VerifyReport run_verify(const Workspace& ws, bool history, const Progress& progress) {
+  VerifyReport report;
+  const BlobStore& store = ws.store();
+  std::vector<StoreEntry> blobs;
+  std::unordered_set<Digest, DigestHash> present;
+  for (StoreEntry& e : store.entries()) {
+    if (e.kind == StoreEntry::Kind::Blob) {
+      present.insert(*e.digest);
+      blobs.push_back(std::move(e));
+    } else if (e.symlink) {
+      // Never followed, so never read as a blob: but a link in the store
+      // is planted, not made by git-jpblob, and a commit of it would reach
+      // every clone.
+      report.problems.push_back("refusing " + (store.root() / e.relative).lexically_relative(ws.top()).string() +
+                                ": it is a symbolic link (git-jpblob never follows links inside a repository)");
+    }
+  }
+  report.blobs = blobs.size();
+
+  // 1. Every blob file: gzip, CRC and ISIZE, SHA-256 against its name.
+  std::mutex mutex;
+  std::unordered_map<Digest, std::uint64_t, DigestHash> sizes;
+  std::atomic<std::size_t> done{0};
+  parallel_for(blobs.size(), [&](std::size_t i) {
+    const Digest& digest = *blobs[i].digest;
+    std::string problem;
+    std::optional<std::uint64_t> size;
+    try {
+      size = store.verify(digest);  // nullopt: deleted since the listing, a gc ran
+    } catch (const Error& e) {
+      problem = e.what();
+    }
+    std::lock_guard lock(mutex);
+    if (size) sizes[digest] = *size;
+    if (!problem.empty()) report.problems.push_back(problem);
+    if (progress) progress("Verifying blobs", ++done, blobs.size());
+  });
+
+  // 1b. Every kept copy (docs/ARCHITECTURE.md, "Kept copies"): after a
+  // stash or a `git clean` it can be the only copy of a blob not committed
+  // yet, and smudge reads it. A link to a blob file checked above holds
+  // the same bytes, so it is not read twice.
+  if (const BlobStore* kept = ws.kept()) {
+    std::unordered_map<Digest, std::pair<std::uint64_t, std::uint64_t>, DigestHash> checked;
+    for (const StoreEntry& e : blobs)
+      if (sizes.count(*e.digest)) checked.emplace(*e.digest, std::pair{e.device, e.inode});
+    std::vector<Digest> copies;
+    for (const StoreEntry& e : kept->entries()) {
+      if (e.kind != StoreEntry::Kind::Blob) continue;
+      present.insert(*e.digest);
+      const auto same = checked.find(*e.digest);
+      if (same != checked.end() && same->second == std::pair{e.device, e.inode}) continue;
+      copies.push_back(*e.digest);
+    }
+    report.kept = copies.size();
+    parallel_for(copies.size(), [&](std::size_t i) {
+      try {
+        kept->verify(copies[i]);
+      } catch (const Error& e) {
+        std::lock_guard lock(mutex);
+        report.problems.push_back(std::string("kept copy: ") + e.what());
+      }
+    });
+  }
+
+  // 2. Every reference in the work tree and the index resolves.
+  // A reference resolves when its blob is in the store or staged, in any
+  // worktree: documents are read from every worktree, so blobs are looked
+  // for in every one too.
+  std::set<std::string> staged_blobs;
+  if (ws.in_work_tree()) {
+    for (const fs::path& wt : GitCli(ws.top()).worktrees()) {
+      std::error_code ec;
+      if (!fs::exists(wt, ec)) continue;
+      for (IndexEntry& e : GitCli(wt).index_entries({literal_pathspec(kWorkTreeStore)}))
+        staged_blobs.insert(std::move(e.path));
+      if (fs::equivalent(wt, ws.top(), ec)) continue;
+      for (const StoreEntry& e : BlobStore::for_work_tree(wt, store.options()).entries())
+        if (e.kind == StoreEntry::Kind::Blob) present.insert(*e.digest);
+    }
+  }
+  std::unordered_set<Digest, DigestHash> live;
+  for_each_document(
+      ws,
+      [&](const DocumentRef& doc, const std::string& text) {
+        const DocumentNeeds needs = document_needs(doc.kind, text, 0);
+        std::lock_guard lock(mutex);
+        if (needs.unreadable) {
+          report.problems.push_back(doc.what + " is " + *needs.unreadable);
+          return;
+        }
+        for (const auto& p : needs.inline_payloads) live.insert(p.digest);
+        for (const auto& r : needs.references) {
+          live.insert(r.digest);
+          // A stash entry or an operation in progress keeps its blobs,
+          // but its own commits may hold them: not checked here.
+          if (doc.origin == DocumentOrigin::Pending || doc.origin == DocumentOrigin::Stashed) continue;
+          ++report.references;
+          const auto size = sizes.find(r.digest);
+          if (size != sizes.end()) {
+            if (r.size && size->second != *r.size)
+              report.problems.push_back("blob " + r.digest.hex() + " referenced by " + doc.what + " holds " +
+                                        std::to_string(size->second) + " bytes, the reference declares " +
+                                        std::to_string(*r.size));
+          } else if (!staged_blobs.count(tracked_blob_path(r.digest)) && !present.count(r.digest)) {
+            report.problems.push_back("blob " + r.digest.hex() + " referenced by " + doc.what + " is missing");
+          }
+        }
+      },
+      progress);
+
+  // 3. Blobs nothing needs: gc candidates.
+  for (const StoreEntry& e : blobs)
+    if (!live.count(*e.digest))
+      report.unreferenced.push_back((store.root() / e.relative).lexically_relative(ws.top()).string());
+
+  if (history && ws.repo()) verify_history(ws, report, progress);
+  return report;
+}
+
+}  // namespace jpblob

@@ -1,0 +1,28 @@
+// `git jpblob verify [--history]`: every blob's checksum, every reference
+// resolved, and with --history every commit's references against that
+// commit's own tree (docs/ARCHITECTURE.md, "verify").
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "core/base/progress.hpp"
+#include "core/workspace/workspace.hpp"
+
+namespace jpblob {
+
+struct VerifyReport {
+  std::size_t blobs = 0;       // blob files checked
+  std::size_t references = 0;  // references checked
+  std::size_t commits = 0;     // commits checked with --history
+  std::size_t kept = 0;        // kept copies checked (one linked to a blob file checked is not read again)
+  std::vector<std::string> problems;
+  std::vector<std::string> unreferenced;  // gc candidates, relative paths
+};
+
+// Never throws for what it finds (those are problems); throws Error when
+// the store, a document or git cannot be read at all.
+VerifyReport run_verify(const Workspace& ws, bool history, const Progress& progress);
+
+}  // namespace jpblob

@@ -1,0 +1,174 @@
+#include "core/merge/merge.hpp"
+
+#include <algorithm>
+#include <set>
+#include <optional>
+
+#include "core/store/blob_store.hpp"
+#include "core/documents/document.hpp"
+#include "core/base/error.hpp"
+#include "core/git/git_cli.hpp"
+#include "core/format/json_scan.hpp"
+#include "core/format/payload.hpp"
+
+namespace jpblob {
+
+namespace {
+
+// One log's entries: each event (or line) as its bytes, with its timestamp,
+// and where the entries begin and end in the file (its layout).
+struct Log {
+  std::string_view text;
+  std::vector<std::string_view> entries;
+  std::vector<std::string> stamps;
+  std::size_t first = 0, last = 0;  // [first, last): from the first entry's start to the last one's end
+};
+
+std::string stamp_of(const JsonTree& t) {
+  const auto m = t.member(t.root(), "timestamp");
+  if (m == kNoNode) return {};
+  return t.string_value(m).value_or(std::string());
+}
+
+std::optional<Log> read_log(DocumentKind kind, std::string_view text) {
+  Log log;
+  log.text = text;
+  if (kind == DocumentKind::Conversation) {
+    const EventScan scan = scan_events(text, [&](const JsonTree& event) {
+      const JsonNode& n = event.node(event.root());
+      log.entries.push_back(text.substr(n.begin, n.end - n.begin));
+      log.stamps.push_back(stamp_of(event));
+    });
+    if (scan.shape != DocumentShape::Conversation) return std::nullopt;
+  } else {
+    // JSON lines: every line, blank ones included, is an entry; the file
+    // must end with a newline (or be empty) to be a log one appends to.
+    if (!text.empty() && text.back() != '\n') return std::nullopt;
+    std::vector<JsonNode> nodes;
+    for (std::size_t at = 0; at < text.size();) {
+      const std::size_t end = text.find('\n', at);
+      const std::string_view line = text.substr(at, end - at + 1);
+      log.entries.push_back(line);
+      JsonError error;
+      std::string stamp;
+      if (scan_json_value(text, at, nodes, error) && nodes[0].kind == JsonKind::Object)
+        stamp = stamp_of(JsonTree(text, nodes));
+      log.stamps.push_back(stamp);
+      at = end + 1;
+    }
+  }
+  if (!log.entries.empty()) {
+    log.first = static_cast<std::size_t>(log.entries.front().data() - text.data());
+    log.last = static_cast<std::size_t>(log.entries.back().data() + log.entries.back().size() - text.data());
+  }
+  return log;
+}
+
+bool starts_with(const Log& log, const Log& base) {
+  if (log.entries.size() < base.entries.size()) return false;
+  return std::equal(base.entries.begin(), base.entries.end(), log.entries.begin());
+}
+
+// The bytes between two entries of a log with at least two; else nullopt.
+std::optional<std::string_view> separator(const Log& log) {
+  if (log.entries.size() < 2) return std::nullopt;
+  const char* a = log.entries[0].data() + log.entries[0].size();
+  return std::string_view(a, static_cast<std::size_t>(log.entries[1].data() - a));
+}
+
+}  // namespace
+
+std::optional<std::string> merge_appended(DocumentKind kind, std::string_view base_text, std::string_view ours_text,
+                                          std::string_view theirs_text) {
+  const auto base = read_log(kind, base_text), ours = read_log(kind, ours_text), theirs = read_log(kind, theirs_text);
+  if (!base || !ours || !theirs || !starts_with(*ours, *base) || !starts_with(*theirs, *base)) return std::nullopt;
+  // Both sides' new entries, interleaved by timestamp (ours first on a tie
+  // or where one has none); an entry both added (the same bytes) once.
+  const std::size_t kept = base->entries.size();
+  std::multiset<std::string_view> ours_new(ours->entries.begin() + static_cast<std::ptrdiff_t>(kept),
+                                           ours->entries.end());
+  std::vector<std::size_t> theirs_only;
+  for (std::size_t j = kept; j < theirs->entries.size(); ++j) {
+    const auto same = ours_new.find(theirs->entries[j]);
+    if (same != ours_new.end()) ours_new.erase(same);
+    else theirs_only.push_back(j);
+  }
+  std::vector<std::string_view> merged(base->entries.begin(), base->entries.end());
+  std::size_t i = kept, t = 0;
+  while (i < ours->entries.size() || t < theirs_only.size()) {
+    const bool take_ours = t >= theirs_only.size() ||
+                           (i < ours->entries.size() &&
+                            (ours->stamps[i].empty() || theirs->stamps[theirs_only[t]].empty() ||
+                             ours->stamps[i] <= theirs->stamps[theirs_only[t]]));
+    merged.push_back(take_ours ? ours->entries[i++] : theirs->entries[theirs_only[t++]]);
+  }
+  // The layout (what comes before the first entry, between two, after the
+  // last) is ours, or the first log that has one.
+  const Log* layout = nullptr;
+  for (const Log* l : {&*ours, &*theirs, &*base})
+    if (!layout && !l->entries.empty()) layout = l;
+  if (!layout) return std::string(ours_text);  // no entries anywhere
+  std::string_view sep = kind == DocumentKind::Conversation ? ",\n  " : "";
+  for (const Log* l : {&*ours, &*theirs, &*base})
+    if (auto s = separator(*l)) {
+      sep = *s;
+      break;
+    }
+  std::string out(layout->text.substr(0, layout->first));
+  for (std::size_t k = 0; k < merged.size(); ++k) {
+    if (k) out.append(sep);
+    out.append(merged[k]);
+  }
+  out.append(layout->text.substr(layout->last));
+  return out;
+}
+
+namespace {
+
+// A document in JP's own form: every reference with an encoding restored
+// (from the store or git's objects).
+std::string restored(const Workspace& ws, DocumentKind kind, const std::string& path, std::string_view text) {
+  std::string out;
+  smudge_document(kind, text, ws.blobs(), ws.settings().smudge_options(path),
+                  [&](std::string_view piece) { out.append(piece); });
+  return out;
+}
+
+}  // namespace
+
+MergeOutcome merge_file(const Workspace& ws, const std::string& path, std::string_view base, std::string_view ours,
+                        std::string_view theirs, int marker_size) {
+  const GitCli git(ws.top());
+  if (is_store_path(path)) {
+    // One name, one content: any valid copy is the file (two zlibs or two
+    // compression levels make different bytes of the same blob).
+    if (const auto digest = digest_of_tracked_path(path)) {
+      for (const std::string_view copy : {ours, theirs}) {
+        try {
+          decode_blob(copy, *digest, std::nullopt, ws.settings().store.max_blob_size, path);
+          return {std::string(copy), false, "same blob"};
+        } catch (const Error&) {
+          // not a valid copy: try the other
+        }
+      }
+      return {std::string(ours), true, "no valid copy of the blob"};
+    }
+  }
+  const auto kind = document_kind_at(path);
+  if (!kind) {
+    auto merged = git.merge_texts(ours, base, theirs, marker_size);
+    return {std::move(merged.text), merged.conflict, "lines"};
+  }
+  if (auto appended = merge_appended(*kind, base, ours, theirs)) return {std::move(*appended), false, "appended"};
+  // Line by line in JP's own form, so that a conflict shows payloads, not
+  // references; a clean result goes back to the repository's form.
+  auto merged = git.merge_texts(restored(ws, *kind, path, ours), restored(ws, *kind, path, base),
+                                restored(ws, *kind, path, theirs), marker_size);
+  if (merged.conflict) return {std::move(merged.text), true, "conflict"};
+  std::string cleaned;
+  clean_document(*kind, merged.text, ws.store(), ws.settings().clean_options(path),
+                 [&](std::string_view piece) { cleaned.append(piece); });
+  return {std::move(cleaned), false, "lines"};
+}
+
+}  // namespace jpblob

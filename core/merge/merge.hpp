@@ -1,0 +1,45 @@
+// The merge driver (`merge.jpblob`, docs/FORMAT.md "Merges"): git hands it
+// the base, ours and theirs of one file in the repository's form and takes
+// the result in that form.
+//
+// - Conversations (a JSON array of events) and sessions (JSON lines) are
+//   logs that teammates append to. When both sides kept the base's events
+//   and appended their own, the result is the base's events, then both
+//   sides' new events, interleaved by their `timestamp` (ours first on a
+//   tie; an event both appended appears once), laid out as ours is. This
+//   needs no blob: the events are spliced in their committed form.
+// - Anything else (an event edited or removed on one side) is merged line by
+//   line (`git merge-file`) in JP's own form, payloads restored, so that a
+//   real conflict shows both sides readable, between conflict markers;
+//   a clean line merge is cleaned back to the repository's form.
+// - Blob files: two files of one name hold the same bytes, whatever gzip
+//   made them; ours is kept when it is a valid copy, else theirs.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "core/documents/document.hpp"
+#include "core/workspace/workspace.hpp"
+
+namespace jpblob {
+
+struct MergeOutcome {
+  std::string content;  // what git stores (clean) or checks out with markers (conflict)
+  bool conflict = false;
+  std::string how;      // "appended", "lines", "same blob", ... for messages and tests
+};
+
+// Appends-only merge of two event logs in their committed form; nullopt
+// when one side changed or removed what the base held (or a side is not
+// readable as its kind).
+std::optional<std::string> merge_appended(DocumentKind kind, std::string_view base, std::string_view ours,
+                                          std::string_view theirs);
+
+// The whole driver for the file at `path` (repository-relative). `marker_size`
+// is git's %L. Throws Error when a blob needed to show a conflict is nowhere.
+MergeOutcome merge_file(const Workspace& ws, const std::string& path, std::string_view base, std::string_view ours,
+                        std::string_view theirs, int marker_size);
+
+}  // namespace jpblob

@@ -1,0 +1,320 @@
+// The content-addressed blob store (docs/FORMAT.md, "Blob files"):
+//   <root>/<h0h1>/<h2h3>/<h>.blob.gz
+// where h is the lowercase hex SHA-256 of the uncompressed bytes and the file
+// is one deterministic gzip member of them.
+//
+// Sealed: this module is the only code that knows the layout. Everything
+// else asks it for a blob's path (path_of, tracked_blob_path), lists it
+// (for_each_entry), deletes from it (remove), verifies and sizes blobs, and
+// looks up prefixes. Changing the layout is a change to this module alone.
+//
+// Safety: paths are built only from validated Digests. The root must resolve,
+// symlinks followed, to a folder inside `boundary`; inside the root no symlink
+// is followed at all (every component is opened with O_NOFOLLOW), so a store
+// that is, or contains, a link leading elsewhere is refused rather than used.
+//
+// Thread safety: a BlobStore may be used from several threads at once; all
+// state it keeps is immutable after construction except the lazily opened
+// root descriptor, which is guarded.
+#pragma once
+
+#include <cstdint>
+#include <ctime>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/format/digest.hpp"
+#include "core/base/error.hpp"
+#include "core/base/fs.hpp"
+
+namespace jpblob {
+
+// What put() throws when a corrupt file holds the blob's name.
+class CorruptBlobInTheWay : public Error {
+ public:
+  using Error::Error;
+};
+
+// jpblob.maxBlobSize's default: the most one blob, and one restored file,
+// may hold (docs/FORMAT.md, "Bounds").
+inline constexpr std::uint64_t kDefaultMaxBlobSize = std::uint64_t{1} << 30;
+
+struct StoreOptions {
+  int compression_level = 6;                       // git config jpblob.compressionLevel
+  std::uint64_t max_blob_size = kDefaultMaxBlobSize;  // git config jpblob.maxBlobSize
+  bool fsync = true;                                   // git config jpblob.fsync
+};
+
+// Inflates and verifies the bytes of one blob file: a single gzip member,
+// CRC-32 and ISIZE, at most `expected_size` (or `max_size` when not given)
+// bytes, the size equal to `expected_size` when given, and SHA-256 equal to
+// `digest`. Throws Error("blob <what> is corrupt: …") otherwise. Shared by the
+// store and by readers of blob files held in git's object database.
+std::string decode_blob(std::string_view gz, const Digest& digest,
+                        std::optional<std::uint64_t> expected_size, std::uint64_t max_size,
+                        const std::string& what);
+
+// "aa/bb/<hex>.blob.gz", relative to a store root.
+std::string blob_relative_path(const Digest& digest);
+
+// The store's place in a work tree, relative to its top.
+inline constexpr std::string_view kWorkTreeStore = ".jp/blobs";
+
+// ".jp/blobs/aa/bb/<hex>.blob.gz": a blob's path relative to a work
+// tree's top, and in a commit's tree.
+std::string tracked_blob_path(const Digest& digest);
+
+// The digest a repository path names when it is exactly a blob's tracked
+// path (its own folders, 64 lowercase hex, ".blob.gz"); nullopt otherwise.
+std::optional<Digest> digest_of_tracked_path(std::string_view repo_path);
+
+// True for any path below ".jp/blobs/".
+bool is_store_path(std::string_view repo_path);
+
+// How a store spreads its files: the work tree's (RFD 066) in two levels of
+// folders, <h0h1>/<h2h3>/<h>.blob.gz; kept copies (BlobStore::kept_copies)
+// in one folder, where each new blob costs a link and no folders.
+enum class StoreLayout { FanOut, Flat };
+
+// One entry of a store, as its walk finds it.
+struct StoreEntry {
+  enum class Kind {
+    Blob,       // <hex>.blob.gz in its own aa/bb folder
+    Temporary,  // a leftover temporary file of a killed writer, in an aa/bb folder
+    Foreign,    // anything else, at any level: not ours to judge or delete
+  };
+  Kind kind;
+  std::string relative;          // its path below the store root
+  std::optional<Digest> digest;  // set for a Blob
+  std::uint64_t size = 0;
+  std::time_t mtime = 0;
+  bool symlink = false;          // a Foreign entry that is a symbolic link
+  std::uint64_t device = 0, inode = 0;  // the file's identity, set where it was stat-ed (0 by name only)
+};
+
+// What remove() did.
+enum class Removal {
+  Removed,
+  Gone,   // it was no longer there
+  Fresh,  // it was used again since it was listed (newer than the cutoff): kept
+};
+
+class BlobStore {
+ public:
+  // A store at `root` that must stay inside `boundary`. Neither needs to
+  // exist yet except `boundary`; the root is created on the first put().
+  // Throws Error when the root (or its nearest existing ancestor) resolves
+  // outside the boundary.
+  BlobStore(std::filesystem::path root, std::filesystem::path boundary,
+            StoreOptions options = {}, StoreLayout layout = StoreLayout::FanOut);
+
+  // The store of a JP storage folder (`.jp` in a work tree, or JP's
+  // user-local folder): <storage>/blobs, bounded by `boundary`.
+  static BlobStore for_storage(const std::filesystem::path& storage,
+                               const std::filesystem::path& boundary, StoreOptions options = {});
+
+  // The store of a work tree: <top>/.jp/blobs, bounded by `top`.
+  static BlobStore for_work_tree(const std::filesystem::path& top, StoreOptions options = {});
+
+  // Kept copies (docs/ARCHITECTURE.md, "Kept copies"): a second home, in
+  // the git folder shared by a repository's worktrees
+  // (<common dir>/jpblob/kept, flat), for the blobs clean writes into the
+  // work tree. git never checks out, stashes or cleans that folder, so a
+  // blob whose work-tree file git deletes (`git stash -u` or `-a`, `git
+  // clean -x`) or a user removes is still there for smudge. A kept copy is
+  // a hard link to the work-tree file: no second set of bytes while both
+  // exist. The pre-commit hook and gc remove a kept copy once git's index
+  // holds the blob.
+  static BlobStore kept_copies(const std::filesystem::path& common_dir, StoreOptions options = {});
+
+  // From now on every blob file put(), put_all() or replace_corrupt()
+  // writes is also linked into `kept` (a copy where linking is impossible).
+  // put() and replace_corrupt() link at once, made durable with the file;
+  // put_all() leaves its links to keep_pending(), which makes them all at
+  // the end of a command with one sync, as git batches its fsyncs: one
+  // more sync a document made a cold `git add` 11% slower. `kept` must
+  // outlive this store.
+  void keep_copies_in(const BlobStore* kept) { kept_ = kept; }
+
+  // Links (see keep_copies_in) the blobs put_all() has published since the
+  // last call, then syncs them. A blob whose file is gone meanwhile has
+  // nothing to keep. Workspace's destructor calls it: a filter process
+  // ends when git closes its pipe, before git goes on (`git stash -u`
+  // cleans only after its `update-index` has exited).
+  void keep_pending() const;
+
+  const std::filesystem::path& root() const { return root_; }
+
+  // From now on put(), put_all() and replace_corrupt() throw
+  // Error("cannot store blobs in <root>: <why>") before touching anything;
+  // reading, listing and remove() still work. For a store that has no
+  // business being written (a work-tree store with no repository around
+  // it). Call before the store is shared between threads.
+  void refuse_writes(std::string why) { writes_refused_ = std::move(why); }
+  // What git's index holds, out of the work tree, under a blob's name (a
+  // lean work tree, core/workspace/lean), told the content the name stands for.
+  enum class GitCopy {
+    None,     // nothing out of the work tree: put() writes the file as usual
+    Holds,    // exactly the content: put() writes no file, which would only make git look at it again
+    Differs,  // not the content (planted under a predictable name): put() throws CorruptBlobInTheWay
+  };
+  // Called from several threads at once.
+  using HeldByGit = std::function<GitCopy(const Digest&, std::string_view content)>;
+  void set_held_by_git(HeldByGit held) { held_by_git_ = std::move(held); }
+
+  std::filesystem::path path_of(const Digest& digest) const { return root_ / relative_path(digest); }
+  // A blob's path below the root, in this store's layout.
+  std::string relative_path(const Digest& digest) const;
+
+  // True when a regular file for the digest is present. Does not verify it.
+  bool contains(const Digest& digest) const;
+
+  // A put() of a blob already present refreshes its mtime (see gc).
+  struct PutResult {
+    Digest digest;
+    bool written;  // false when the blob was already present
+  };
+  // Stores `bytes`, skipping the write when the blob is present.
+  PutResult put(std::string_view bytes) const;
+  // The same, when the caller already knows the digest of `bytes`.
+  PutResult put(const Digest& digest, std::string_view bytes) const;
+
+  // Stores many payloads, with the effect of put() on each, faster: hashing,
+  // compression and writing run on every core, and a chunk of new files is
+  // made durable by one filesystem sync before any of them is published
+  // (published with link(), so a present blob is still never rewritten),
+  // then one more sync makes the new names durable. A crash leaves only
+  // temporary files, never a partial blob under its name. Results are in
+  // the order of `payloads`; `written` is true only for the first of equal
+  // payloads, and only when its file was new.
+  std::vector<PutResult> put_all(const std::vector<std::string_view>& payloads) const;
+
+  // Reads and verifies a blob (see decode_blob). Returns nullopt when the
+  // file is absent; throws Error when it is present but corrupt or unsafe.
+  std::optional<std::string> get(const Digest& digest,
+                                 std::optional<std::uint64_t> expected_size = std::nullopt) const;
+
+  // The raw gzip bytes of a blob file, unverified, or nullopt when absent.
+  std::optional<std::string> read_raw(const Digest& digest) const;
+
+  const StoreOptions& options() const { return options_; }
+
+  // Calls fn for every entry of the store, in no particular order, never
+  // following a symbolic link at any level. A missing root walks nothing.
+  // fn must not remove entries (collect them, then remove()). Throws Error
+  // naming the folder when one cannot be read.
+  void for_each_entry(const std::function<void(const StoreEntry&)>& fn) const;
+  std::vector<StoreEntry> entries() const;
+  // The same listing with no stat of the blob files (size, mtime and
+  // identity 0; a link or folder named like a blob is listed as a Blob):
+  // for a caller that looks at few of them. stat() one before using it.
+  std::vector<StoreEntry> entries_by_name() const;
+  // `named` with its size and mtime, or as Foreign when it is not a
+  // regular file; nullopt when it is gone.
+  std::optional<StoreEntry> stat(const StoreEntry& named) const;
+
+  // Deletes a Blob or Temporary entry through the folders the store opened
+  // itself (no link followed), unless its mtime is now newer than
+  // `not_newer_than`; then removes its `bb` and `aa` folders when that left
+  // them empty, as git's prune does. Throws Error for a Foreign entry and
+  // on failures other than the file being gone.
+  Removal remove(const StoreEntry& entry, std::time_t not_newer_than) const;
+  // The entry remove() takes for a blob known by its digest alone.
+  StoreEntry entry_for(const Digest& digest) const {
+    return StoreEntry{StoreEntry::Kind::Blob, relative_path(digest), digest, 0, 0, false, 0, 0};
+  }
+
+  // Replaces a blob file that verify() found corrupt with `bytes`, whose
+  // SHA-256 must be `digest` (an Error otherwise, and nothing is written).
+  // The one exception to "a present blob is never rewritten": what is
+  // there is not the blob. Returns false, writing nothing, when the file
+  // is (by now) a good copy.
+  bool replace_corrupt(const Digest& digest, std::string_view bytes) const;
+
+  // Reads and fully checks a blob (see decode_blob) and returns its size;
+  // nullopt when absent. Throws Error("blob <path> is corrupt: …"), the
+  // path relative to the boundary (the work tree's top, or --store).
+  std::optional<std::uint64_t> verify(const Digest& digest,
+                                      std::optional<std::uint64_t> expected_size = std::nullopt) const;
+
+  // The uncompressed size a Blob entry's gzip trailer records (ISIZE: the
+  // size modulo 4 GiB), read without inflating; nullopt when unreadable.
+  std::optional<std::uint64_t> trailer_size(const StoreEntry& entry) const;
+
+  // The blobs present whose hex digest starts with `hex_prefix` (1 to 64
+  // lowercase hex characters; a usage Error otherwise). Lists only the
+  // folders the prefix can be in.
+  std::vector<Digest> find_prefix(std::string_view hex_prefix) const;
+
+ private:
+  // Opens (creating when `create`) the leaf folder of a digest, below
+  // `root` when given (a descriptor from root_fd()). Returns an invalid Fd
+  // when it does not exist and `create` is false. A flat store's leaf is
+  // its root.
+  Fd open_leaf(const Digest& digest, bool create, int root = -1) const;
+  // The kept copy of the blob file `leaf` has just published (see
+  // keep_copies_in); with `sync`, its folder is synced too.
+  void keep_copy(int leaf, const Digest& digest, bool sync) const;
+  // The walk behind for_each_entry (by_name false) and entries_by_name.
+  void walk(bool by_name, const std::function<void(const StoreEntry&)>& fn) const;
+  int root_fd(bool create) const;
+  // What the leaf holds under the blob's name.
+  enum class Presence { Absent, Sound, Corrupt };
+  // Sound (and freshened) when the file there holds exactly `bytes` (the
+  // blob's content): it is read and compared, since a file of that name may
+  // have come from anyone (a clone, a --no-verify commit), and trusting it
+  // would drop the only copy of the bytes being stored. Throws when the
+  // name is taken by something that is not a regular file.
+  Presence presence(int leaf, const std::string& name, const Digest& digest, std::string_view bytes) const;
+  // A temporary file for a blob in its leaf folder, or nullopt when the
+  // blob is present. Survives a gc removing the folder meanwhile.
+  struct NewFile {
+    Fd leaf;
+    std::unique_ptr<AtomicFile> file;
+  };
+  // nullopt when a sound copy of the blob (`bytes`) is present.
+  // Throws when a corrupt one is: it may be tracked, and git would put the
+  // corrupt version back over a replacement (a stash, a reset), so the
+  // bytes being stored stay where they are and `repair` is named.
+  std::optional<NewFile> start_file(const Digest& digest, std::string_view bytes, int root,
+                                    AtomicFile::Durability durability) const;
+  // Opens a folder below the root ("aa" or "aa/bb") without following a
+  // link; an invalid Fd when it (or the root) does not exist. Throws Error
+  // when a component is a link or not a folder.
+  Fd open_folder(const std::string& relative) const;
+  void check_inside_boundary(const std::filesystem::path& existing) const;
+  // Throws when refuse_writes() was called.
+  void check_writable() const;
+
+  std::filesystem::path root_;
+  std::filesystem::path boundary_;  // canonical
+  std::filesystem::path display_base_;  // the boundary as given: verify() names blobs relative to it
+  StoreOptions options_;
+  StoreLayout layout_;
+  const BlobStore* kept_ = nullptr;
+  std::optional<std::string> writes_refused_;
+  HeldByGit held_by_git_;
+  // The root folder's descriptor, opened on first use. Held by pointer so
+  // the store stays movable.
+  struct RootHandle {
+    std::mutex mutex;
+    Fd fd;
+    dev_t dev = 0;  // the folder fd names
+    ino_t ino = 0;
+  };
+  std::unique_ptr<RootHandle> root_handle_ = std::make_unique<RootHandle>();
+  // What put_all() published and keep_pending() has yet to link.
+  struct Unkept {
+    std::mutex mutex;
+    std::vector<Digest> digests;
+  };
+  std::unique_ptr<Unkept> unkept_ = std::make_unique<Unkept>();
+};
+
+}  // namespace jpblob

@@ -1,0 +1,52 @@
+#include "core/workspace/kept.hpp"
+
+#include <limits>
+
+#include "core/store/blob_store.hpp"
+
+namespace jpblob {
+
+std::vector<Digest> kept_copies_staged(const Workspace& ws, const GitCli& index,
+                                       const std::vector<Digest>& digests) {
+  if (!ws.kept() || !ws.repo() || digests.empty()) return {};
+  std::vector<std::string> paths;
+  for (const Digest& d : digests) paths.push_back(tracked_blob_path(d));
+  return kept_copies_held(ws, index.index_ids(paths), digests);
+}
+
+std::vector<Digest> kept_copies_held(const Workspace& ws, const std::unordered_map<std::string, std::string>& staged,
+                                     const std::vector<Digest>& digests) {
+  std::vector<Digest> out;
+  if (!ws.kept() || !ws.repo()) return out;
+  for (const Digest& d : digests) {
+    const auto id = staged.find(tracked_blob_path(d));
+    if (id == staged.end()) continue;
+    const auto raw = ws.kept()->read_raw(d);
+    if (raw && ws.repo()->hash_blob(*raw) == id->second) out.push_back(d);
+  }
+  return out;
+}
+
+bool kept_copies_may_go(const Workspace& ws) { return ws.repo() && !ws.repo()->has_ref("refs/stash"); }
+
+namespace {
+std::size_t remove_all(const Workspace& ws, const std::vector<Digest>& digests) {
+  std::size_t removed = 0;
+  for (const Digest& d : digests)
+    if (ws.kept()->remove(ws.kept()->entry_for(d), std::numeric_limits<std::time_t>::max()) == Removal::Removed)
+      ++removed;
+  return removed;
+}
+}  // namespace
+
+bool drop_kept_copy(const Workspace& ws, const Digest& digest, const std::string& id) {
+  if (!ws.kept() || !kept_copies_may_go(ws)) return false;
+  return remove_all(ws, kept_copies_held(ws, {{tracked_blob_path(digest), id}}, {digest})) == 1;
+}
+
+std::size_t drop_kept_copies(const Workspace& ws, const GitCli& index, const std::vector<Digest>& digests) {
+  if (!ws.kept() || !kept_copies_may_go(ws)) return 0;
+  return remove_all(ws, kept_copies_staged(ws, index, digests));
+}
+
+}  // namespace jpblob

@@ -1,0 +1,43 @@
+// Kept copies (docs/ARCHITECTURE.md, "Kept copies"; BlobStore::kept_copies):
+// when a kept copy has done its job. It keeps a blob that is not committed
+// yet safe from git deleting its work-tree file; once the index holds the
+// same bytes, git gives the blob back (and a stash saves the index), so the
+// copy goes. The pre-commit hook asks for the blobs it staged, gc for all.
+#pragma once
+
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "core/format/digest.hpp"
+#include "core/git/git_cli.hpp"
+#include "core/workspace/workspace.hpp"
+
+namespace jpblob {
+
+// False while any stash entry exists: a stash may reference a blob whose
+// kept copy is its only one although the index holds the same bytes today
+// (another conversation with the same output), and the index can drop them
+// again (a refused commit, then `git reset`). Then only gc, which reads
+// what the stash needs, removes copies. One reference lookup, no git call.
+bool kept_copies_may_go(const Workspace& ws);
+
+// The blobs of `digests` whose kept copy `index` (a GitCli with the index
+// to ask) stages byte for byte at its tracked path, in one git call.
+std::vector<Digest> kept_copies_staged(const Workspace& ws, const GitCli& index,
+                                       const std::vector<Digest>& digests);
+
+// The same against ids already read (tracked path -> blob id): only a
+// copy whose path is there is read.
+std::vector<Digest> kept_copies_held(const Workspace& ws, const std::unordered_map<std::string, std::string>& ids,
+                                     const std::vector<Digest>& digests);
+
+// Removes the kept copies of kept_copies_staged(), unless
+// kept_copies_may_go() says no; returns how many went.
+std::size_t drop_kept_copies(const Workspace& ws, const GitCli& index, const std::vector<Digest>& digests);
+
+// Removes the kept copy of `digest` when it holds exactly the git blob
+// `id` (one an index holds) and kept_copies_may_go(); true when it went.
+bool drop_kept_copy(const Workspace& ws, const Digest& digest, const std::string& id);
+
+}  // namespace jpblob

@@ -1,0 +1,160 @@
+#include "core/workspace/lean.hpp"
+
+#include <limits>
+#include <memory>
+#include <mutex>
+#include <sstream>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "core/store/blob_store.hpp"
+#include "core/base/error.hpp"
+#include "core/base/fs.hpp"
+#include "core/format/gzip.hpp"
+#include "core/workspace/kept.hpp"
+
+namespace jpblob {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// Appends kStoreIgnored to an exclude file unless it holds it.
+void add_store_ignored(const fs::path& file) {
+  std::error_code ec;
+  std::string text = fs::is_regular_file(file, ec) ? read_file(file) : "";
+  if (text.find(kStoreIgnored) != std::string::npos) return;
+  if (!text.empty() && !text.ends_with('\n')) text.push_back('\n');
+  fs::create_directories(file.parent_path());
+  write_file_atomic(file, text + std::string(kStoreIgnored));
+}
+
+constexpr std::string_view kStoreExclusion = "!/.jp/blobs/";
+
+bool holds_line(const std::string& text, std::string_view line) {
+  std::istringstream in(text);
+  for (std::string l; std::getline(in, l);)
+    if (l == line) return true;
+  return false;
+}
+
+}  // namespace
+
+std::size_t drop_blob_files(const Workspace& ws, const std::vector<GitCli>& indexes,
+                            const std::vector<std::string>& paths, const GitCli* keeper) {
+  if (indexes.empty() || paths.empty() || !ws.repo()) return 0;
+  const auto staged = indexes.front().index_ids(paths);
+  const auto kept = keeper ? keeper->index_ids(paths) : decltype(staged){};
+  std::vector<std::pair<Digest, std::string>> drop;  // digest, the id git holds
+  for (const std::string& path : paths) {
+    const auto digest = digest_of_tracked_path(path);
+    const auto id = staged.find(path);
+    if (!digest || id == staged.end()) continue;
+    // An aborted `git commit -a` throws its index away: the file is then
+    // the only copy of a blob the real index may reference.
+    if (const auto k = kept.find(path); keeper && (k == kept.end() || k->second != id->second)) continue;
+    // Only a file git can give back byte for byte leaves.
+    const auto raw = ws.store().read_raw(*digest);
+    if (raw && ws.repo()->hash_blob(*raw) == id->second) drop.emplace_back(*digest, id->second);
+  }
+  std::vector<std::string> marked;
+  for (const auto& [digest, id] : drop) marked.push_back(tracked_blob_path(digest));
+  for (const GitCli& index : indexes) index.set_skip_worktree(marked);
+  // The kept copy (core/workspace/kept) goes with the file: what `git commit -a`
+  // staged leaves here, at the next commit.
+  for (const auto& [digest, id] : drop) {
+    ws.store().remove(ws.store().entry_for(digest), std::numeric_limits<std::time_t>::max());
+    drop_kept_copy(ws, digest, id);
+  }
+  return drop.size();
+}
+
+BlobStore::HeldByGit held_in_index(const GitRepo& repo) {
+  struct Held {
+    std::once_flag once;
+    std::unordered_map<std::string, std::string> ids;  // tracked path -> blob id
+    std::unordered_set<std::string> sound;              // ids found to hold their content, under repo.lock()
+  };
+  auto held = std::make_shared<Held>();
+  return [held, &repo](const Digest& digest, std::string_view content) {
+    using GitCopy = BlobStore::GitCopy;
+    // repo.lock(): smudges delayed on other threads read the same index.
+    std::call_once(held->once, [&] {
+      const auto lock = repo.lock();
+      for (auto& [path, id] : repo.skip_worktree_entries(kWorkTreeStore)) held->ids.emplace(path, id);
+    });
+    const auto it = held->ids.find(tracked_blob_path(digest));
+    if (it == held->ids.end()) return GitCopy::None;
+    std::optional<std::string> raw;
+    {
+      const auto lock = repo.lock();
+      if (held->sound.count(it->second)) return GitCopy::Holds;
+      raw = repo.read_object(it->second);
+    }
+    // A partial clone's missing object, or a git-lfs pointer: the file is
+    // written, as with no copy.
+    if (!raw || is_lfs_pointer(*raw)) return GitCopy::None;
+    if (!gzip_holds(*raw, content)) return GitCopy::Differs;
+    const auto lock = repo.lock();
+    held->sound.insert(it->second);
+    return GitCopy::Holds;
+  };
+}
+
+bool is_lean(const GitRepo& repo) {
+  const auto sparse = repo.config("core.sparseCheckout");
+  if (!sparse || parse_config_bool("core.sparseCheckout", *sparse) != true) return false;
+  std::error_code ec;
+  const fs::path file = repo.gitdir() / "info" / "sparse-checkout";
+  return fs::is_regular_file(file, ec) && holds_line(read_file(file), kStoreExclusion);
+}
+
+void make_lean(const RepoLayout& layout, const GitCli& git, const Workspace& ws) {
+  if (git.config_get("jpblob.smudge", std::nullopt) == "refs")
+    throw Error("this clone keeps the reference form (jpblob.smudge=refs): JP with RFD 066 reads .jp/blobs, so "
+                "its blobs stay checked out");
+  if (git.config_get("core.sparseCheckoutCone", std::nullopt, "bool") == "true")
+    throw Error("this clone uses cone-mode sparse checkout, whose patterns cannot leave .jp/blobs out; "
+                "`git sparse-checkout set --no-cone` with your patterns plus !/.jp/blobs/ does it by hand");
+  std::error_code ec;
+  std::string patterns = fs::is_regular_file(layout.sparse_checkout, ec) ? read_file(layout.sparse_checkout) : "";
+  const bool was_sparse = git.config_get("core.sparseCheckout", std::nullopt, "bool") == "true";
+  if (!was_sparse || patterns.find_first_not_of(" \t\r\n") == std::string::npos) {
+    patterns = std::string(kLeanPatterns);
+  } else if (!holds_line(patterns, kStoreExclusion)) {
+    if (!patterns.ends_with('\n')) patterns.push_back('\n');
+    patterns.append(kStoreExclusion).push_back('\n');
+  }
+  fs::create_directories(layout.sparse_checkout.parent_path());
+  write_file_atomic(layout.sparse_checkout, patterns);
+  git.config_set("core.sparseCheckout", "true", ConfigScope::Local);
+  // git's sparse-checkout command takes cone mode by default, where these
+  // patterns mean nothing; checkout itself does not.
+  git.config_set("core.sparseCheckoutCone", "false", ConfigScope::Local);
+  if (patterns == kLeanPatterns) git.config_set(std::string(kExpectFiles), "true", ConfigScope::Local);
+  add_store_ignored(layout.common_dir / "info" / "exclude");
+  // The blobs this clone checked out leave (git's own `sparse-checkout
+  // reapply` keeps any file whose stat data is racy, so the store does it).
+  std::vector<std::string> checked_out;
+  for (const IndexEntry& e : git.index_entries({literal_pathspec(kWorkTreeStore)}))
+    if (!e.skip_worktree && e.stage == 0) checked_out.push_back(e.path);
+  drop_blob_files(ws, {git}, checked_out);
+}
+
+void write_lean_template(const fs::path& dir) {
+  // git's own template first (info/exclude, description, sample hooks):
+  // init.templateDir replaces it rather than adding to it.
+  std::error_code ec;
+  const fs::path stock = "/usr/share/git-core/templates";
+  fs::create_directories(dir / "info");
+  if (fs::is_directory(stock, ec))
+    fs::copy(stock, dir, fs::copy_options::recursive | fs::copy_options::overwrite_existing, ec);
+  if (ec) throw Error("cannot copy git's template from " + stock.string() + ": " + ec.message());
+  write_file_atomic(dir / "config",
+                    "[core]\n\tsparseCheckout = true\n\tsparseCheckoutCone = false\n"
+                    "[sparse]\n\texpectFilesOutsideOfPatterns = true\n");
+  write_file_atomic(dir / "info" / "sparse-checkout", kLeanPatterns);
+  add_store_ignored(dir / "info" / "exclude");
+}
+
+}  // namespace jpblob

@@ -1,0 +1,84 @@
+// Lean work trees (docs/ARCHITECTURE.md, "Lean work trees"): where smudge
+// gives JP its inline form, the committed blob files are a second copy of
+// what events.json already holds, and 1,000 conversations check out 20,000
+// of them for git to write, stat and read on every status. A lean work tree
+// keeps committed blobs in git's objects only: a sparse-checkout pattern
+// leaves .jp/blobs out (so checkout, clone, pull and merge never write
+// those files and status never looks at them), and the pre-commit hook
+// marks the blobs it stages the same way and drops their files, so a new
+// blob stays in the work tree only until its commit holds it. The tree git
+// commits is unchanged (RFD 066's layout, gzip bytes and all).
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/git/git_cli.hpp"
+#include "core/workspace/workspace.hpp"
+
+namespace jpblob {
+
+// The sparse-checkout patterns of a lean work tree: everything but the store.
+inline constexpr std::string_view kLeanPatterns = "/*\n!/.jp/blobs/\n";
+
+// Set with the lean patterns alone: git then no longer stats every
+// skip-worktree entry's path on each index read, looking for files that
+// came back (docs/ARCHITECTURE.md, "Lean work trees": 40% of a lean
+// status). git-jpblob never leaves a file it needs git to see at such a
+// path: repair clears the bit of what it stages again.
+inline constexpr std::string_view kExpectFiles = "sparse.expectFilesOutsideOfPatterns";
+
+
+// Marks the index entries of `paths` (blob files) skip-worktree in every
+// index of `indexes` and deletes their work-tree files, for each whose file
+// holds exactly the object the first index stages (a file that differs, or
+// is not staged, stays untouched). With `keeper`, a file leaves only when
+// that index stages the same object too: `indexes` may be ones git throws
+// away when the commit does not happen (`git commit -a`, `git commit
+// <paths>`), and the index that stays must then still hold the blob.
+// `keeper` is only read. Returns how many left the work tree.
+std::size_t drop_blob_files(const Workspace& ws, const std::vector<GitCli>& indexes,
+                            const std::vector<std::string>& paths, const GitCli* keeper = nullptr);
+
+// What clean asks before writing a blob file in a lean work tree
+// (BlobStore::set_held_by_git): whether the index keeps a copy of it out of
+// the work tree, and whether that copy holds the content. The index is
+// read once, on the first blob that needs it; each copy is read and
+// compared once, and only one holding the content stands for it (a planted
+// corrupt one must not take the bytes' place). `repo` must outlive the
+// result, which may be called from several threads at once.
+BlobStore::HeldByGit held_in_index(const GitRepo& repo);
+
+// True when this work tree leaves the store out: core.sparseCheckout on and
+// its own sparse-checkout file holds the store's exclusion. Read through
+// libgit2, with no git process: Workspace::open asks on every filter start.
+bool is_lean(const GitRepo& repo);
+
+// Makes this work tree lean: core.sparseCheckout on (not cone mode), the
+// store's exclusion added to its patterns (any others kept), and every
+// staged blob whose file is unmodified dropped from the work tree
+// (drop_blob_files); blobs not staged yet stay until their commit. Throws
+// Error, changing nothing, when cone-mode sparse checkout is on (cone
+// patterns cannot leave one folder out) or jpblob.smudge=refs (JP with RFD
+// 066 reads the files).
+void make_lean(const RepoLayout& layout, const GitCli& git, const Workspace& ws);
+
+// The lines that keep blob files not committed yet out of git's untracked
+// files in a lean work tree (info/exclude, shared by its worktrees): `git
+// stash -u` and `git clean -d` delete untracked files, and a blob clean
+// writes while stash adds a new conversation is one, which the stash would
+// then reference and no longer hold. gc removes them once nothing
+// references them. A lean tree already refuses `git add` of a blob path
+// (it is outside the sparse patterns), so nothing is lost there; a tree
+// that checks its store out keeps `git add $(git jpblob files …)` instead.
+inline constexpr std::string_view kStoreIgnored =
+    "# git-jpblob: blobs not committed yet survive `git stash -u` and `git clean -d`\n/.jp/blobs/\n";
+
+// The template `git init` and `git clone` copy (init.templateDir), written
+// under `dir`: git's own default template, plus the setting and patterns of
+// a lean work tree, so that a clone never writes the committed blobs.
+void write_lean_template(const std::filesystem::path& dir);
+
+}  // namespace jpblob

@@ -1,0 +1,37 @@
+// `.jpblobconfig`: the settings a team shares by committing them, read like
+// git-lfs's `.lfsconfig` (git config syntax), so that every teammate
+// commits the same bytes (docs/FORMAT.md, "Shared settings").
+//
+// The file is input someone else wrote: it is read from the top of the
+// work tree without following a link, parsed here (never handed to a
+// config library that would follow `include.path` outside the
+// repository), and only the keys that change committed bytes are taken
+// from it.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "core/base/safe_path.hpp"
+
+namespace jpblob {
+
+inline constexpr std::string_view kSharedConfigFile = ".jpblobconfig";
+
+// The keys `.jpblobconfig` decides, whatever a personal git config or
+// `git -c` says: they change the bytes clean commits.
+bool is_shared_key(std::string_view key);
+
+// Parses git config text into (section[.subsection].key, value) pairs,
+// section and key lowercased, in file order. A key with no `=` means
+// "true". `[include]` and `[includeIf]` are read as ordinary keys, never
+// followed. Throws Error naming `what` and the line on malformed text.
+std::vector<std::pair<std::string, std::string>> parse_config_text(std::string_view text, const std::string& what);
+
+// The shared keys set by `.jpblobconfig` at the top of `work_tree`, last
+// one wins; empty when there is no such file.
+std::vector<std::pair<std::string, std::string>> read_shared_config(const SafeDir& work_tree);
+
+}  // namespace jpblob

@@ -1,0 +1,105 @@
+#include "core/workspace/workspace.hpp"
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <strings.h>
+#include <mutex>
+
+#include "core/documents/document.hpp"
+#include "core/base/error.hpp"
+#include "core/workspace/lean.hpp"
+#include "core/workspace/shared_config.hpp"
+
+namespace jpblob {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+}  // namespace
+
+Settings load_settings(const GitRepo* repo, const SafeDir* work_tree) {
+  Settings s;
+  const auto shared = work_tree ? read_shared_config(*work_tree) : decltype(read_shared_config(*work_tree)){};
+  auto get = [&](const std::string& key) -> std::optional<std::string> {
+    // What changes committed bytes comes from .jpblobconfig when it says.
+    std::optional<std::string> value;
+    for (const auto& [k, v] : shared)
+      if (strcasecmp(k.c_str(), key.c_str()) == 0) value = v;
+    if (value) return value;
+    return repo ? repo->config(key) : command_line_config_value(key);
+  };
+  if (auto v = get("jpblob.compressionLevel")) {
+    const auto level = parse_config_size("jpblob.compressionLevel", *v);
+    if (level > 9)
+      throw Error("bad value for git config jpblob.compressionLevel: '" + *v +
+                  "' is not a level from 0 to 9");
+    s.store.compression_level = static_cast<int>(level);
+  }
+  if (auto v = get("jpblob.maxBlobSize")) s.store.max_blob_size = parse_config_size("jpblob.maxBlobSize", *v);
+  if (auto v = get("jpblob.minSize")) s.min_size = parse_config_size("jpblob.minSize", *v);
+  if (auto v = get("jpblob.fsync")) s.store.fsync = parse_config_bool("jpblob.fsync", *v);
+  if (auto v = get("jpblob.smudge")) {
+    if (*v == "refs") s.smudge_refs_only = true;
+    else if (*v != "restore")
+      throw Error("bad value for git config jpblob.smudge: '" + *v +
+                  "' (expected 'restore' or 'refs')");
+  }
+  if (const char* skip = std::getenv("JPBLOB_SKIP_SMUDGE"); skip && std::strcmp(skip, "1") == 0)
+    s.smudge_refs_only = true;
+  return s;
+}
+
+void Workspace::finish() const {
+  if (store_) store_->keep_pending();  // null when moved from
+}
+
+Workspace::~Workspace() {
+  try {
+    finish();
+  } catch (...) {
+    // best effort: the blob files are stored, only their second home is not
+  }
+}
+
+std::optional<std::string> Workspace::find_blob(const Digest& digest,
+                                               std::optional<std::uint64_t> size) const {
+  return source_->find(digest, size, std::nullopt);
+}
+
+Workspace Workspace::open(const fs::path& cwd, const std::optional<fs::path>& store_dir) {
+  Workspace w;
+  if (auto repo = GitRepo::open(cwd)) w.repo_ = std::make_unique<GitRepo>(std::move(*repo));
+  if (store_dir) {
+    w.top_ = fs::absolute(cwd / *store_dir);
+    w.storage_ = ".";
+  } else {
+    w.top_ = w.repo_ && w.repo_->workdir() ? *w.repo_->workdir() : cwd;
+    w.in_work_tree_ = w.repo_ && w.repo_->workdir();
+    w.storage_ = kStorageFolder;
+  }
+  std::error_code ec;
+  if (fs::is_directory(w.top_, ec)) w.base_ = std::make_unique<SafeDir>(SafeDir::open(w.top_));
+  // A --store folder is no work tree: it has no .jpblobconfig.
+  w.settings_ = load_settings(w.repo(), w.in_work_tree_ ? w.base_.get() : nullptr);
+  w.store_ = std::make_unique<BlobStore>(store_dir ? BlobStore::for_storage(w.top_, w.top_, w.settings_.store)
+                                                   : BlobStore::for_work_tree(w.top_, w.settings_.store));
+  // A lean work tree (core/workspace/lean): clean writes no file for a blob git holds
+  // out of the work tree, or the next status would look at it again.
+  w.lean_ = w.in_work_tree_ && is_lean(*w.repo_);
+  if (w.lean_) w.store_->set_held_by_git(held_in_index(*w.repo_));
+  // With no repository, cwd/.jp/blobs would be a store nothing commits or
+  // cleans: most likely a command run in the wrong folder.
+  if (!store_dir && !w.repo_) w.store_->refuse_writes("not in a git repository; pass --store <folder>");
+  // What clean writes into a work tree also goes where git never deletes
+  // it (BlobStore::kept_copies).
+  if (w.in_work_tree_) {
+    w.kept_ = std::make_unique<BlobStore>(BlobStore::kept_copies(w.repo_->commondir(), w.settings_.store));
+    w.store_->keep_copies_in(w.kept_.get());
+  }
+  w.source_ = std::make_unique<BlobLookup>(*w.store_, w.kept_.get(), w.in_work_tree_ ? w.repo() : nullptr);
+  return w;
+}
+
+}  // namespace jpblob

@@ -1,0 +1,123 @@
+// Where a command finds its blob store, its git repository and its settings.
+//
+// A workspace is the folder a JP storage location lives in: normally the
+// work tree of the git repository around the current folder (store
+// <worktree>/.jp/blobs), or an explicit JP storage folder given with
+// --store DIR (store DIR/blobs, for JP's user-local data). Settings come
+// from git config, `git -c` included.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "core/store/blob_lookup.hpp"
+#include "core/store/blob_store.hpp"
+#include "core/git/git_repo.hpp"
+#include "core/base/safe_path.hpp"
+#include "core/documents/transform.hpp"
+
+namespace jpblob {
+
+struct Settings {
+  StoreOptions store;  // jpblob.compressionLevel, jpblob.maxBlobSize, jpblob.fsync
+  std::uint64_t min_size = 0;  // jpblob.minSize
+  bool smudge_refs_only = false;  // jpblob.smudge=refs or JPBLOB_SKIP_SMUDGE=1
+
+  // What the settings decide of clean and smudge for the file `path`:
+  // every caller of the transforms builds its options here.
+  CleanOptions clean_options(std::string path) const {
+    CleanOptions o;
+    o.min_size = min_size;
+    o.max_file_size = store.max_blob_size;
+    o.path = std::move(path);
+    return o;
+  }
+  SmudgeOptions smudge_options(std::string path) const {
+    SmudgeOptions o;
+    o.max_file_size = store.max_blob_size;
+    o.path = std::move(path);
+    return o;
+  }
+};
+
+// Reads the settings from a repository's config (or only from `git -c` and
+// the environment when there is none); the keys that change committed
+// bytes come from `.jpblobconfig` at the top of `work_tree` when it sets
+// them (core/workspace/shared_config). Throws Error on a malformed value, naming the
+// key.
+Settings load_settings(const GitRepo* repo, const SafeDir* work_tree = nullptr);
+
+class Workspace {
+ public:
+  // Opens the workspace for a command run in `cwd`. Throws Error when the
+  // store would resolve outside its boundary. With no git repository
+  // around `cwd` and no `store_dir`, the store (cwd/.jp/blobs) is read-only:
+  // anything that would write a blob to it throws "…: not in a git
+  // repository; pass --store <folder>" (see BlobStore::refuse_writes).
+  static Workspace open(const std::filesystem::path& cwd,
+                        const std::optional<std::filesystem::path>& store_dir = std::nullopt);
+  // Makes the kept copies this command's writes left pending
+  // (BlobStore::keep_pending). Throws Error on failure; each blob file
+  // itself is stored already, so callers report it as a warning. The
+  // filters call it when git is done with them.
+  void finish() const;
+  // Calls finish() for a command that did not, ignoring a failure: there
+  // is no one to tell then.
+  ~Workspace();
+  Workspace(Workspace&&) = default;
+  Workspace& operator=(Workspace&&) = default;
+
+  const BlobStore& store() const { return *store_; }
+  // Kept copies of the blobs clean writes into the work-tree store
+  // (BlobStore::kept_copies); null outside a work tree.
+  const BlobStore* kept() const { return kept_.get(); }
+  const GitRepo* repo() const { return repo_.get(); }
+  const Settings& settings() const { return settings_; }
+  // The folder paths in messages are relative to.
+  const std::filesystem::path& top() const { return top_; }
+  // True when the store is the one in the repository's work tree (not a
+  // --store folder, not a bare repository): its blobs have index entries
+  // and tracked paths.
+  bool in_work_tree() const { return in_work_tree_; }
+  // True when this work tree is lean (core/workspace/lean): committed blobs in git's
+  // objects only. Asked once, when opened.
+  bool lean() const { return lean_; }
+
+  // top(), opened safely: every document is found and read below it
+  // without following a link. Null when top() does not exist (a --store
+  // folder not made yet): there is nothing below it then.
+  const SafeDir* base() const { return base_.get(); }
+  // The JP storage folder relative to base(): ".jp" in a work tree, "."
+  // for a --store folder.
+  const std::filesystem::path& storage() const { return storage_; }
+
+  // Blob bytes for smudge and readers: the store first, then, when the
+  // store is the work tree's, its kept copies and git's objects
+  // (core/store/blob_lookup).
+  const BlobLookup& blobs() const { return *source_; }
+
+  // The same lookup by digest alone, for callers with no reference (and so
+  // no declared size): `git jpblob cat`.
+  std::optional<std::string> find_blob(const Digest& digest,
+                                       std::optional<std::uint64_t> size = std::nullopt) const;
+
+ private:
+  Workspace() = default;
+  // Held by pointer, like the store: the blob source keeps their
+  // addresses, which must survive the Workspace being moved.
+  std::unique_ptr<GitRepo> repo_;
+  std::unique_ptr<BlobStore> store_;
+  std::unique_ptr<BlobStore> kept_;
+  std::unique_ptr<BlobLookup> source_;
+  Settings settings_;
+  std::filesystem::path top_;
+  std::unique_ptr<SafeDir> base_;
+  std::filesystem::path storage_;
+  bool in_work_tree_ = false;
+  bool lean_ = false;
+};
+
+}  // namespace jpblob
