@@ -79,6 +79,9 @@ git config --global user.name "e2e"
 git config --global user.email "e2e@example.com"
 git config --global init.defaultBranch main
 git config --global advice.detachedHead false
+# A commit of many objects may start `git gc --auto`; detached, it can still
+# be writing below .git while the suite removes its folder.
+git config --global gc.autoDetach false
 
 fail() {
   if [ -n "$CASE_NAME" ]; then
@@ -223,7 +226,7 @@ print("\n".join(sorted(set(re.findall(r"\"\$blob\"\s*:\s*\"([0-9a-f]{64})\"", sy
 
 # The store path of the blob holding exactly the text $1.
 # Makes blobs nowhere but in git: their work-tree files and the copies
-# kept in the git folder (core/kept). Arguments: digests.
+# kept in the git folder (core/workspace/kept). Arguments: digests.
 remove_blob_files() {
   local d kept
   kept="$(git rev-parse --git-common-dir)/jpblob/kept"
