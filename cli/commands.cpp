@@ -12,6 +12,7 @@
 #include "core/store/restore_budget.hpp"
 #include "core/workspace/workspace.hpp"
 #include "hooks/pre_commit.hpp"
+#include "hooks/post_checkout.hpp"
 #include "hooks/pre_push.hpp"
 
 namespace jpblob {
@@ -74,6 +75,11 @@ void run_pre_commit() {
 }  // namespace jpblob
 
 namespace jpblob {
+
+void run_post_checkout(const std::string& previous) {
+  if (auto line = run_post_checkout_hook(std::filesystem::current_path(), previous))
+    std::cerr << "git-jpblob: " << *line << '\n';
+}
 
 void run_pre_push(const std::string& remote_given) {
   std::string updates = ::isatty(STDIN_FILENO) ? std::string() : read_all(STDIN_FILENO, "standard input");

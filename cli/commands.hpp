@@ -25,5 +25,6 @@ void run_pre_commit();
 // The pre-push hook: reads git's ref updates from standard input; throws
 // Error listing every problem when the push must be refused.
 void run_pre_push(const std::string& remote);
+void run_post_checkout(const std::string& previous);
 
 }  // namespace jpblob

@@ -58,14 +58,22 @@ void add_install_command(CLI::App& app, const char* name, const char* help, Args
     cmd->add_flag("--force", args.install.force,
                   "keep a pre-commit hook git-jpblob did not write and chain it");
     cmd->add_flag("--lean", args.lean,
-                  "also convert this clone: committed blobs in git's objects only (new clones are lean by default)");
-    cmd->add_flag("--no-lean", args.no_lean, "new clones check out the committed blobs (no clone template)")
+                  "this clone keeps committed blobs in git's objects only (the default for clones that hold "
+                  "conversations); outside a clone, or with --global/--system, takes back --no-lean there");
+    cmd->add_flag("--no-lean", args.no_lean,
+                  "this clone checks its committed blobs out; outside a clone, or with --global/--system, "
+                  "new clones do")
         ->excludes("--lean");
+    cmd->add_flag("--clone-template", args.install.clone_template,
+                  "opt-in: init.templateDir names a template that makes every clone and `git init` a sparse "
+                  "checkout leaving .jp/blobs out, so clones never write the blob files (every repository git "
+                  "makes then says it is a sparse checkout)");
   }
   cmd->callback([&args, run] {
     args.install.scope = args.local    ? jpblob::ConfigScope::Local
                          : args.system ? jpblob::ConfigScope::System
                                        : jpblob::ConfigScope::Global;
+    args.install.scope_given = args.local || args.global || args.system;
     args.install.program = jpblob::program_path();
     if (args.lean) args.install.lean = true;
     if (args.no_lean) args.install.lean = false;
@@ -120,6 +128,13 @@ int main(int argc, char** argv) {
   });
   app.add_subcommand("pre-commit", "the pre-commit hook: stage and verify referenced blobs")
       ->callback([] { jpblob::run_pre_commit(); });
+  std::vector<std::string> checkout_args;  // <previous> <new> <branch?>
+  app.add_subcommand("post-checkout", "the post-checkout hook: a new clone of conversations becomes lean")
+      ->add_option("args", checkout_args, "what git passes: the previous HEAD, the new one, 1 for a branch checkout")
+      ->expected(0, 3);
+  app.get_subcommand("post-checkout")->callback([&] {
+    jpblob::run_post_checkout(checkout_args.empty() ? std::string() : checkout_args[0]);
+  });
   std::string push_remote, push_url;
   auto* pre_push = app.add_subcommand("pre-push", "the pre-push hook: refuse commits lacking a blob or holding a corrupt one");
   pre_push->add_option("remote", push_remote, "the remote's name (or URL); the pre-commit framework's when absent");

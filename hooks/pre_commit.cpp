@@ -297,10 +297,25 @@ class Hook {
   // real index holds its blob, so what such a commit staged stays until the
   // next commit (or checkout), which takes every store file the real index
   // holds.
+  //
+  // A repository that is not lean becomes lean at the first commit whose
+  // index tracks blobs (SPEC §2: lean per repository, for those that hold
+  // conversations), unless it keeps its store by choice (lean_refused):
+  // every blob file the index holds then leaves like this commit's.
   void leave_work_tree() {
-    if (!ws_.lean()) return;
+    bool entering = false;
+    if (!ws_.lean()) {
+      if (!tracks_blobs(*git_) || lean_refused(*git_)) return;
+      const auto layout = git_->layout();
+      if (!layout) return;
+      enter_lean(*layout, *git_);
+      entering = true;
+    }
     std::set<std::string> paths(to_stage_.begin(), to_stage_.end());
     for (const auto& [path, bytes] : staged_blobs_) paths.insert(path);
+    if (entering)
+      for (const IndexEntry& e : git_->index_entries({literal_pathspec(kWorkTreeStore)}))
+        if (!e.skip_worktree && e.stage == 0) paths.insert(e.path);
     // A lean store holds only blobs not committed yet: few files.
     for (const StoreEntry& e : ws_.store().entries())
       if (e.kind == StoreEntry::Kind::Blob && e.digest) paths.insert(tracked_blob_path(*e.digest));

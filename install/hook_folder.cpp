@@ -24,11 +24,16 @@ SafeLocation locate(const fs::path& hooks, const fs::path& top) {
 }  // namespace
 
 const std::vector<std::string>& our_hooks() {
-  static const std::vector<std::string> hooks = {"pre-commit", "pre-push"};
+  static const std::vector<std::string> hooks = {"pre-commit", "pre-push", "post-checkout"};
   return hooks;
 }
 
 std::string chained_name(const std::string& hook) { return hook + ".jpblob-chained"; }
+
+bool is_git_lfs_hook(const std::string& text, const std::string& hook) {
+  return text.starts_with("#!/bin/sh\n") && text.find("configured for Git LFS") != std::string::npos &&
+         text.find("git lfs " + hook + " \"$@\"") != std::string::npos && text.size() < 1024;
+}
 
 std::string hook_text(const std::string& hook, const fs::path& program) {
   const std::string run = shell_quote(program.string()) + " " + hook + " \"$@\"";
@@ -44,6 +49,16 @@ std::string hook_text(const std::string& hook, const fs::path& program) {
            "  printf '%s\\n' \"$input\" | \"$chained\" \"$@\" || exit $?\n"
            "fi\n"
            "printf '%s\\n' \"$input\" | " + run + "\n";
+  }
+  if (hook == "post-checkout") {
+    return "#!/bin/sh\n" + marker(hook) +
+           ": a new clone of a repository that holds\n"
+           "# conversations keeps its committed blobs in git's objects only (lean).\n"
+           "# `git jpblob uninstall` removes it and puts back the hook it chained, if any.\n" + chained +
+           "if [ -x \"$chained\" ]; then\n"
+           "  \"$chained\" \"$@\" || exit $?\n"
+           "fi\n"
+           "exec " + run + "\n";
   }
   return "#!/bin/sh\n" + marker(hook) +
          ": stages the blobs each committed conversation\n"

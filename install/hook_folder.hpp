@@ -22,6 +22,9 @@ const std::vector<std::string>& our_hooks();
 // then `program <hook>`.
 std::string hook_text(const std::string& hook, const std::filesystem::path& program);
 std::string chained_name(const std::string& hook);
+// True when `text` is git-lfs's own `hook` (what `git lfs install` and its
+// filter write): chaining it keeps git-lfs's work and adds git-jpblob's.
+bool is_git_lfs_hook(const std::string& text, const std::string& hook);
 
 class HookFolder {
  public:

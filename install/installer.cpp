@@ -127,49 +127,78 @@ std::optional<std::string> remove_lean_template(const GitCli& git, ConfigScope s
   return "New clones check out .jp/blobs again: removed init.templateDir (" + dir.string() + ").";
 }
 
-// The lean work tree's part of install (core/workspace/lean): at a user or system
-// scope, the clone template, unless --no-lean or JP reads the blob files
-// (jpblob.smudge=refs); in a repository, its conversion with --lean, or a
-// hint when it checks its committed blobs out.
+// The lean work tree's part of install (core/workspace/lean). Nothing here
+// touches a repository install does not run in, unless asked:
+// - in a repository (and no explicit --global or --system), --lean and
+//   --no-lean are this repository's choice (its jpblob.lean) and convert it
+//   either way; with neither, a repository that tracks blobs becomes lean
+//   unless it keeps its store by choice (lean_refused);
+// - elsewhere, or with an explicit user or system scope, --no-lean sets
+//   jpblob.lean=false there (new clones check their store out) and --lean
+//   takes that back; a clone becomes lean through the post-checkout hook
+//   the filter installs during its checkout, never through a template;
+// - --clone-template (opt-in) writes git's template plus a lean sparse
+//   checkout and names it in init.templateDir, so that a clone never writes
+//   the blob files at all, at the price of every repository git makes
+//   being a sparse checkout. Without it, a template of ours that an earlier
+//   install named is taken back out.
 std::vector<std::string> install_lean(const fs::path& cwd, const std::optional<Repo>& repo,
                                       const InstallOptions& options) {
   std::vector<std::string> done;
   const GitCli git(repo ? repo->top : cwd);
+  const bool for_repository = repo && !options.scope_given && options.scope != ConfigScope::Local;
+  const bool here = repo && (for_repository || options.scope == ConfigScope::Local);
   if (options.scope != ConfigScope::Local) {
+    if (!here && options.lean == false) {
+      git.config_set("jpblob.lean", "false", options.scope);
+      done.push_back("New clones check out their committed blobs: jpblob.lean is false in your " +
+                     config_scope_name(options.scope) + " config (`install --lean` takes it back).");
+    } else if (!here && options.lean == true && git.config_unset("jpblob.lean", options.scope)) {
+      done.push_back("New clones of repositories that hold conversations are lean again: removed jpblob.lean from "
+                     "your " + config_scope_name(options.scope) + " config.");
+    }
     const fs::path dir = lean_template_dir();
-    const bool refs = git.config_get("jpblob.smudge", options.scope) == "refs";
     const auto current = git.config_get("init.templateDir", options.scope);
-    if (!options.lean.value_or(true) || refs) {
+    if (!options.clone_template) {
       if (auto removed = remove_lean_template(git, options.scope)) done.push_back(*removed);
-      if (refs && options.lean == true)
-        done.push_back("New clones check out .jp/blobs: jpblob.smudge is refs, and JP reads the blob files.");
+    } else if (git.config_get("jpblob.smudge", options.scope) == "refs") {
+      done.push_back("No clone template: jpblob.smudge is refs, and JP reads the blob files.");
     } else {
       write_lean_template(dir);
       if (current && fs::path(*current) != dir) {
-        done.push_back("Left init.templateDir (" + *current + ") alone: new clones check out .jp/blobs. To make "
-                       "them lean, add to that template what " + dir.string() + " adds to git's own: its config, "
+        done.push_back("Left init.templateDir (" + *current + ") alone. To make clones lean from their first "
+                       "checkout, add to that template what " + dir.string() + " adds to git's own: its config, "
                        "its info/sparse-checkout and the last two lines of its info/exclude.");
       } else if (!current) {
         git.config_set("init.templateDir", dir.string(), options.scope);
-        done.push_back("New clones keep committed blobs in git's objects only: init.templateDir is " + dir.string() +
-                       " (git's own template, plus a sparse checkout that leaves .jp/blobs out; --no-lean undoes "
-                       "it).");
+        done.push_back("Every repository git makes from now on is a sparse checkout that leaves .jp/blobs out: "
+                       "init.templateDir is " + dir.string() + " (in your " + config_scope_name(options.scope) +
+                       " config; `install` without --clone-template takes it out).");
       }
     }
   }
-  if (!repo) return done;
-  const GitCli here(repo->top);
+  if (!here) return done;
+  const GitCli local(repo->top);
+  if (options.lean) local.config_set("jpblob.lean", *options.lean ? "true" : "false", ConfigScope::Local);
   const auto git_repo = GitRepo::open(repo->top);
-  if (git_repo && is_lean(*git_repo)) return done;
-  if (options.lean == true) {
-    make_lean(*repo, here, Workspace::open(repo->top));
-    done.push_back("This clone keeps committed blobs in git's objects only now: they left the work tree, and "
-                   "status no longer looks at them.");
-  } else if (!here.index_entries({literal_pathspec(kWorkTreeStore)}).empty() &&
-             here.config_get("jpblob.smudge", std::nullopt) != "refs") {
-    done.push_back("This clone checks out its committed blobs, a second copy of what the conversations hold: "
-                   "`git jpblob install --lean` keeps them in git's objects only (faster status and clones).");
+  const bool lean_now = git_repo && is_lean(*git_repo);
+  if (options.lean == false) {
+    if (lean_now && leave_lean(*repo, local)) {
+      done.push_back("This clone checks out its committed blobs again (jpblob.lean is false in its config).");
+    } else {
+      done.push_back("This clone checks out its committed blobs (jpblob.lean is false in its config).");
+    }
+    return done;
   }
+  // Unasked, only a repository that holds conversations' blobs.
+  if (lean_now || (options.lean != true && !tracks_blobs(local))) return done;
+  if (auto why = lean_refused(local)) {
+    if (options.lean == true) throw Error(*why);
+    return done;
+  }
+  make_lean(*repo, local, Workspace::open(repo->top));
+  done.push_back("This clone keeps its committed blobs in git's objects only now (lean): they left the work tree, "
+                 "and status no longer looks at them. `git jpblob install --no-lean` checks them out again.");
   return done;
 }
 
@@ -327,7 +356,10 @@ bool our_hook_in_place(const GitRepo* repo) {
   // Nothing to do: our pre-commit hook, and a pre-push hook (ours, or the
   // user's, which ensure_hook leaves alone).
   const HookFolder folder(hooks, *repo->workdir());
-  return folder.is_ours("pre-commit") && folder.exists("pre-push");
+  if (!folder.is_ours("pre-commit")) return false;
+  for (const std::string& name : our_hooks())
+    if (!folder.exists(name)) return false;
+  return true;
 }
 
 std::optional<std::string> ensure_hook(const fs::path& cwd, const GitRepo* repo, const fs::path& program) {
@@ -341,7 +373,9 @@ std::optional<std::string> ensure_hook(const fs::path& cwd, const GitRepo* repo,
     const fs::path hook = hooks / "pre-commit";
     const HookFolder folder(hooks, top);
     const bool commit_ours = folder.is_ours("pre-commit");
-    if (commit_ours && folder.exists("pre-push")) return std::nullopt;
+    if (commit_ours && std::all_of(our_hooks().begin(), our_hooks().end(),
+                                   [&](const std::string& name) { return folder.exists(name); }))
+      return std::nullopt;
     if (GitCli(top).config_get("jpblob.autoInstallHook", std::nullopt, "bool") == "false") return std::nullopt;
     if (auto managed = managed_hooks(*layout, folder)) {
       if (managed->runs_jpblob) return std::nullopt;
@@ -368,15 +402,24 @@ std::optional<std::string> ensure_hook(const fs::path& cwd, const GitRepo* repo,
              "blobs; run `git jpblob install` to put one there";
     std::vector<std::string> installed;
     for (const std::string& name : our_hooks()) {
-      if (folder.exists(name)) continue;  // ours already, or the user's (a pre-push of git-lfs)
+      if (folder.exists(name)) {
+        // Ours already, or the user's, left alone; git-lfs's own hook
+        // (its filter writes them during the same clone, and .jp/blobs may
+        // be in git-lfs) is chained, as `install --force` would.
+        if (folder.is_ours(name) || !is_git_lfs_hook(folder.read(name).value_or(""), name) ||
+            folder.exists(chained_name(name)))
+          continue;
+        folder.rename(name, chained_name(name));
+      }
       folder.write_hook(name, hook_text(name, program));
       installed.push_back(name);
     }
     if (installed.empty()) return std::nullopt;
     std::string names = installed[0];
-    for (std::size_t i = 1; i < installed.size(); ++i) names += " and " + installed[i];
+    for (std::size_t i = 1; i < installed.size(); ++i) names += (i + 1 == installed.size() ? " and " : ", ") + installed[i];
     return "installed the " + names + " hook" + (installed.size() > 1 ? "s" : "") + " in " + hooks.string() +
-           " (they stage and check the blobs each commit references)";
+           " (commits get their blobs checked and staged, pushes checked, and a clone of conversations "
+           "keeps its blobs in git's objects only)";
   } catch (const std::exception& e) {
     return std::string("warning: cannot install the pre-commit hook: ") + e.what();
   }
@@ -398,6 +441,8 @@ std::vector<std::string> uninstall(const fs::path& cwd, const InstallOptions& op
                                      config_scope_name(options.scope) + " git config.");
   if (options.scope != ConfigScope::Local)
     if (auto removed = remove_lean_template(config, options.scope)) done.push_back(*removed);
+  if (config.config_unset("jpblob.lean", options.scope))
+    done.push_back("Removed jpblob.lean from the " + config_scope_name(options.scope) + " git config.");
   if (!repo) return done.empty() ? std::vector<std::string>{"Nothing to change."} : done;
 
   const SafeDir top = SafeDir::open(repo->top);

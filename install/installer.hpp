@@ -32,12 +32,12 @@ namespace jpblob {
 struct InstallOptions {
   ConfigScope scope = ConfigScope::Global;
   bool force = false;
-  // Lean work trees (core/workspace/lean). At the global or system scope, new clones
-  // are lean unless `lean` is false (--no-lean): install writes the clone
-  // template and names it in init.templateDir, and --no-lean takes ours
-  // back out. In a repository, only `lean == true` (--lean) converts this
-  // clone; otherwise install says how.
+  // Lean work trees (core/workspace/lean; install_lean in installer.cpp):
+  // --lean / --no-lean, for this repository when install runs in one (and
+  // no scope was given), else for new clones at `scope`.
   std::optional<bool> lean;
+  bool scope_given = false;     // --local, --global or --system was given
+  bool clone_template = false;  // --clone-template: init.templateDir, opt-in
   std::filesystem::path program;  // the absolute path of git-jpblob
 };
 

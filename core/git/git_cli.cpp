@@ -44,6 +44,7 @@ std::string config_scope_name(ConfigScope scope) {
   switch (scope) {
     case ConfigScope::Local: return "local";
     case ConfigScope::System: return "system";
+    case ConfigScope::Worktree: return "worktree";
     case ConfigScope::Global: break;
   }
   return "global";
@@ -339,11 +340,20 @@ bool GitCli::config_remove_empty_section(const std::string& section, ConfigScope
   return run({"config", scope_flag(scope), "--remove-section", section}).status == 0;
 }
 
+bool GitCli::tracks_any(const std::string& path) const {
+  return !must("list the index", {"ls-files", "-z", "--", literal_pathspec(path)}).empty();
+}
+
 void GitCli::set_skip_worktree(const std::vector<std::string>& paths, bool on) const {
   if (paths.empty()) return;
   must(on ? "mark blobs as kept out of the work tree" : "bring blobs back into the work tree",
        {"update-index", on ? "--skip-worktree" : "--no-skip-worktree", "-z", "--stdin"},
        nul_joined(paths, false));
+}
+
+void GitCli::check_out_from_index(const std::vector<std::string>& paths) const {
+  if (paths.empty()) return;
+  must("check the blobs out", {"checkout-index", "-f", "-z", "--stdin"}, nul_joined(paths, false));
 }
 
 GitCli::LineMerge GitCli::merge_texts(std::string_view ours, std::string_view base, std::string_view theirs,

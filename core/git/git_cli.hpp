@@ -61,8 +61,11 @@ struct RepoLayout {
   std::filesystem::path sparse_checkout;  // this worktree's info/sparse-checkout file
 };
 
-enum class ConfigScope { Local, Global, System };
-// "local", "global", "system": git's name for a scope.
+// Worktree: this work tree's own config.worktree when the repository has
+// extensions.worktreeConfig (as `git sparse-checkout` sets it), else the
+// repository's config: where git reads a work tree's own settings.
+enum class ConfigScope { Local, Global, System, Worktree };
+// "local", "global", "system", "worktree": git's name for a scope.
 std::string config_scope_name(ConfigScope scope);
 
 class GitCli {
@@ -74,6 +77,8 @@ class GitCli {
 
   // Every index entry matching a few pathspecs (magic allowed), all stages.
   std::vector<IndexEntry> index_entries(const std::vector<std::string>& pathspecs) const;
+  // True when the index tracks anything at or below `path` (literal).
+  bool tracks_any(const std::string& path) const;
 
   // The stage-0 id of each of many exact paths, in one `git cat-file
   // --batch-check -z`; a path that is not in the index is absent.
@@ -156,6 +161,9 @@ class GitCli {
   // Sets (or clears) the skip-worktree bit of index entries: git neither
   // writes nor looks at their work-tree files.
   void set_skip_worktree(const std::vector<std::string>& paths, bool on = true) const;
+  // Writes the index's version of each of `paths` to the work tree
+  // (git checkout-index -f), one git call.
+  void check_out_from_index(const std::vector<std::string>& paths) const;
 
   // A line-by-line three-way merge of three texts (`git merge-file`), with
   // conflict markers of `marker_size` labelled ours/base/theirs. Returns the

@@ -384,6 +384,25 @@ std::string GitRepo::hash_blob(std::string_view content) const {
   return git_oid_tostr_s(&id);
 }
 
+std::optional<std::uint64_t> GitRepo::object_size(const std::string& hex) const {
+  git_oid oid;
+  if (git_oid_fromstr(&oid, hex.c_str()) < 0) {
+    git_error_clear();
+    return std::nullopt;
+  }
+  git_odb* odb = nullptr;
+  check_git(git_repository_odb(&odb, repo_.get()), "cannot open git's objects");
+  std::size_t size = 0;
+  git_object_t type{};
+  const int rc = git_odb_read_header(&size, &type, odb, &oid);
+  git_odb_free(odb);
+  if (rc != 0) {
+    git_error_clear();
+    return std::nullopt;
+  }
+  return size;
+}
+
 bool GitRepo::has_object(const std::string& hex) const {
   git_oid id;
   if (git_oid_fromstr(&id, hex.c_str()) < 0) {

@@ -127,6 +127,10 @@ class GitRepo {
   // since then may be reported absent (never the other way round).
   bool has_object(const std::string& hex) const;
 
+  // The size of the object with this hex id, from its header alone;
+  // nullopt when the object database lacks it (no lazy fetch).
+  std::optional<std::uint64_t> object_size(const std::string& hex) const;
+
   // The id git would give `content` as a blob, in hex; nothing is written.
   std::string hash_blob(std::string_view content) const;
   // Writes `content` as a blob object; returns its id in hex.

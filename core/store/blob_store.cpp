@@ -23,6 +23,11 @@ std::string blob_relative_path(const Digest& digest) {
   return hex.substr(0, 2) + "/" + hex.substr(2, 2) + "/" + hex + ".blob.gz";
 }
 
+std::string tracked_blob_folder(std::string_view hex_prefix) {
+  return std::string(kWorkTreeStore) + "/" + std::string(hex_prefix.substr(0, 2)) + "/" +
+         std::string(hex_prefix.substr(2, 2)) + "/";
+}
+
 std::string tracked_blob_path(const Digest& digest) {
   return std::string(kWorkTreeStore) + "/" + blob_relative_path(digest);
 }

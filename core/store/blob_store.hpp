@@ -69,6 +69,9 @@ inline constexpr std::string_view kWorkTreeStore = ".jp/blobs";
 // ".jp/blobs/aa/bb/<hex>.blob.gz": a blob's path relative to a work
 // tree's top, and in a commit's tree.
 std::string tracked_blob_path(const Digest& digest);
+// The folder below the work tree's top that holds every blob whose hex
+// digest starts with `hex_prefix` (4 or more hex characters).
+std::string tracked_blob_folder(std::string_view hex_prefix);
 
 // The digest a repository path names when it is exactly a blob's tracked
 // path (its own folders, 64 lowercase hex, ".blob.gz"); nullopt otherwise.

@@ -38,6 +38,18 @@ bool holds_line(const std::string& text, std::string_view line) {
   return false;
 }
 
+// True when the git blob `id` gives back `file` byte for byte: it holds
+// those bytes, or it is a git-lfs pointer to them (.jp/blobs tracked by
+// git-lfs, whose own store then holds them; smudge reads them through it).
+bool gives_back(const GitRepo& repo, const std::string& id, const std::string& file) {
+  if (repo.hash_blob(file) == id) return true;
+  const auto object = repo.read_object(id);
+  if (!object || !is_lfs_pointer(*object)) return false;
+  const std::string oid = "\noid sha256:" + Sha256::of(file).hex() + "\n";
+  const std::string size = "\nsize " + std::to_string(file.size()) + "\n";
+  return object->find(oid) != std::string::npos && object->find(size) != std::string::npos;
+}
+
 }  // namespace
 
 std::size_t drop_blob_files(const Workspace& ws, const std::vector<GitCli>& indexes,
@@ -55,7 +67,7 @@ std::size_t drop_blob_files(const Workspace& ws, const std::vector<GitCli>& inde
     if (const auto k = kept.find(path); keeper && (k == kept.end() || k->second != id->second)) continue;
     // Only a file git can give back byte for byte leaves.
     const auto raw = ws.store().read_raw(*digest);
-    if (raw && ws.repo()->hash_blob(*raw) == id->second) drop.emplace_back(*digest, id->second);
+    if (raw && gives_back(*ws.repo(), id->second, *raw)) drop.emplace_back(*digest, id->second);
   }
   std::vector<std::string> marked;
   for (const auto& [digest, id] : drop) marked.push_back(tracked_blob_path(digest));
@@ -109,13 +121,23 @@ bool is_lean(const GitRepo& repo) {
   return fs::is_regular_file(file, ec) && holds_line(read_file(file), kStoreExclusion);
 }
 
-void make_lean(const RepoLayout& layout, const GitCli& git, const Workspace& ws) {
+std::optional<std::string> lean_refused(const GitCli& git) {
+  if (git.config_get("jpblob.lean", std::nullopt, "bool") == "false")
+    return "jpblob.lean is false here: this clone checks its committed blobs out";
   if (git.config_get("jpblob.smudge", std::nullopt) == "refs")
-    throw Error("this clone keeps the reference form (jpblob.smudge=refs): JP with RFD 066 reads .jp/blobs, so "
-                "its blobs stay checked out");
-  if (git.config_get("core.sparseCheckoutCone", std::nullopt, "bool") == "true")
-    throw Error("this clone uses cone-mode sparse checkout, whose patterns cannot leave .jp/blobs out; "
-                "`git sparse-checkout set --no-cone` with your patterns plus !/.jp/blobs/ does it by hand");
+    return "this clone keeps the reference form (jpblob.smudge=refs): JP with RFD 066 reads .jp/blobs, so its "
+           "blobs stay checked out";
+  if (git.config_get("core.sparseCheckoutCone", std::nullopt, "bool") == "true" &&
+      git.config_get("core.sparseCheckout", std::nullopt, "bool") == "true")
+    return "this clone uses cone-mode sparse checkout, whose patterns cannot leave .jp/blobs out; "
+           "`git sparse-checkout set --no-cone` with your patterns plus !/.jp/blobs/ does it by hand";
+  return std::nullopt;
+}
+
+bool tracks_blobs(const GitCli& git) { return git.tracks_any(std::string(kWorkTreeStore)); }
+
+void enter_lean(const RepoLayout& layout, const GitCli& git) {
+  if (auto why = lean_refused(git)) throw Error(*why);
   std::error_code ec;
   std::string patterns = fs::is_regular_file(layout.sparse_checkout, ec) ? read_file(layout.sparse_checkout) : "";
   const bool was_sparse = git.config_get("core.sparseCheckout", std::nullopt, "bool") == "true";
@@ -127,18 +149,57 @@ void make_lean(const RepoLayout& layout, const GitCli& git, const Workspace& ws)
   }
   fs::create_directories(layout.sparse_checkout.parent_path());
   write_file_atomic(layout.sparse_checkout, patterns);
-  git.config_set("core.sparseCheckout", "true", ConfigScope::Local);
+  // Where git reads a work tree's own settings: `git sparse-checkout
+  // disable` writes core.sparseCheckout=false to config.worktree, which
+  // would win over the repository's config.
+  git.config_set("core.sparseCheckout", "true", ConfigScope::Worktree);
   // git's sparse-checkout command takes cone mode by default, where these
   // patterns mean nothing; checkout itself does not.
-  git.config_set("core.sparseCheckoutCone", "false", ConfigScope::Local);
-  if (patterns == kLeanPatterns) git.config_set(std::string(kExpectFiles), "true", ConfigScope::Local);
+  git.config_set("core.sparseCheckoutCone", "false", ConfigScope::Worktree);
+  if (patterns == kLeanPatterns) git.config_set(std::string(kExpectFiles), "true", ConfigScope::Worktree);
   add_store_ignored(layout.common_dir / "info" / "exclude");
+}
+
+void make_lean(const RepoLayout& layout, const GitCli& git, const Workspace& ws) {
+  enter_lean(layout, git);
   // The blobs this clone checked out leave (git's own `sparse-checkout
   // reapply` keeps any file whose stat data is racy, so the store does it).
   std::vector<std::string> checked_out;
   for (const IndexEntry& e : git.index_entries({literal_pathspec(kWorkTreeStore)}))
     if (!e.skip_worktree && e.stage == 0) checked_out.push_back(e.path);
   drop_blob_files(ws, {git}, checked_out);
+}
+
+bool leave_lean(const RepoLayout& layout, const GitCli& git) {
+  std::error_code ec;
+  const std::string patterns =
+      fs::is_regular_file(layout.sparse_checkout, ec) ? read_file(layout.sparse_checkout) : "";
+  if (!holds_line(patterns, kStoreExclusion)) return false;
+  std::string kept;
+  std::istringstream in(patterns);
+  for (std::string l; std::getline(in, l);)
+    if (l != kStoreExclusion) kept.append(l).push_back('\n');
+  if (kept == "/*\n") {
+    git.config_set("core.sparseCheckout", "false", ConfigScope::Worktree);
+    git.config_unset(std::string(kExpectFiles), ConfigScope::Worktree);
+    fs::remove(layout.sparse_checkout, ec);
+  } else {
+    write_file_atomic(layout.sparse_checkout, kept);
+  }
+  const fs::path exclude = layout.common_dir / "info" / "exclude";
+  if (fs::is_regular_file(exclude, ec)) {
+    std::string text = read_file(exclude);
+    if (const auto at = text.find(kStoreIgnored); at != std::string::npos) {
+      text.erase(at, kStoreIgnored.size());
+      write_file_atomic(exclude, text);
+    }
+  }
+  std::vector<std::string> skipped;
+  for (const IndexEntry& e : git.index_entries({literal_pathspec(kWorkTreeStore)}))
+    if (e.skip_worktree && e.stage == 0) skipped.push_back(e.path);
+  git.set_skip_worktree(skipped, false);
+  git.check_out_from_index(skipped);
+  return true;
 }
 
 void write_lean_template(const fs::path& dir) {

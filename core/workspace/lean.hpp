@@ -11,6 +11,7 @@
 #pragma once
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -56,14 +57,34 @@ BlobStore::HeldByGit held_in_index(const GitRepo& repo);
 // libgit2, with no git process: Workspace::open asks on every filter start.
 bool is_lean(const GitRepo& repo);
 
+// Why this work tree keeps its store checked out, or nullopt when it may be
+// lean: `jpblob.lean=false` (a user's or a repository's choice, any
+// scope), `jpblob.smudge=refs` (JP with RFD 066 reads the files), or
+// cone-mode sparse checkout (its patterns cannot leave one folder out).
+std::optional<std::string> lean_refused(const GitCli& git);
+
+// True when the index `git` reads tracks a blob file of the store: the
+// repository holds conversations' blobs. One git call that stops early.
+bool tracks_blobs(const GitCli& git);
+
+// The settings and patterns of a lean work tree (below), written where git
+// reads them (config.worktree under extensions.worktreeConfig), with no
+// file touched: the caller drops the blob files. Throws Error, changing
+// nothing, when lean_refused() gives a reason.
+void enter_lean(const RepoLayout& layout, const GitCli& git);
+
 // Makes this work tree lean: core.sparseCheckout on (not cone mode), the
 // store's exclusion added to its patterns (any others kept), and every
 // staged blob whose file is unmodified dropped from the work tree
 // (drop_blob_files); blobs not staged yet stay until their commit. Throws
-// Error, changing nothing, when cone-mode sparse checkout is on (cone
-// patterns cannot leave one folder out) or jpblob.smudge=refs (JP with RFD
-// 066 reads the files).
+// Error, changing nothing, when lean_refused() gives a reason.
 void make_lean(const RepoLayout& layout, const GitCli& git, const Workspace& ws);
+
+// Undoes make_lean: the store's exclusion leaves this work tree's sparse
+// patterns (and sparse checkout goes off where they were only the lean
+// ones), the store's lines leave info/exclude, and git writes every
+// committed blob file back. True when the tree was lean.
+bool leave_lean(const RepoLayout& layout, const GitCli& git);
 
 // The lines that keep blob files not committed yet out of git's untracked
 // files in a lean work tree (info/exclude, shared by its worktrees): `git
