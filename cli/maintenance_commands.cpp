@@ -22,6 +22,7 @@
 #include "core/documents/render.hpp"
 #include "core/maintenance/repair.hpp"
 #include "core/maintenance/stats.hpp"
+#include "core/git/git_cli.hpp"
 #include "core/git/subprocess.hpp"
 #include "core/documents/transform.hpp"
 #include "core/maintenance/verify.hpp"
@@ -131,6 +132,10 @@ void run_files_command(const MaintenanceArgs& args) {
         if (ws.base()->lstat(document.parent_path() / companion)) show(document.parent_path() / companion);
   const DocumentNeeds needs = document_needs(kind, read_document(ws, document), 0);
   if (needs.unreadable) throw Error(document.string() + " is " + *needs.unreadable);
+  // A lean work tree's blobs are outside its sparse patterns, where `git
+  // add` refuses every path: the pre-commit hook stages them, so only the
+  // documents are listed there.
+  if (ws.lean()) return;
   std::set<Digest> seen;
   for (const auto* list : {&needs.references, &needs.inline_payloads})
     for (const auto& r : *list)
@@ -157,10 +162,17 @@ std::string blob_url_for_name(const Workspace& ws, const std::string& name) {
                 "blob:sha256:<hex>, a digest, or 8+ hex characters of one",
                 ErrorKind::Usage);
   if (hex.size() < 64) {
-    const std::vector<Digest> matches = ws.store().find_prefix(hex);
+    // In the store, and among the blobs the index tracks (a lean work
+    // tree's committed blobs have no file).
+    std::set<Digest> matches;
+    for (const Digest& d : ws.store().find_prefix(hex)) matches.insert(d);
+    if (ws.in_work_tree())
+      for (const IndexEntry& e : GitCli(ws.top()).index_entries(
+               {literal_pathspec(tracked_blob_folder(hex))}))
+        if (auto d = digest_of_tracked_path(e.path); d && d->hex().starts_with(hex)) matches.insert(*d);
     if (matches.empty()) throw Error("no blob starts with " + hex);
     if (matches.size() > 1) throw Error(hex + " is ambiguous: " + std::to_string(matches.size()) + " blobs start with it");
-    hex = matches[0].hex();
+    hex = matches.begin()->hex();
   }
   return "blob:sha256:" + hex;
 }

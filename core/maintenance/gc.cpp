@@ -193,22 +193,35 @@ GcReport run_gc(const Workspace& ws, const GcOptions& options, const Progress& p
     }
   }
 
+  // Tracked blobs nothing needs that have no file: in a lean work tree
+  // every committed blob (skip-worktree: git's objects hold it, and the
+  // commits that did keep it), else what a gc killed after deleting, by an
+  // older version, left behind. Unstaging is their removal: the next
+  // commit no longer holds them, and nothing is deleted that git cannot
+  // give back. A lean tree's are reported like deleted files, with the
+  // blob file's size, so gc says the same in both modes.
+  std::vector<std::string> unstage;
+  if (ws.in_work_tree()) {
+    for (const IndexEntry& i : GitCli(ws.top()).index_entries({literal_pathspec(kWorkTreeStore)})) {
+      const auto digest = digest_of_tracked_path(i.path);
+      if (!digest || i.stage != 0 || present.count(*digest)) continue;
+      if (live.digests.count(*digest)) {
+        if (i.skip_worktree) ++report.kept_live;  // as its file would count
+        continue;
+      }
+      unstage.push_back(i.path);
+      if (!i.skip_worktree) continue;
+      const std::uint64_t size = ws.repo()->object_size(i.id).value_or(0);
+      report.removed.push_back({i.path, size});
+      report.bytes_freed += size;
+    }
+  }
   // Unstage first, then delete: a gc killed in between leaves untracked
-  // orphans, which the next gc deletes. Also unstaged: tracked blobs
-  // nothing needs whose file is already gone (what a gc killed after
-  // deleting, by an older version, left behind), except those a sparse
-  // checkout keeps out of the work tree.
+  // orphans, which the next gc deletes.
   if (!options.dry_run && ws.in_work_tree()) {
-    const GitCli git(ws.top());
-    std::vector<std::string> unstage;
     for (const Doomed& d : doomed)
       if (d.store == &store && d.entry->digest) unstage.push_back(tracked_blob_path(*d.entry->digest));
-    for (const IndexEntry& i : git.index_entries({literal_pathspec(kWorkTreeStore)})) {
-      const auto digest = digest_of_tracked_path(i.path);
-      if (digest && !i.skip_worktree && !present.count(*digest) && !live.digests.count(*digest))
-        unstage.push_back(i.path);
-    }
-    git.remove_from_index(unstage);
+    GitCli(ws.top()).remove_from_index(unstage);
   }
 
   // Deleting is mostly waiting: where the file system discards each freed
@@ -243,6 +256,8 @@ GcReport run_gc(const Workspace& ws, const GcOptions& options, const Progress& p
     report.bytes_freed += e->size;
   }
   sweep_temporaries(ws, options, now, live.temporaries, report);
+  std::sort(report.removed.begin(), report.removed.end(),
+            [](const GcReport::Removed& a, const GcReport::Removed& b) { return a.path < b.path; });
   return report;
 }
 

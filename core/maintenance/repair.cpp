@@ -5,6 +5,7 @@
 #include <atomic>
 #include <filesystem>
 #include <mutex>
+#include <set>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -110,7 +111,31 @@ RepairReport run_repair(const Workspace& ws, const Progress& progress) {
   for (const Digest& d : build_live_set(ws, {}).referenced)
     if (!present.count(d)) missing.insert(d);
   for (const Digest& d : missing) corrupt.emplace(d, "missing");
-  if (corrupt.empty()) return report;
+  // Blobs a staged document references that this index lacks, though the
+  // store has a sound file: a commit made without the hook left them out,
+  // and the hook stages only what a commit changes. Staged here, so that
+  // the next commit (or `commit --amend`) holds them.
+  std::vector<std::string> stage;  // tracked paths of blobs staged for the first time
+  if (ws.in_work_tree()) {
+    std::unordered_set<std::string> indexed;
+    for (IndexEntry& e : GitCli(ws.top()).index_entries({literal_pathspec(kWorkTreeStore)}))
+      indexed.insert(std::move(e.path));
+    std::set<std::string> unstaged;
+    for_each_document(
+        ws,
+        [&](const DocumentRef& doc, const std::string& text) {
+          if (doc.origin != DocumentOrigin::Index) return;
+          const DocumentNeeds needs = document_needs(doc.kind, text, 0);
+          std::lock_guard lock(mutex);
+          for (const BlobUse& r : needs.references)
+            if (!indexed.count(tracked_blob_path(r.digest)) && present.count(r.digest) && !corrupt.count(r.digest))
+              unstaged.insert(tracked_blob_path(r.digest));
+        },
+        {});
+    stage.assign(unstaged.begin(), unstaged.end());
+    for (const std::string& path : stage) report.repaired.push_back(path + " (staged)");
+  }
+  if (corrupt.empty() && stage.empty()) return report;
 
   std::unordered_map<Digest, std::string, DigestHash> good;
   for (const auto& [digest, why] : corrupt) {
@@ -128,7 +153,7 @@ RepairReport run_repair(const Workspace& ws, const Progress& progress) {
   if (!rest.empty())
     for (auto& [digest, bytes] : from_documents(ws, rest)) good.emplace(digest, std::move(bytes));
 
-  std::vector<std::string> restage;  // tracked paths
+  std::vector<std::string> restage;  // tracked paths, corrupt in the index
   for (const auto& [digest, why] : corrupt) {
     const std::string path = store.path_of(digest).lexically_relative(ws.top()).string();
     const auto bytes = good.find(digest);
@@ -142,17 +167,22 @@ RepairReport run_repair(const Workspace& ws, const Progress& progress) {
       store.replace_corrupt(digest, bytes->second);
       restage.push_back(tracked_blob_path(digest));
     } else if (missing.count(digest)) {
+      // Staged too: a commit made without the hook (`--no-verify`, a merge
+      // a driver cleaned) lacks it, and in a lean tree `git add` refuses a
+      // path outside the sparse patterns. The next commit then holds it.
       store.put(digest, bytes->second);
+      if (ws.in_work_tree()) stage.push_back(tracked_blob_path(digest));
     } else {
       store.replace_corrupt(digest, bytes->second);
     }
     report.repaired.push_back(path);
   }
-  if (!restage.empty()) {
+  if (!restage.empty() || !stage.empty()) {
     const GitCli git(ws.top());
     git.set_skip_worktree(restage, false);  // git looks at no file behind the bit
+    restage.insert(restage.end(), stage.begin(), stage.end());
     git.add_to_index(restage);
-    drop_blob_files(ws, {git}, restage);
+    if (ws.lean()) drop_blob_files(ws, {git}, restage);
   }
   return report;
 }

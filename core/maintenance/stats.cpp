@@ -5,6 +5,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "core/maintenance/index_blobs.hpp"
 #include "core/maintenance/live_set.hpp"
 
 namespace jpblob {
@@ -46,6 +47,18 @@ StatsReport run_stats(const Workspace& ws, const Progress& progress) {
     const std::uint64_t size = ws.store().trailer_size(e).value_or(0);
     s.unique_bytes += size;
     stored.emplace(*e.digest, size);
+  }
+  // A lean work tree's committed blobs: in git's objects, not in the store.
+  std::unordered_set<Digest, DigestHash> in_store;
+  for (const auto& [digest, size] : stored) in_store.insert(digest);
+  const std::vector<IndexBlob> in_git = index_only_blobs(ws, in_store);
+  const std::vector<IndexBlobCheck> checks = check_index_blobs(ws, in_git);
+  for (std::size_t i = 0; i < in_git.size(); ++i) {
+    if (!checks[i].size) continue;  // absent from this clone's objects, or corrupt (verify says which)
+    ++s.unique_blobs;
+    s.stored_bytes += checks[i].stored;
+    s.unique_bytes += *checks[i].size;
+    stored.emplace(in_git[i].digest, *checks[i].size);
   }
   std::unordered_set<Digest, DigestHash> counted;
   for (const auto& [digest, declared] : payloads) {

@@ -15,7 +15,7 @@ struct StatsReport {
   std::size_t references = 0;          // explicit references in work tree documents
   std::size_t inline_payloads = 0;     // payloads still inline in the work tree
   std::uint64_t inline_bytes = 0;      // their decoded size
-  std::size_t unique_blobs = 0;        // blob files in the store
+  std::size_t unique_blobs = 0;        // blobs held: store files, and in a lean tree the index's blobs in git
   std::uint64_t stored_bytes = 0;      // their gzip size
   std::uint64_t unique_bytes = 0;      // their uncompressed size (from the gzip trailers)
   std::uint64_t referenced_bytes = 0;  // size of every payload, referenced or inline, duplicates counted

@@ -1,5 +1,6 @@
 #include "core/maintenance/verify.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <map>
 #include <mutex>
@@ -10,6 +11,7 @@
 #include "core/base/error.hpp"
 #include "core/git/git_cli.hpp"
 #include "core/maintenance/commit_check.hpp"
+#include "core/maintenance/index_blobs.hpp"
 #include "core/maintenance/live_set.hpp"
 #include "core/base/parallel.hpp"
 
@@ -73,6 +75,19 @@ VerifyReport run_verify(const Workspace& ws, bool history, const Progress& progr
     if (!problem.empty()) report.problems.push_back(problem);
     if (progress) progress("Verifying blobs", ++done, blobs.size());
   });
+
+  // 1a. Every blob the index holds with no file here (a lean work tree's
+  // committed blobs), read from git's objects and checked the same way.
+  const std::vector<IndexBlob> in_git = index_only_blobs(ws, present, true);
+  const std::vector<IndexBlobCheck> in_git_checks = check_index_blobs(ws, in_git);
+  for (std::size_t i = 0; i < in_git.size(); ++i) {
+    const IndexBlobCheck& c = in_git_checks[i];
+    if (!c.size && c.problem.empty()) continue;  // not in this clone's objects: a partial clone
+    ++report.blobs;
+    present.insert(in_git[i].digest);
+    if (c.size) sizes[in_git[i].digest] = *c.size;
+    if (!c.problem.empty()) report.problems.push_back(c.problem);
+  }
 
   // 1b. Every kept copy (docs/ARCHITECTURE.md, "Kept copies"): after a
   // stash or a `git clean` it can be the only copy of a blob not committed
@@ -151,6 +166,9 @@ VerifyReport run_verify(const Workspace& ws, bool history, const Progress& progr
   for (const StoreEntry& e : blobs)
     if (!live.count(*e.digest))
       report.unreferenced.push_back((store.root() / e.relative).lexically_relative(ws.top()).string());
+  for (const IndexBlob& b : in_git)
+    if (!live.count(b.digest)) report.unreferenced.push_back(b.path);
+  std::sort(report.unreferenced.begin(), report.unreferenced.end());
 
   if (history && ws.repo()) verify_history(ws, report, progress);
   return report;
