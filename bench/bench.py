@@ -214,8 +214,9 @@ class Bench:
             origins[kind] = o
         # the clone side needs the filter config: global, as a user has it,
         # for git-lfs too (without `git lfs install` a clone checks out
-        # pointer files and smudges nothing). `git jpblob install` makes
-        # new clones lean by default (core/workspace/lean): the clone template.
+        # pointer files and smudges nothing). A clone of conversations is
+        # lean by default (core/workspace/lean): the post-checkout hook the
+        # filter installs during the clone drops the blob files git wrote.
         sh(f"{self.bin} install --global > /dev/null", d, self.env)
         sh("git lfs install --skip-repo > /dev/null", d, self.env)
         plain_env = dict(self.env)
@@ -271,9 +272,14 @@ class Bench:
             measure(f"git status, untracked cache on both sides{label}")
 
         # As a teammate who ran `git jpblob install` once has it: a lean
-        # work tree (no blob file written or looked at).
+        # work tree (blob files written by git, then dropped by the hook).
         clone_rows("")
         status_row("", "<= 1.2x")
+        self.status_against_index_floor(d, origins["jpblob"], plain_env)
+        # The opt-in clone template: no blob file is ever written.
+        sh(f"{self.bin} install --global --clone-template > /dev/null", d, self.env)
+        clone_rows(", clone template")
+        sh(f"{self.bin} install --global > /dev/null", d, self.env)
 
         # git checkout of another branch (half the conversations changed) and
         # back, in fresh clones.
@@ -297,6 +303,59 @@ class Bench:
         sh(f"{self.bin} install --global --no-lean > /dev/null", d, self.env)
         clone_rows(", store checked out")
         status_row(", store checked out", "report")
+        sh(f"{self.bin} uninstall --global > /dev/null", d, self.env)
+
+    def status_against_index_floor(self, d, origin, plain_env):
+        """git status in the lean clone against plain git on a clone with the
+        same index entries, every .jp/blobs entry skip-worktree: what RFD
+        066's one-file-a-blob layout costs git itself."""
+        floor = d / "floor"
+        self.discard(floor)
+        sh(f"git clone -q --no-checkout {origin} {floor}", d, plain_env)
+        sh("git config core.sparseCheckout true && git config core.sparseCheckoutCone false && "
+           "git config sparse.expectFilesOutsideOfPatterns true && mkdir -p .git/info && "
+           "printf '/*\\n!/.jp/blobs/\\n' > .git/info/sparse-checkout && git checkout -q", floor, plain_env)
+        ours = d / "clone-jpblob"
+        self.discard(ours)
+        sh(f"git clone -q {origin} {ours}", d, self.env)
+        time.sleep(1.1)  # past the racy-git window for both
+        timed("git status", ours, self.env)
+        timed("git status", floor, plain_env)
+        ratio, a, b = interleave(lambda: timed("git status", ours, self.env),
+                                 lambda: timed("git status", floor, plain_env), self.reps * 2)
+        row("git status after clone, lean", "index floor: plain git, same index", ratio, "<= 1.1x", 1.1,
+            f"({a * 1000:.0f}ms vs {b * 1000:.0f}ms)")
+
+    def without_conversations(self):
+        """A repository without conversations must not notice git-jpblob:
+        git status there with git-jpblob installed against without."""
+        print("== a repository without conversations", flush=True)
+        d = self.work / "plain-repo"
+        d.mkdir()
+        origin = d / "origin"
+        origin.mkdir()
+        for i in range(10000):
+            f = origin / f"src/{i % 100}/f{i}.rs"
+            f.parent.mkdir(parents=True, exist_ok=True)
+            f.write_text(f"fn f{i}() {{}}\n")
+        self.git("init -q .", origin)
+        self.git("add -A .", origin)
+        self.git("commit -qm code", origin)
+        bare_home = self.work / "home-without"
+        bare_home.mkdir(exist_ok=True)
+        if (self.home / ".gitconfig").exists():
+            shutil.copy(self.home / ".gitconfig", bare_home / ".gitconfig")
+        without_env = git_env(bare_home)
+        sh(f"{self.bin} install --global > /dev/null", d, self.env)
+        sh(f"git clone -q {origin} {d / 'with'}", d, self.env)
+        sh(f"git clone -q {origin} {d / 'without'}", d, without_env)
+        time.sleep(1.1)
+        timed("git status", d / "with", self.env)
+        timed("git status", d / "without", without_env)
+        ratio, a, b = interleave(lambda: timed("git status", d / "with", self.env),
+                                 lambda: timed("git status", d / "without", without_env), self.reps * 2)
+        row("git status, 10,000 files, no conversations", "the same before install", ratio, "<= 1.05x", 1.05,
+            f"({a * 1000:.0f}ms vs {b * 1000:.0f}ms)")
         sh(f"{self.bin} uninstall --global > /dev/null", d, self.env)
 
     # the hook in a large repository
@@ -439,7 +498,7 @@ def main():
     ap.add_argument("--bin", required=True)
     ap.add_argument("--fixtures", required=True)
     ap.add_argument("--quick", action="store_true", help="smaller data, fewer runs (a smoke test)")
-    ap.add_argument("--only", nargs="*", default=[], help="large many big history")
+    ap.add_argument("--only", nargs="*", default=[], help="large many plain big history")
     ap.add_argument("--keep", action="store_true")
     args = ap.parse_args()
     if not (Path(args.fixtures) / "jp-workspace").is_dir():
@@ -449,7 +508,7 @@ def main():
     start = time.time()
     try:
         for name, fn in (("large", b.large_file), ("many", b.many_conversations),
-                         ("big", b.big_repository), ("history", b.history)):
+                         ("plain", b.without_conversations), ("big", b.big_repository), ("history", b.history)):
             if not args.only or name in args.only:
                 section = time.time()
                 fn()

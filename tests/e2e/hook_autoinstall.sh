@@ -13,7 +13,7 @@ clone_gets_the_hook() {
   cd "$TEST_ROOT/origin"
   git clone -q "$TEST_ROOT/origin" "$TEST_ROOT/clone" 2> clone.err
   cd "$TEST_ROOT/clone"
-  grep -q "installed the pre-commit and pre-push hooks" "$TEST_ROOT/origin/clone.err" ||
+  grep -q "installed the pre-commit, pre-push and post-checkout hooks" "$TEST_ROOT/origin/clone.err" ||
     fail "the clone did not say it installed the hooks: $(cat "$TEST_ROOT/origin/clone.err")"
   grep -q "git-jpblob pre-commit hook" .git/hooks/pre-commit || fail "no git-jpblob hook in the clone"
   [ -x .git/hooks/pre-commit ] || fail "the hook is not executable"

@@ -170,7 +170,7 @@ refuses_modified_tracked_blob() {
   cp "$TEST_ROOT/tracked" "$tracked"
   git commit -qam "modified blob restored"
 }
-case_ "refused: a tracked blob modified in the work tree" refuses_modified_tracked_blob
+case_in_mode full "a lean tree has no tracked blob file to modify" "refused: a tracked blob modified in the work tree" refuses_modified_tracked_blob
 
 orphan_stays_out() {
   write_conversation 6-abandoned "abandoned edit"

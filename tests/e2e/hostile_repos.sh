@@ -55,11 +55,13 @@ publish() {  # commits the attacker's tree and clones it as the victim
   as_attacker git commit -qm hostile
   local victim="$TEST_ROOT/victim-$1"
   rm -rf "$victim"
-  git ${2:+-c init.templateDir=} clone -q "file://$PWD" "$victim" 2> "$TEST_ROOT/clone.err" || true
+  local lean=true
+  [ -z "${2:-}" ] || lean=false
+  git clone -q -c jpblob.lean=$lean "file://$PWD" "$victim" 2> "$TEST_ROOT/clone.err" || true
   cd "$victim"
 }
 # The same, for a victim whose clone checks the store out (install
-# --no-lean, or JP with RFD 066): a lean clone never writes .jp/blobs.
+# --no-lean, or JP with RFD 066); publish's clone is lean in either mode.
 publish_full() { publish "$1" full; }
 
 conversations_link() {

@@ -10,11 +10,12 @@ kept_of() { echo "$(kept_dir)/$(printf '%s' "$1" | sha256sum | cut -c1-64).blob.
 kept_count() { find "$(kept_dir)" -type f -name '*.blob.gz' 2> /dev/null | wc -l; }
 store_files() { find .jp/blobs -type f 2> /dev/null | wc -l; }
 
-# The store checked out (`install --no-lean`, JP with RFD 066): no clone
-# template, so `.jp/blobs` is neither sparse nor ignored.
+# The store checked out (`install --no-lean`, JP with RFD 066): jpblob.lean
+# is false, so `.jp/blobs` is neither sparse nor ignored, in either mode.
 new_installed_repo_checked_out() {
-  git -c init.templateDir= init -q "$TEST_ROOT/$1"
+  git init -q "$TEST_ROOT/$1"
   cd "$TEST_ROOT/$1"
+  git config jpblob.lean false
   install_jpblob
   git add .gitattributes
   git commit -qm "git-jpblob attributes"
@@ -48,7 +49,7 @@ case_ "stash -u of a new conversation with the store checked out keeps its tool 
   stash_u_store_checked_out
 
 stash_a_lean() {
-  new_installed_repo lean
+  new_lean_repo lean
   [ "$(git config core.sparseCheckout)" = true ] || fail "the set-up is not a lean tree"
   stash_round_trip -a 2-new "tool output stashed with ignored files"
 }
@@ -116,8 +117,9 @@ git_folder_on_another_file_system() {
     return 0
   fi
   trap "rm -rf '$gitdir'" EXIT
-  git -c init.templateDir= init -q --separate-git-dir "$gitdir" "$TEST_ROOT/split"
+  git init -q --separate-git-dir "$gitdir" "$TEST_ROOT/split"
   cd "$TEST_ROOT/split"
+  git config jpblob.lean false
   install_jpblob
   git add .gitattributes && git commit -qm attributes
   stash_round_trip -u 7-split "tool output with the git folder elsewhere"

@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
 # Lean work trees (core/workspace/lean): committed blobs stay in git's objects only.
 # A teammate who ran `git jpblob install` once (lean is the default) clones
-# with plain `git clone`: no blob file is written, every conversation is JP's form, and
+# with plain `git clone`: the post-checkout hook the filter installs during
+# the clone leaves no blob file, every conversation is JP's form, and
 # checkout, merge, stash, rebase, the hook in all three commit modes, gc and
-# verify keep working. An existing clone converts with one command.
+# verify keep working. The repository that adopts git-jpblob becomes lean at
+# its first commit of blobs; one without conversations is exactly what git
+# makes. An existing clone converts either way with one command.
 . "$(dirname "$0")/lib.sh"
+only_in_mode lean "it tests the lean mechanism itself; JPBLOB_TEST_LEAN=0 turns it off for every clone"
 blob_files() { find .jp/blobs -type f 2> /dev/null | wc -l; }
 
 # The team's repository, as it is today.
@@ -19,18 +23,56 @@ git checkout -q main
 cp -r .jp/conversations "$TEST_ROOT/original"
 
 lean_clone() {
-  [ -n "$(git config --global init.templateDir)" ] || fail "install set no clone template"
+  [ -z "$(git config --global init.templateDir)" ] || fail "install set a clone template unasked"
+  [ "$(cd "$TEST_ROOT/team" && blob_files)" -eq 0 ] || fail "the adopting repository kept its blob files after its commit"
   git clone -q "$TEST_ROOT/team" "$TEST_ROOT/mate" 2> "$TEST_ROOT/err" || fail "clone failed: $(cat "$TEST_ROOT/err")"
+  grep -q "lean work tree" "$TEST_ROOT/err" || fail "the clone did not say it is lean: $(cat "$TEST_ROOT/err")"
   cd "$TEST_ROOT/mate"
-  [ "$(blob_files)" -eq 0 ] || fail "the clone wrote $(blob_files) blob files"
+  [ "$(blob_files)" -eq 0 ] || fail "the clone kept $(blob_files) blob files"
   diff -r "$TEST_ROOT/original" .jp/conversations > /dev/null || fail "the conversations are not JP's form"
   [ -z "$(git ls-files -t .jp/blobs | grep -v '^S ')" ] || fail "blobs in the index not kept out of the work tree"
   # git need not stat 20,000 absent paths on every index read
   [ "$(git config sparse.expectFilesOutsideOfPatterns)" = true ] || fail "git still looks for every blob file"
   assert_clean_status
   git jpblob verify > /dev/null || fail "verify fails in a lean clone"
+  # A worktree added later starts lean too (git runs post-checkout for it).
+  git worktree add -q "$TEST_ROOT/mate-wt" other 2> /dev/null
+  [ "$(cd "$TEST_ROOT/mate-wt" && blob_files)" -eq 0 ] || fail "a new worktree kept its blob files"
+  (cd "$TEST_ROOT/mate-wt" && assert_clean_status)
+  git worktree remove "$TEST_ROOT/mate-wt"
 }
-case_ "a plain git clone after install writes no blob file; conversations in JP's form; status clean" lean_clone
+case_ "a plain git clone after install keeps no blob file, nor does the adopting repository or a new worktree" lean_clone
+
+# git's own view of a repository: its config, hooks, sparse state and the
+# long status, which names a sparse checkout.
+repository_as_git_sees_it() {
+  git config --local -l | grep -v '^core.repositoryformatversion' | sort
+  ls .git/hooks | grep -v '\.sample$' || true
+  ls .git/info
+  git status
+}
+
+without_conversations() {
+  # The same repository and clone, made by a HOME that never installed
+  # git-jpblob and by this one.
+  local plain_home="$TEST_ROOT/plain-home" h
+  mkdir -p "$plain_home"
+  cp "$HOME/.gitconfig" "$plain_home/.gitconfig"
+  git config --file "$plain_home/.gitconfig" --remove-section filter.jpblob
+  git config --file "$plain_home/.gitconfig" --remove-section diff.jpblob
+  git config --file "$plain_home/.gitconfig" --remove-section merge.jpblob
+  for h in "$plain_home" "$HOME"; do
+    rm -rf "$TEST_ROOT/code" "$TEST_ROOT/code-clone"
+    HOME="$h" git init -q "$TEST_ROOT/code"
+    (cd "$TEST_ROOT/code" && echo 'fn main() {}' > main.rs && git add main.rs && HOME="$h" git commit -qm code)
+    HOME="$h" git clone -q "$TEST_ROOT/code" "$TEST_ROOT/code-clone" 2> "$TEST_ROOT/err.$(basename "$h")"
+    (cd "$TEST_ROOT/code-clone" && HOME="$h" repository_as_git_sees_it) > "$TEST_ROOT/seen.$(basename "$h")"
+  done
+  cmp -s "$TEST_ROOT/err.plain-home" "$TEST_ROOT/err.home" || fail "the clone said more: $(cat "$TEST_ROOT/err.home")"
+  diff "$TEST_ROOT/seen.plain-home" "$TEST_ROOT/seen.home" > "$TEST_ROOT/diff" ||
+    fail "a repository without conversations differs after install: $(cat "$TEST_ROOT/diff")"
+}
+case_ "a repository without conversations, and its clone, are exactly what git makes" without_conversations
 
 other_branch() {
   cd "$TEST_ROOT/mate"
@@ -130,25 +172,40 @@ gc_and_verify() {
 case_ "gc and verify in a lean clone; every conversation still comes back" gc_and_verify
 
 convert_existing_clone() {
-  git -c init.templateDir= clone -q "$TEST_ROOT/team" "$TEST_ROOT/old" 2> /dev/null
+  git clone -q -c jpblob.lean=false "$TEST_ROOT/team" "$TEST_ROOT/old" 2> /dev/null
   cd "$TEST_ROOT/old"
-  [ "$(blob_files)" -gt 0 ] || fail "the ordinary clone has no blob files"
-  git jpblob install --local > "$TEST_ROOT/out"
-  grep -q "git jpblob install --lean" "$TEST_ROOT/out" || fail "install does not say how to convert: $(cat "$TEST_ROOT/out")"
+  [ "$(blob_files)" -gt 0 ] || fail "a clone with jpblob.lean=false has no blob files"
+  git jpblob install > "$TEST_ROOT/out"
+  [ "$(blob_files)" -gt 0 ] || fail "install made lean a clone that chose to check its store out"
   write_conversation 7-pending "added, not committed yet"
   git add .jp/conversations/7-pending
-  git jpblob install --lean --local > /dev/null || fail "the conversion failed"
+  git jpblob install --lean > "$TEST_ROOT/out" || fail "the conversion failed"
+  grep -q "lean" "$TEST_ROOT/out" || fail "install --lean said nothing of the clone: $(cat "$TEST_ROOT/out")"
+  [ "$(git config --global jpblob.lean || echo unset)" = unset ] || fail "a clone's --lean changed the global config"
   [ "$(git config sparse.expectFilesOutsideOfPatterns)" = true ] || fail "the conversion left git looking for blob files"
   local pending
   pending=$(printf 'added, not committed yet' | sha256sum | cut -c1-64)
   [ -f ".jp/blobs/${pending:0:2}/${pending:2:2}/$pending.blob.gz" ] || fail "the conversion dropped a blob not committed yet"
   [ "$(blob_files)" -eq 1 ] || fail "committed blob files stayed: $(find .jp/blobs -type f)"
   git commit -qm pending
-  [ "$(blob_files)" -eq 0 ] || fail "the new blob stayed after its commit: $(git ls-files -t .jp/blobs | tr "\n" " ") $(ls .git/hooks) $(git config -l | grep -i sparse | tr "\n" " ")"
+  [ "$(blob_files)" -eq 0 ] || fail "the new blob stayed after its commit"
+  assert_clean_status
+  # And back: --no-lean in this clone checks every committed blob out.
+  git jpblob install --no-lean > "$TEST_ROOT/out"
+  [ "$(blob_files)" -eq "$(git ls-files .jp/blobs | wc -l)" ] || fail "--no-lean did not check the blobs out"
+  [ "$(git config jpblob.lean)" = false ] || fail "--no-lean did not record the clone's choice"
+  [ "$(git config --global jpblob.lean || echo unset)" = unset ] || fail "a clone's --no-lean changed the global config"
+  git status --porcelain | grep -q . && fail "status is not clean after --no-lean: $(git status --porcelain)"
+  # After `git sparse-checkout disable` git reads config.worktree: --lean
+  # writes there, and git agrees the tree is sparse again.
+  git jpblob install --lean > /dev/null
+  git sparse-checkout disable
+  [ "$(git config extensions.worktreeConfig)" = true ] || fail "this git wrote no config.worktree"
+  git jpblob install --lean > /dev/null
+  [ "$(git config core.sparseCheckout)" = true ] || fail "install --lean wrote where git does not read"
+  [ "$(blob_files)" -eq 0 ] || fail "install --lean after sparse-checkout disable left blob files"
   assert_clean_status
 }
-case_ "an existing clone converts with install --lean, which install names; a blob not committed yet stays until its commit" convert_existing_clone
-
 stash_untracked_conversation() {
   cd "$TEST_ROOT/mate"
   # A conversation JP just wrote, never added: stash -u cleans it, and the
@@ -182,7 +239,7 @@ blob_deletion_of_an_unchanged_conversation() {
   grep -q "1-first/events.json" "$TEST_ROOT/err" || fail "the refusal names no conversation: $(cat "$TEST_ROOT/err")"
   git reset -q
   # With the store checked out, the hook stages the files again.
-  git -c init.templateDir= clone -q "$TEST_ROOT/team" "$TEST_ROOT/drop"
+  git clone -q -c jpblob.lean=false "$TEST_ROOT/team" "$TEST_ROOT/drop"
   cd "$TEST_ROOT/drop"
   git rm -q -r --cached .jp/blobs
   git commit -qm "drop the store" || fail "the commit failed although the files could be staged again"
@@ -194,17 +251,24 @@ case_ "a commit deleting blobs that unchanged conversations reference: staged ag
 opt_out_and_uninstall() {
   cd "$TEST_ROOT"
   git jpblob install --no-lean > "$TEST_ROOT/out"
-  grep -q "check out .jp/blobs again" "$TEST_ROOT/out" || fail "--no-lean said nothing: $(cat "$TEST_ROOT/out")"
-  [ -z "$(git config --global init.templateDir)" ] || fail "--no-lean left the clone template set"
+  grep -q "jpblob.lean is false" "$TEST_ROOT/out" || fail "--no-lean said nothing: $(cat "$TEST_ROOT/out")"
   git clone -q "$TEST_ROOT/team" "$TEST_ROOT/full"
   [ "$(cd "$TEST_ROOT/full" && blob_files)" -gt 0 ] || fail "a clone after --no-lean checked out no blob file"
+  git jpblob install --lean > /dev/null
+  [ "$(git config --global jpblob.lean || echo unset)" = unset ] || fail "--lean did not take --no-lean back"
+  # The clone template: opt-in only, and taken out by a plain install.
+  git jpblob install --clone-template > /dev/null
+  [ -n "$(git config --global init.templateDir)" ] || fail "--clone-template set no template"
+  git clone -q "$TEST_ROOT/team" "$TEST_ROOT/templated" 2> /dev/null
+  [ "$(cd "$TEST_ROOT/templated" && blob_files)" -eq 0 ] || fail "a clone through the template wrote blob files"
   git jpblob install > /dev/null
-  [ -n "$(git config --global init.templateDir)" ] || fail "install did not set the clone template again"
+  [ -z "$(git config --global init.templateDir)" ] || fail "install without --clone-template left the template"
+  git jpblob install --clone-template > /dev/null
   git jpblob uninstall > /dev/null
   [ -z "$(git config --global init.templateDir)" ] || fail "uninstall left the clone template set"
   # A template of the user's own is never taken over, nor removed.
   git config --global init.templateDir "$TEST_ROOT/mine"
-  git jpblob install > "$TEST_ROOT/out"
+  git jpblob install --clone-template > "$TEST_ROOT/out"
   grep -q "Left init.templateDir" "$TEST_ROOT/out" || fail "install did not name the template it left: $(cat "$TEST_ROOT/out")"
   local ours="${XDG_DATA_HOME:-$HOME/.local/share}/git-jpblob/template"
   [ -f "$ours/info/sparse-checkout" ] || fail "install named a template to copy from but wrote none"
@@ -212,12 +276,15 @@ opt_out_and_uninstall() {
   [ "$(git config --global init.templateDir)" = "$TEST_ROOT/mine" ] || fail "uninstall removed the user's template"
   [ ! -e "$ours" ] || fail "uninstall left git-jpblob's template behind"
   git config --global --unset init.templateDir
-  # JP with RFD 066 reads the files: no lean clones with jpblob.smudge=refs.
+  # JP with RFD 066 reads the files: no template, no lean clone with jpblob.smudge=refs.
   git config --global jpblob.smudge refs
-  git jpblob install > /dev/null
+  git jpblob install --clone-template > /dev/null
   [ -z "$(git config --global init.templateDir)" ] || fail "install made clones lean with jpblob.smudge=refs"
+  git clone -q "$TEST_ROOT/team" "$TEST_ROOT/refs" 2> /dev/null
+  [ "$(cd "$TEST_ROOT/refs" && blob_files)" -gt 0 ] || fail "a clone with jpblob.smudge=refs lost its blob files"
+  git config --global --unset jpblob.smudge
 }
-case_ "--no-lean and uninstall take the clone template out; a user's own template and smudge=refs are respected" \
+case_ "--no-lean, --lean, the opt-in clone template and uninstall; a user's own template and smudge=refs are respected" \
   opt_out_and_uninstall
 
 pass

@@ -83,6 +83,64 @@ git config --global advice.detachedHead false
 # be writing below .git while the suite removes its folder.
 git config --global gc.autoDetach false
 
+# The work-tree mode (tests/CMakeLists.txt): JPBLOB_TEST_LEAN=1, the
+# default, is what `git jpblob install` gives every repository that holds
+# conversations (lean); 0 checks the store out everywhere, as a user who
+# set jpblob.lean=false has it.
+JPBLOB_TEST_LEAN=${JPBLOB_TEST_LEAN:-1}
+if [ "$JPBLOB_TEST_LEAN" = 0 ]; then
+  git config --global jpblob.lean false
+fi
+lean_mode() { [ "$JPBLOB_TEST_LEAN" != 0 ]; }
+
+# A case meaningful in one mode only: `case_in_mode lean|full "why not in
+# the other" "what it shows" fn [args...]` runs it as case_ does in that
+# mode, and in the other prints "skip - what it shows: why" and counts it
+# as skipped.
+CASES_SKIPPED=0
+case_in_mode() {
+  local want=$1 why=$2 have=full
+  shift 2
+  lean_mode && have=lean
+  if [ "$want" = "$have" ]; then
+    case_ "$@"
+  else
+    echo "skip - $1: $why (this run is $have mode)"
+    CASES_SKIPPED=$((CASES_SKIPPED + 1))
+  fi
+}
+
+# Blobs held in the work tree's store or, for a lean tree's committed ones
+# (skip-worktree, no file), by the index: what gc must keep in either mode.
+# blob_held PATH: that blob file is there, or the index keeps it out of the
+# work tree; held_blobs: how many blobs are held either way.
+blob_held() { [ -f "$1" ] || git ls-files -t -- "$1" | grep -q '^S '; }
+held_blobs() {
+  { find .jp/blobs -name '*.blob.gz' 2> /dev/null | sed 's|^\./||'; git ls-files -t .jp/blobs | sed -n 's/^S //p'; } |
+    sort -u | wc -l
+}
+
+# The gzip bytes of every blob held: store files, and the index's
+# skip-worktree blobs (a lean tree's committed ones) as git holds them.
+held_blob_bytes() {
+  {
+    find .jp/blobs -name '*.blob.gz' -printf '%s\n' 2> /dev/null
+    git ls-files -s -t .jp/blobs | awk '$1 == "S" { print $3 }' | git cat-file --batch-check='%(objectsize)'
+  } | awk '{ s += $1 } END { print s + 0 }'
+}
+
+# A suite meaningless in one mode calls this first: `only_in_mode lean
+# "why"` or `only_in_mode full "why"`. In the other mode it prints the
+# reason and exits 77, which ctest reports as skipped.
+only_in_mode() {
+  local want=$1 why=$2 have=full
+  lean_mode && have=lean
+  [ "$want" = "$have" ] && return 0
+  echo "SKIP: $(basename "$0") in $have mode: $why"
+  SUITE_DONE=1
+  exit 77
+}
+
 fail() {
   if [ -n "$CASE_NAME" ]; then
     printf '%s\n' "$*" > "$CASE_FAIL"
@@ -166,7 +224,11 @@ assert_clean_status() {
 
 pass() {
   SUITE_DONE=1
-  echo "$CASES_PASSED passed, $CASES_FAILED failed"
+  if [ "$CASES_SKIPPED" -gt 0 ]; then
+    echo "$CASES_PASSED passed, $CASES_FAILED failed, $CASES_SKIPPED skipped"
+  else
+    echo "$CASES_PASSED passed, $CASES_FAILED failed"
+  fi
   [ "$CASES_FAILED" -eq 0 ] || exit 1
 }
 
@@ -185,6 +247,13 @@ new_installed_repo() {
   install_jpblob
   git add .gitattributes
   git commit -qm "git-jpblob attributes"
+}
+
+# The same, made lean before it holds any conversation (`install --lean`),
+# in either mode.
+new_lean_repo() {
+  new_installed_repo "$@"
+  git jpblob install --lean > /dev/null
 }
 
 # No tracked file differs from the index, nor the index from HEAD.

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Bad input: one-line errors, passthrough with a warning, nothing lost.
 . "$(dirname "$0")/lib.sh"
+only_in_mode lean "no repository here has git-jpblob's hooks or install (the one-shot filter, or no git at all), so no repository is ever lean: both modes would run the same"
 
 new_repo
 digest=$(printf 'content that will go missing' | sha256sum | cut -c1-64)

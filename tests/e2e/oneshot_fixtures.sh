@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Every real conversation goes through git add / commit / checkout unchanged.
 . "$(dirname "$0")/lib.sh"
+only_in_mode lean "no repository here has git-jpblob's hooks or install (the one-shot filter, or no git at all), so no repository is ever lean: both modes would run the same"
 if [ -z "$FIXTURES" ] || [ ! -d "$FIXTURES/.jp/conversations" ]; then
   echo "SKIP: ../shared/fixtures is absent"
   exit 0

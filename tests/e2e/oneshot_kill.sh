@@ -2,6 +2,7 @@
 # A clean killed at random moments leaves no partial blob: every file named
 # like a blob is complete and matches its name.
 . "$(dirname "$0")/lib.sh"
+only_in_mode lean "no repository here has git-jpblob's hooks or install (the one-shot filter, or no git at all), so no repository is ever lean: both modes would run the same"
 new_repo
 python3 - > "$TEST_ROOT/big.json" <<'PY'
 import base64, os, random

@@ -10,6 +10,7 @@ if [ -z "${JPBLOB_IN_NAMESPACE:-}" ]; then
   JPBLOB_IN_NAMESPACE=1 exec unshare -m --propagation private bash "$0" "$@"
 fi
 . "$(dirname "$0")/lib.sh"
+only_in_mode lean "no repository here has git-jpblob's hooks or install (the one-shot filter, or no git at all), so no repository is ever lean: both modes would run the same"
 
 new_repo
 mkdir -p .jp/blobs

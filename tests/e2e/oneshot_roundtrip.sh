@@ -2,6 +2,7 @@
 # add -> commit -> rm -> checkout restores byte-identical files through the
 # one-shot filter, and the repository holds references.
 . "$(dirname "$0")/lib.sh"
+only_in_mode lean "no repository here has git-jpblob's hooks or install (the one-shot filter, or no git at all), so no repository is ever lean: both modes would run the same"
 
 new_repo
 write_conversation

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # --store DIR uses a plain JP storage folder outside any repository.
 . "$(dirname "$0")/lib.sh"
+only_in_mode lean "no repository here has git-jpblob's hooks or install (the one-shot filter, or no git at all), so no repository is ever lean: both modes would run the same"
 export GIT_CEILING_DIRECTORIES="$TEST_ROOT"
 mkdir -p "$TEST_ROOT/local/conversations/1-x" "$TEST_ROOT/elsewhere"
 cd "$TEST_ROOT/elsewhere"

@@ -19,7 +19,7 @@ from_git_objects() {
   git jpblob verify > /dev/null || fail "verify still fails"
   assert_no_changes
 }
-case_ "a committed blob flipped in the work tree comes back from git's objects" from_git_objects
+case_in_mode full "a lean tree has no committed blob file to flip (e2e hostile_repos corrupts the index's copy instead)" "a committed blob flipped in the work tree comes back from git's objects" from_git_objects
 
 from_inline_conversation() {
   write_conversation 2-new "new tool output"
@@ -40,10 +40,30 @@ missing_written_again() {
   git add .jp/conversations/3-missing
   rm "$(blob_of "missing tool output")"
   git jpblob repair > "$TEST_ROOT/out" || fail "repair failed: $(cat "$TEST_ROOT/out")"
-  [ -f "$(blob_of "missing tool output")" ] || fail "repair did not write the missing blob"
+  blob_held "$(blob_of "missing tool output")" || fail "repair did not write the missing blob"
+  git ls-files --error-unmatch "$(blob_of "missing tool output")" > /dev/null || fail "repair did not stage it"
   git commit -qm missing || fail "the commit after repair failed"
 }
 case_ "a missing blob a staged conversation references is written again" missing_written_again
+
+# A commit made without the hook lacks its blob; in a lean tree `git add`
+# of the blob path is refused (outside the sparse patterns). repair stages
+# it, and `commit --amend` mends the commit.
+amend_after_no_verify() {
+  write_conversation 4-no-verify "tool output of a commit made without the hook"
+  git add .jp/conversations/4-no-verify
+  git commit -q --no-verify -m "no hook"
+  local blob
+  blob=$(blob_of "tool output of a commit made without the hook")
+  if git jpblob verify --history > "$TEST_ROOT/out" 2>&1; then fail "verify missed the commit's missing blob"; fi
+  git cat-file -e "HEAD:$blob" 2> /dev/null && fail "the set-up's commit holds its blob"
+  git jpblob repair > "$TEST_ROOT/out" 2>&1 || fail "repair failed: $(cat "$TEST_ROOT/out")"
+  git commit -q --amend --no-edit || fail "the amend failed"
+  git cat-file -e "HEAD:$blob" || fail "the amended commit still lacks its blob"
+  git jpblob verify --history > "$TEST_ROOT/out" 2>&1 || fail "verify --history after the mend: $(cat "$TEST_ROOT/out")"
+  assert_clean_status
+}
+case_ "a commit made with --no-verify is mended by repair and commit --amend, in both modes" amend_after_no_verify
 
 no_good_copy() {
   write_conversation 4-lost "lost tool output"

@@ -5,6 +5,7 @@
 # unstages every one and leaves no emptied aa/bb folder. Paths reach git on
 # standard input, never one argument each ("Argument list too long").
 . "$(dirname "$0")/lib.sh"
+only_in_mode lean "30,000 blobs through the same hook and gc code as in full mode (whose store files the other suites cover); run once, in the default mode, to keep .ci/run under its 20 minutes"
 new_installed_repo
 git config jpblob.fsync false
 conv=.jp/conversations/1-big/events.json

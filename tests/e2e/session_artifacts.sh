@@ -2,6 +2,7 @@
 # git jpblob run / cat: a command printing 1 MB keeps its last
 # 50 KB on screen and the whole output as artifact://<id>, read back in pages.
 . "$(dirname "$0")/lib.sh"
+only_in_mode lean "no repository here has git-jpblob's hooks or install (the one-shot filter, or no git at all), so no repository is ever lean: both modes would run the same"
 
 mkdir -p "$TEST_ROOT/agent" && cd "$TEST_ROOT/agent"
 session="$TEST_ROOT/agent/2026-11-22T10-00-00_abc123.jsonl"

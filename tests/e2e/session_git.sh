@@ -90,7 +90,7 @@ cp "$session" "$TEST_ROOT/original.jsonl"
 
 clone_gets_session() {
   # A clone that checks the store out (install --no-lean): gc has files to weigh.
-  git -c init.templateDir= clone -q "$TEST_ROOT/origin" "$TEST_ROOT/clone"
+  git clone -q -c jpblob.lean=false "$TEST_ROOT/origin" "$TEST_ROOT/clone"
   cd "$TEST_ROOT/clone"
   cmp -s "$session" "$TEST_ROOT/original.jsonl" || fail "the clone's session differs"
   assert_clean_status
@@ -111,7 +111,7 @@ case_ "stash, and checkout of the committed state, keep the session exact" stash
 gc_keeps_session_blobs() {
   cd "$TEST_ROOT/clone"
   git jpblob gc --prune=now > /dev/null
-  [ "$(find .jp/blobs -name '*.blob.gz' | wc -l)" -eq 6 ] || fail "gc deleted a session's blob"
+  [ "$(held_blobs)" -eq 6 ] || fail "gc deleted a session's blob"
   git jpblob verify > /dev/null || fail "verify failed"
   git jpblob verify --history > /dev/null || fail "verify --history failed"
 }
@@ -163,7 +163,7 @@ PY
   git commit -qm "a session outside .jp"
   [ "$(git ls-tree -r --name-only HEAD -- .jp/blobs | wc -l)" -eq 7 ] || fail "the outside session's new blob was not committed"
   git jpblob gc --prune=now > /dev/null
-  [ "$(find .jp/blobs -name '*.blob.gz' | wc -l)" -eq 7 ] || fail "gc deleted a blob of a session outside .jp"
+  [ "$(held_blobs)" -eq 7 ] || fail "gc deleted a blob of a session outside .jp"
 }
 case_ "a session outside .jp, routed by the user's own line: its blobs are committed and kept" outside_jp
 

@@ -67,7 +67,7 @@ partial_clone() {
   git -C "$TEST_ROOT/server.git" config uploadpack.allowFilter true
   git -C "$TEST_ROOT/server.git" config uploadpack.allowAnySHA1InWant true
   git push -q "$TEST_ROOT/server.git" main many-branch
-  git clone -q --filter=blob:none --branch many-branch "file://$TEST_ROOT/server.git" "$TEST_ROOT/partial" ||
+  git clone -q -c jpblob.lean=true --filter=blob:none --branch many-branch "file://$TEST_ROOT/server.git" "$TEST_ROOT/partial" ||
     fail "the partial clone failed"
   diff -r "$TEST_ROOT/many/conversations" "$TEST_ROOT/partial/.jp/conversations" > /dev/null ||
     fail "the partial clone is not byte for byte"
@@ -135,6 +135,22 @@ blobs_in_git_lfs() {
     fail "the lfs clone failed: $(tail -3 "$TEST_ROOT/lfs.err")"
   cmp -s "$TEST_ROOT/lfs-clone/.jp/conversations/4-lfs/events.json" "$TEST_ROOT/lfs.json" ||
     fail "the lfs clone is not byte for byte"
+  # A branch the clone never checked out: its blobs are in neither the work
+  # tree nor git-lfs's local store, so smudge asks git-lfs, which fetches.
+  git checkout -q -b lfs-other
+  write_conversation 5-lfs "only on the other branch, in git-lfs"
+  git add .jp/conversations/5-lfs && git commit -qm other
+  cp .jp/conversations/5-lfs/events.json "$TEST_ROOT/lfs-other.json"
+  git push -q "file://$TEST_ROOT/lfs-remote.git" lfs-other 2> /dev/null
+  cd "$TEST_ROOT/lfs-clone"
+  if lean_mode; then
+    [ -z "$(find .jp/blobs -type f 2> /dev/null)" ] || fail "the lean lfs clone kept blob files: $(find .jp/blobs -type f)"
+  fi
+  git fetch -q origin lfs-other 2> /dev/null
+  git checkout -q lfs-other 2> "$TEST_ROOT/lfs.err" || fail "checkout of the other branch failed: $(tail -3 "$TEST_ROOT/lfs.err")"
+  cmp -s .jp/conversations/5-lfs/events.json "$TEST_ROOT/lfs-other.json" ||
+    fail "the other branch's conversation is not byte for byte"
+  assert_clean_status
 }
 case_ "a clone of a repository whose .jp/blobs is in git-lfs, through a local bare remote" blobs_in_git_lfs
 pass

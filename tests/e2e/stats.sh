@@ -13,7 +13,7 @@ write_conversation 2-b "$a"                    # not added: both its blobs are t
 write_conversation 3-c "$c"                    # not added: "jp_cli" is stored, "$c" is not
 printf '%s' "$extra" > extra.txt
 git jpblob store extra.txt > /dev/null
-gz_bytes=$(find .jp/blobs -name '*.blob.gz' -printf '%s\n' | awk '{ s += $1 } END { print s }')
+gz_bytes=$(held_blob_bytes)
 
 stats_json_is_the_truth() {
   git jpblob stats --json | A=${#a} C=${#c} EXTRA=${#extra} GZ=$gz_bytes python3 -c '

@@ -42,5 +42,5 @@ autocrlf_leaves_blobs() {
   done
   assert_no_changes
 }
-case_ "core.autocrlf does not touch blobs" autocrlf_leaves_blobs
+case_in_mode full "a lean tree writes no committed blob file for autocrlf to touch" "core.autocrlf does not touch blobs" autocrlf_leaves_blobs
 pass
