@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <memory>
 #include <cerrno>
 
 #include "core/base/error.hpp"
@@ -165,22 +166,21 @@ void SafeDir::find_files(const fs::path& rel, const std::function<bool(const std
   if (!start.valid()) return;
   const std::size_t first = out.size();
   // Depth first over open descriptors: nothing below `rel` is ever
-  // resolved by path again.
+  // resolved by path again. A folder waiting to be walked is its parent's
+  // descriptor and its name, opened only when its turn comes: a folder of
+  // 50,000 conversations holds one descriptor, not 50,000 (at most one a
+  // level is open at once, whatever the folders hold).
   struct Pending {
-    Fd dir;
+    std::shared_ptr<const Fd> parent;
+    std::string name;
     fs::path rel;
   };
   std::vector<Pending> stack;
-  fs::path first_rel = rel.lexically_normal();
-  if (first_rel == ".") first_rel.clear();
-  stack.push_back({std::move(start), first_rel});
-  while (!stack.empty()) {
-    Pending folder = std::move(stack.back());
-    stack.pop_back();
-    for (const std::string& name : folder_names(folder.dir.get(), (path_ / folder.rel).string())) {
-      const fs::path child = folder.rel / name;
+  auto walk = [&](const std::shared_ptr<const Fd>& dir, const fs::path& dir_rel) {
+    for (const std::string& name : folder_names(dir->get(), (path_ / dir_rel).string())) {
+      const fs::path child = dir_rel / name;
       struct stat st {};
-      if (::fstatat(folder.dir.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
+      if (::fstatat(dir->get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
         if (errno == ENOENT) continue;  // removed meanwhile
         throw errno_error("cannot read " + child.string(), errno);
       }
@@ -189,21 +189,30 @@ void SafeDir::find_files(const fs::path& rel, const std::function<bool(const std
         // Refused when it would have been read, or walked had it been a
         // folder; another link is not ours and is never opened.
         struct stat target {};
-        const bool to_folder = ::fstatat(folder.dir.get(), name.c_str(), &target, 0) == 0 && S_ISDIR(target.st_mode);
+        const bool to_folder = ::fstatat(dir->get(), name.c_str(), &target, 0) == 0 && S_ISDIR(target.st_mode);
         if (to_folder || keep(name)) throw Error(refusal(child));
         continue;
       }
       if (S_ISDIR(st.st_mode)) {
-        Fd sub = open_dir_at(folder.dir.get(), name);
-        if (!sub.valid()) {
-          if (errno == ENOENT) continue;
-          refuse_folder(folder.dir.get(), name, child, errno);
-        }
-        stack.push_back({std::move(sub), child});
+        stack.push_back({dir, name, child});
       } else if (S_ISREG(st.st_mode) && keep(name)) {
         out.push_back(child);
       }
     }
+  };
+  fs::path first_rel = rel.lexically_normal();
+  if (first_rel == ".") first_rel.clear();
+  walk(std::make_shared<const Fd>(std::move(start)), first_rel);
+  while (!stack.empty()) {
+    Pending folder = std::move(stack.back());
+    stack.pop_back();
+    Fd sub = open_dir_at(folder.parent->get(), folder.name);
+    if (!sub.valid()) {
+      if (errno == ENOENT) continue;
+      refuse_folder(folder.parent->get(), folder.name, folder.rel, errno);
+    }
+    folder.parent.reset();  // the last child of its parent lets it close
+    walk(std::make_shared<const Fd>(std::move(sub)), folder.rel);
   }
   std::sort(out.begin() + static_cast<std::ptrdiff_t>(first), out.end());
 }

@@ -1,6 +1,7 @@
 #include "core/base/safe_path.hpp"
 
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 
 #include "core/documents/document.hpp"
@@ -107,6 +108,29 @@ TEST_F(SafePathTest, OneWalkListsDocumentsAndTheTemporariesBesideThem) {
   EXPECT_EQ(list_documents(d, ".jp"), documents);
   temporaries.clear();
   EXPECT_TRUE(refused([&] { list_documents(d, ".jp", &temporaries); }, ".jp/conversations/1-a/.jpblob-tmp-9-9-link"));
+}
+
+// 50,000 conversations in one folder must not take 50,000 descriptors:
+// the walk holds one a level, so it works under a limit of 32 with 600
+// folders (gc, verify and stats failed with "Too many open files").
+TEST_F(SafePathTest, AWalkHoldsADescriptorALevelNotAFolder) {
+  for (int i = 0; i < 600; ++i)
+    test::write_text(base / ".jp/conversations" / (std::to_string(i) + "-c") / "events.json", "[]");
+  rlimit before{};
+  ASSERT_EQ(::getrlimit(RLIMIT_NOFILE, &before), 0);
+  rlimit low = before;
+  low.rlim_cur = 32;
+  ASSERT_EQ(::setrlimit(RLIMIT_NOFILE, &low), 0);
+  std::vector<fs::path> found;
+  std::string error;
+  try {
+    dir().find_files(".jp/conversations", [](const std::string& n) { return n == "events.json"; }, found);
+  } catch (const std::exception& e) {
+    error = e.what();
+  }
+  ::setrlimit(RLIMIT_NOFILE, &before);
+  EXPECT_EQ(error, "");
+  EXPECT_EQ(found.size(), 601u);  // and 1-a of the fixture
 }
 
 TEST_F(SafePathTest, RefusesEscapesFifosAndFolders) {
