@@ -116,6 +116,16 @@ TransformReport externalize_session(std::string_view input, const BlobStore& sto
     decoded[k] = *base64_decode(inner(input.substr(splices[k].begin, splices[k].end - splices[k].begin)),
                                 Base64Alphabet::Standard);
   });
+  if (options.may_reference) {  // the others stay inline (CleanOptions::may_reference)
+    std::size_t kept = 0;
+    for (std::size_t k = 0; k < splices.size(); ++k) {
+      if (!options.may_reference(Sha256::of(decoded[k]))) continue;
+      splices[kept] = splices[k];
+      decoded[kept++] = std::move(decoded[k]);
+    }
+    splices.resize(kept);
+    decoded.resize(kept);
+  }
   const auto puts = store.put_all(std::vector<std::string_view>(decoded.begin(), decoded.end()));
 
   std::string output;

@@ -141,6 +141,7 @@ TransformReport clean(std::string_view input, const BlobStore& store, const Clea
       keep[k] = encoding && decoded[k].size() >= options.min_size;
       if (encoding) splices[k].encoding = *encoding;
     }
+    if (keep[k] && options.may_reference && !options.may_reference(Sha256::of(decoded[k]))) keep[k] = 0;
   });
   std::vector<std::string_view> to_store;
   std::vector<std::size_t> stored_at(splices.size(), SIZE_MAX);

@@ -43,6 +43,13 @@ struct CleanOptions {
   // The largest file clean accepts (jpblob.maxBlobSize): smudge restores
   // no more than this, so a larger file could never be checked out again.
   std::uint64_t max_file_size = kDefaultMaxBlobSize;
+  // When set, only a payload whose digest it accepts becomes a reference;
+  // the others stay inline as written. The merge driver's: git makes a
+  // merge, rebase, cherry-pick or revert commit without the pre-commit
+  // hook, so its result may reference only blobs its sides already hold,
+  // and the next clean (a `git add`, whose commit runs the hook) takes the
+  // rest out. Called from several threads at once.
+  std::function<bool(const Digest&)> may_reference;
 };
 
 // Throws Error when a blob cannot be stored (a full disk, a read-only

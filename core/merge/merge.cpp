@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <set>
+#include <unordered_set>
 #include <optional>
 
 #include "core/store/blob_store.hpp"
@@ -165,9 +166,17 @@ MergeOutcome merge_file(const Workspace& ws, const std::string& path, std::strin
   auto merged = git.merge_texts(restored(ws, *kind, path, ours), restored(ws, *kind, path, base),
                                 restored(ws, *kind, path, theirs), marker_size);
   if (merged.conflict) return {std::move(merged.text), true, "conflict"};
+  // git makes this commit without the pre-commit hook (merge, rebase,
+  // cherry-pick, revert, am): the result references only blobs the three
+  // sides reference, which their commits hold; new content stays inline
+  // until the next `git add`, whose commit the hook checks.
+  std::unordered_set<Digest, DigestHash> held;
+  for (const std::string_view side : {base, ours, theirs})
+    for (const BlobUse& use : document_needs(*kind, side, 0).references) held.insert(use.digest);
+  CleanOptions options = ws.settings().clean_options(path);
+  options.may_reference = [&held](const Digest& d) { return held.count(d) > 0; };
   std::string cleaned;
-  clean_document(*kind, merged.text, ws.store(), ws.settings().clean_options(path),
-                 [&](std::string_view piece) { cleaned.append(piece); });
+  clean_document(*kind, merged.text, ws.store(), options, [&](std::string_view piece) { cleaned.append(piece); });
   return {std::move(cleaned), false, "lines"};
 }
 

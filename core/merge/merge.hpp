@@ -1,4 +1,4 @@
-// The merge driver (`merge.jpblob`, docs/FORMAT.md "Merges"): git hands it
+// The merge driver (`merge.jpblob`, README "Merges"): git hands it
 // the base, ours and theirs of one file in the repository's form and takes
 // the result in that form.
 //
@@ -11,7 +11,10 @@
 // - Anything else (an event edited or removed on one side) is merged line by
 //   line (`git merge-file`) in JP's own form, payloads restored, so that a
 //   real conflict shows both sides readable, between conflict markers;
-//   a clean line merge is cleaned back to the repository's form.
+//   a clean line merge is cleaned back to the repository's form, with
+//   references only to blobs one of the three sides references: git makes
+//   the commit without the pre-commit hook, and only those blobs are sure
+//   to be in it. New content stays inline until the next `git add`.
 // - Blob files: two files of one name hold the same bytes, whatever gzip
 //   made them; ours is kept when it is a valid copy, else theirs.
 #pragma once

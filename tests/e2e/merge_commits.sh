@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# Issue 24: no commit without its blobs, whatever makes it. git merge,
+# rebase, cherry-pick and revert make their commits without the pre-commit
+# hook; when the merge driver merges a conversation line by line, its
+# result references only blobs the three sides reference (their commits
+# hold them) and new content stays inline until the next `git add`. Tried
+# as the README's adoption steps go: a branch made before adoption edits a
+# conversation that the adopting commit moved to references.
+. "$(dirname "$0")/lib.sh"
+
+# Before adoption: plain git, conversations inline.
+git init -q "$TEST_ROOT/team" && cd "$TEST_ROOT/team"
+write_conversation 1-shared "tool output before adoption"
+git add .jp && git commit -qm "conversation, inline"
+git branch feature
+git branch to-rebase
+git branch to-pick
+git branch to-revert
+# The feature edits an event's output (not an append): a line merge.
+edit_output() {
+  python3 - "$1" "$2" <<'PY'
+import base64, json, sys
+path, text = sys.argv[1], sys.argv[2]
+events = json.load(open(path))
+events[2]["content"] = base64.b64encode(text.encode()).decode()
+json.dump(events, open(path, "w"), indent=2)
+PY
+}
+for b in feature to-rebase to-pick; do
+  git checkout -q "$b"
+  edit_output .jp/conversations/1-shared/events.json "edited on $b"
+  git commit -qam "edit on $b"
+done
+git checkout -q to-revert
+edit_output .jp/conversations/1-shared/events.json "an edit to revert"
+git commit -qam "edit to revert"
+# Adoption on every branch that will receive the others' work.
+adopt() {
+  git checkout -q "$1"
+  install_jpblob
+  git add .gitattributes
+  git add --renormalize .jp
+  git commit -qm "adopt git-jpblob"
+  git jpblob verify --history > /dev/null || fail "the adoption commit on $1 lacks a blob"
+}
+adopt main
+git tag adopted
+adopt to-revert
+git checkout -q main
+# Each case starts from the adopted main, with nothing in progress.
+from_adopted() {
+  git checkout -q -f main
+  git reset -q --hard adopted
+}
+expected_of() { printf '%s' "$1" | base64 -w0; }
+
+# Every commit reachable from HEAD holds every blob its conversations
+# reference, and the conversation holds `text` byte for byte.
+check_branch() {
+  local text=$1
+  git jpblob verify --history > "$TEST_ROOT/out" 2>&1 || fail "a commit lacks its blobs: $(grep problem "$TEST_ROOT/out" | head -2)"
+  grep -q "$(expected_of "$text")" .jp/conversations/1-shared/events.json || fail "the merge lost '$text'"
+  # The next commit through the hook takes the inline content out.
+  git add .jp
+  git commit -qm "after" > /dev/null 2>&1 || true
+  git jpblob verify --history > "$TEST_ROOT/out" 2>&1 || fail "the commit after lacks its blobs"
+  ! git show HEAD:.jp/conversations/1-shared/events.json | grep -q "$(expected_of "$text")" ||
+    fail "the commit after the merge kept the new content inline"
+  assert_clean_status
+}
+
+merge_commit() {
+  from_adopted
+  git merge -q --no-edit feature > /dev/null 2>&1 || fail "the merge stopped: $(git status --short)"
+  check_branch "edited on feature"
+}
+case_ "git merge of a branch made before adoption: the merge commit holds every blob it references" merge_commit
+
+cherry_pick_commit() {
+  from_adopted
+  git cherry-pick to-pick > /dev/null 2>&1 || fail "the cherry-pick stopped: $(git status --short)"
+  check_branch "edited on to-pick"
+}
+case_ "git cherry-pick: the picked commit holds every blob it references" cherry_pick_commit
+
+rebase_commits() {
+  from_adopted
+  git checkout -q to-rebase
+  git rebase -q main > /dev/null 2>&1 || fail "the rebase stopped: $(git status --short)"
+  check_branch "edited on to-rebase"
+}
+case_ "git rebase onto the adopted branch: every rewritten commit holds its blobs" rebase_commits
+
+revert_commit() {
+  from_adopted
+  git checkout -q to-revert
+  git revert --no-edit HEAD~1 > /dev/null 2>&1 || fail "the revert stopped: $(git status --short)"
+  check_branch "tool output before adoption"
+  git checkout -q main
+}
+case_ "git revert of a pre-adoption edit: the revert commit holds every blob it references" revert_commit
+pass
