@@ -305,7 +305,10 @@ class Hook {
   void leave_work_tree() {
     bool entering = false;
     if (!ws_.lean()) {
-      if (!tracks_blobs(*git_) || lean_refused(*git_)) return;
+      // The choice first: one config read, where listing the store's
+      // index entries would cost a clone that keeps its store out every
+      // commit.
+      if (lean_refused(*git_) || !tracks_blobs(*git_)) return;
       const auto layout = git_->layout();
       if (!layout) return;
       enter_lean(*layout, *git_);
