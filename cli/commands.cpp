@@ -13,6 +13,7 @@
 #include "core/workspace/workspace.hpp"
 #include "hooks/pre_commit.hpp"
 #include "hooks/pre_push.hpp"
+#include "hooks/pre_receive.hpp"
 
 namespace jpblob {
 
@@ -75,6 +76,25 @@ void run_pre_commit() {
 
 namespace jpblob {
 
+namespace {
+
+// Every problem on its own line, then the refusal with the way to mend it.
+// Only commits the receiver does not hold yet are named
+// (core/maintenance/push_check), so they can still be amended.
+void refuse_push(const PushCheckReport& report) {
+  if (report.problems.empty()) return;
+  for (std::size_t i = 0; i + 1 < report.problems.size(); ++i)
+    std::cerr << "git-jpblob: " << report.problems[i] << '\n';
+  throw Error(report.problems.back() +
+              (report.problems.size() > 1 ? " (and " + std::to_string(report.problems.size() - 1) + " more above)"
+                                          : std::string()) +
+              "; push refused. To mend it: `git jpblob repair` writes each blob named again from any good copy; "
+              "`git add --sparse -f .jp/blobs/<aa>/<bb>/<digest>.blob.gz` for each, then put it in the commit named "
+              "(`git commit --amend`, or `git rebase -i` for an older one) and push again");
+}
+
+}  // namespace
+
 void run_pre_push(const std::string& remote_given) {
   std::string updates = ::isatty(STDIN_FILENO) ? std::string() : read_all(STDIN_FILENO, "standard input");
   std::string remote = remote_given;
@@ -89,15 +109,12 @@ void run_pre_push(const std::string& remote_given) {
     const std::string from = env("PRE_COMMIT_FROM_REF").empty() ? std::string(40, '0') : env("PRE_COMMIT_FROM_REF");
     updates = "HEAD " + env("PRE_COMMIT_TO_REF") + " refs/heads/pushed " + from + "\n";
   }
-  const auto report = run_pre_push_hook(std::filesystem::current_path(), remote, updates);
-  if (report.problems.empty()) return;
-  for (std::size_t i = 0; i + 1 < report.problems.size(); ++i)
-    std::cerr << "git-jpblob: " << report.problems[i] << '\n';
-  throw Error(report.problems.back() + (report.problems.size() > 1
-                                            ? " (and " + std::to_string(report.problems.size() - 1) + " more above)"
-                                            : std::string()) +
-              "; push refused: commit the missing blobs (git jpblob verify --history lists them), "
-              "or push with --no-verify to skip this check");
+  refuse_push(run_pre_push_hook(std::filesystem::current_path(), remote, updates));
+}
+
+void run_pre_receive() {
+  const std::string updates = ::isatty(STDIN_FILENO) ? std::string() : read_all(STDIN_FILENO, "standard input");
+  refuse_push(run_pre_receive_hook(std::filesystem::current_path(), updates));
 }
 
 int run_merge_driver(const std::vector<std::string>& args) {
