@@ -129,9 +129,11 @@ int run_merge_driver(const std::vector<std::string>& args) {
   const MergeOutcome m =
       merge_file(ws, path, read_file(args[0]), read_file(args[1]), read_file(args[2]), marker_size);
   write_file_atomic(args[1], m.content);
-  // git tells an external driver nothing of -X ours / -X theirs (no
-  // variable, no file under the git folder while it runs), so the driver
-  // cannot honour them: it says how to take one side whole instead.
+  // git tells an external driver nothing of -X ours / -X theirs: for a
+  // merge no variable or file names it, and a rebase's own record of it
+  // (rebase-merge/strategy_opts) is there too for a cherry-pick made by hand
+  // while the rebase is stopped (README, "Merges"). So the driver cannot
+  // honour them for certain: it says how to take one side whole instead.
   if (m.conflict)
     std::cerr << "git-jpblob: " << path << ": conflict, shown in JP's own form. To take one side whole (what -X ours "
               << "or -X theirs would do here): git checkout --ours -- " << path << " (or git checkout --theirs -- "
