@@ -14,6 +14,7 @@
 #include "hooks/pre_commit.hpp"
 #include "hooks/post_checkout.hpp"
 #include "hooks/pre_push.hpp"
+#include "hooks/pre_receive.hpp"
 
 namespace jpblob {
 
@@ -81,6 +82,25 @@ void run_post_checkout(const std::string& previous) {
     std::cerr << "git-jpblob: " << *line << '\n';
 }
 
+namespace {
+
+// Every problem on its own line, then the refusal with the way to mend it.
+// Only commits the receiver does not hold yet are named
+// (core/maintenance/push_check), so they can still be amended.
+void refuse_push(const PushCheckReport& report) {
+  if (report.problems.empty()) return;
+  for (std::size_t i = 0; i + 1 < report.problems.size(); ++i)
+    std::cerr << "git-jpblob: " << report.problems[i] << '\n';
+  throw Error(report.problems.back() +
+              (report.problems.size() > 1 ? " (and " + std::to_string(report.problems.size() - 1) + " more above)"
+                                          : std::string()) +
+              "; push refused. To mend it: `git jpblob repair` writes each blob named again from any good copy and "
+              "stages it; then put it in the commit named (`git commit --amend`, or `git rebase -i` and `git jpblob "
+              "repair` at an older one) and push again");
+}
+
+}  // namespace
+
 void run_pre_push(const std::string& remote_given) {
   std::string updates = ::isatty(STDIN_FILENO) ? std::string() : read_all(STDIN_FILENO, "standard input");
   std::string remote = remote_given;
@@ -95,15 +115,12 @@ void run_pre_push(const std::string& remote_given) {
     const std::string from = env("PRE_COMMIT_FROM_REF").empty() ? std::string(40, '0') : env("PRE_COMMIT_FROM_REF");
     updates = "HEAD " + env("PRE_COMMIT_TO_REF") + " refs/heads/pushed " + from + "\n";
   }
-  const auto report = run_pre_push_hook(std::filesystem::current_path(), remote, updates);
-  if (report.problems.empty()) return;
-  for (std::size_t i = 0; i + 1 < report.problems.size(); ++i)
-    std::cerr << "git-jpblob: " << report.problems[i] << '\n';
-  throw Error(report.problems.back() + (report.problems.size() > 1
-                                            ? " (and " + std::to_string(report.problems.size() - 1) + " more above)"
-                                            : std::string()) +
-              "; push refused: commit the missing blobs (git jpblob verify --history lists them), "
-              "or push with --no-verify to skip this check");
+  refuse_push(run_pre_push_hook(std::filesystem::current_path(), remote, updates));
+}
+
+void run_pre_receive() {
+  const std::string updates = ::isatty(STDIN_FILENO) ? std::string() : read_all(STDIN_FILENO, "standard input");
+  refuse_push(run_pre_receive_hook(std::filesystem::current_path(), updates));
 }
 
 int run_merge_driver(const std::vector<std::string>& args) {
@@ -118,7 +135,15 @@ int run_merge_driver(const std::vector<std::string>& args) {
   const MergeOutcome m =
       merge_file(ws, path, read_file(args[0]), read_file(args[1]), read_file(args[2]), marker_size);
   write_file_atomic(args[1], m.content);
-  if (m.conflict) std::cerr << "git-jpblob: " << path << ": conflict, shown in JP's own form\n";
+  // git tells an external driver nothing of -X ours / -X theirs: for a
+  // merge no variable or file names it, and a rebase's own record of it
+  // (rebase-merge/strategy_opts) is there too for a cherry-pick made by hand
+  // while the rebase is stopped (README, "Merges"). So the driver cannot
+  // honour them for certain: it says how to take one side whole instead.
+  if (m.conflict)
+    std::cerr << "git-jpblob: " << path << ": conflict, shown in JP's own form. To take one side whole (what -X ours "
+              << "or -X theirs would do here): git checkout --ours -- " << path << " (or git checkout --theirs -- "
+              << path << "), then git add " << path << "\n";
   return m.conflict ? 1 : 0;
 }
 

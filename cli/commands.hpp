@@ -26,5 +26,8 @@ void run_pre_commit();
 // Error listing every problem when the push must be refused.
 void run_pre_push(const std::string& remote);
 void run_post_checkout(const std::string& previous);
+// The pre-receive hook, on a server: the same check of the commits a push
+// adds, read from git's "<old> <new> <ref>" lines on standard input.
+void run_pre_receive();
 
 }  // namespace jpblob

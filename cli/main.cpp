@@ -140,6 +140,8 @@ int main(int argc, char** argv) {
   pre_push->add_option("remote", push_remote, "the remote's name (or URL); the pre-commit framework's when absent");
   pre_push->add_option("url", push_url, "the remote's URL");
   pre_push->callback([&] { jpblob::run_pre_push(push_remote); });
+  app.add_subcommand("pre-receive", "the server's pre-receive hook: refuse pushed commits lacking a blob or holding a corrupt one")
+      ->callback([] { jpblob::run_pre_receive(); });
   jpblob::MaintenanceArgs m;
   auto maintenance = [&](const char* name, const char* help, void (*run)(const jpblob::MaintenanceArgs&)) {
     auto* cmd = app.add_subcommand(name, help);
@@ -153,6 +155,7 @@ int main(int argc, char** argv) {
   gc->add_flag("--json", m.json, "machine output");
   auto* verify = maintenance("verify", "check every blob and every reference", jpblob::run_verify_command);
   verify->add_flag("--history", m.history, "also check every commit reachable from any ref");
+  verify->add_option("revisions", m.revisions, "with --history, only the commits these name (<before>..<after>)");
   verify->add_option("--store", m.store, "a JP storage folder instead of the work tree's .jp");
   verify->add_flag("--json", m.json, "machine output");
   maintenance("files", "list a conversation's files and referenced blobs", jpblob::run_files_command)

@@ -79,7 +79,7 @@ void run_verify_command(const MaintenanceArgs& args) {
   VerifyReport r;
   {
     TerminalProgress progress;
-    r = run_verify(ws, args.history, progress.callback());
+    r = run_verify(ws, args.history || !args.revisions.empty(), progress.callback(), args.revisions);
   }
   if (args.json) {
     print_json({{"ok", r.problems.empty()}, {"blobs", r.blobs}, {"references", r.references},
@@ -91,7 +91,7 @@ void run_verify_command(const MaintenanceArgs& args) {
     std::string checked = std::to_string(r.blobs) + " blob(s)";
     if (r.kept) checked += ", " + std::to_string(r.kept) + " kept copy(ies)";
     std::cout << "Checked " << checked << " and " << r.references << " reference(s)"
-              << (args.history ? " in " + std::to_string(r.commits) + " commit(s)" : std::string()) << ": "
+              << (args.history || !args.revisions.empty() ? " in " + std::to_string(r.commits) + " commit(s)" : std::string()) << ": "
               << (r.problems.empty() ? "all good" : std::to_string(r.problems.size()) + " problem(s)") << ".\n";
   }
   if (!r.problems.empty())

@@ -14,6 +14,7 @@ struct MaintenanceArgs {
   bool dry_run = false;
   bool json = false;
   bool history = false;
+  std::vector<std::string> revisions;  // verify --history: the commits to check (rev-list arguments)
   std::string prune = "1.hour.ago";
   std::optional<std::filesystem::path> store;
   std::string target;  // a conversation or a blob name

@@ -1,9 +1,7 @@
 #include "pre_push.hpp"
 
 #include <sstream>
-#include <unordered_set>
 
-#include "core/maintenance/commit_check.hpp"
 #include "core/base/error.hpp"
 #include "core/git/git_cli.hpp"
 #include "core/workspace/workspace.hpp"
@@ -18,29 +16,29 @@ bool all_zeros(const std::string& id) { return id.find_first_not_of('0') == std:
 
 }  // namespace
 
-PrePushReport run_pre_push_hook(const fs::path& cwd, const std::string& remote, const std::string& updates) {
-  PrePushReport report;
+PushCheckReport run_pre_push_hook(const fs::path& cwd, const std::string& remote, const std::string& updates) {
   const Workspace ws = Workspace::open(cwd);
   if (!ws.repo()) throw Error("pre-push must run in a git repository");
-  const GitCli git(ws.repo()->workdir() ? *ws.repo()->workdir() : ws.repo()->gitdir());
-  std::vector<std::string> commits;
-  std::unordered_set<std::string> seen;
+  const GitRepo& repo = *ws.repo();
+  const GitCli git(repo.workdir() ? *repo.workdir() : repo.gitdir());
+  std::vector<std::string> tips, have;
   std::istringstream in(updates);
   std::string local_ref, local_id, remote_ref, remote_id;
   while (in >> local_ref >> local_id >> remote_ref >> remote_id) {
-    if (all_zeros(local_id)) continue;  // a deletion sends nothing
-    std::vector<std::string> args = {local_id, "--not"};
-    if (!all_zeros(remote_id) && ws.repo()->has_object(remote_id)) args.push_back(remote_id);
-    else args.push_back("--remotes=" + remote);
-    for (auto& id : git.rev_list(args))
-      if (!id.empty() && seen.insert(id).second) commits.push_back(std::move(id));
+    if (!all_zeros(local_id)) tips.push_back(local_id);  // a deletion sends nothing
+    if (!all_zeros(remote_id) && repo.has_object(remote_id)) have.push_back(remote_id);
   }
-  CommitChecker checker(*ws.repo(), git, ws.settings().store.max_blob_size);
-  for (const std::string& commit : commits) {
-    checker.check(commit, report.references, report.problems);
-    ++report.commits;
+  if (tips.empty()) return {};
+  if (!remote.empty() && repo.config("remote." + remote + ".url")) {
+    have.push_back("--remotes=" + remote);
+  } else if (!remote.empty()) {
+    // A URL: only the remote itself can say what it holds. When it cannot
+    // be asked, more commits are checked, never fewer.
+    if (auto ids = git.advertised_ids(remote))
+      for (std::string& id : *ids)
+        if (repo.has_object(id)) have.push_back(std::move(id));
   }
-  return report;
+  return check_push(repo, git, ws.settings().store.max_blob_size, tips, have);
 }
 
 }  // namespace jpblob

@@ -5,27 +5,26 @@
 // of its documents references, or holds one whose bytes do not match its
 // name, naming commit, document and digest.
 //
-// The commits checked are those the push would send: for each ref, the
-// pushed commit and its ancestors that the remote does not have (its old
-// value, or any of its remote-tracking refs when that is unknown here).
+// The commits checked are those the push would send (core/maintenance/
+// push_check): each pushed commit and its ancestors reachable from nothing
+// the remote has. What the remote has: every remote id on git's input this
+// repository holds, and the remote's tracking refs when `remote` names a
+// configured remote; when it is a URL (`git push ../srv.git main`), the
+// ids the URL advertises now (`git ls-remote`), since no tracking ref
+// speaks for it.
 #pragma once
 
 #include <filesystem>
 #include <string>
-#include <vector>
+
+#include "core/maintenance/push_check.hpp"
 
 namespace jpblob {
-
-struct PrePushReport {
-  std::size_t commits = 0;     // commits checked
-  std::size_t references = 0;  // references checked
-  std::vector<std::string> problems;  // one line each; non-empty refuses the push
-};
 
 // `updates` is what git writes on the hook's standard input: lines of
 // "<local ref> <local id> <remote ref> <remote id>". Throws Error when git
 // cannot be asked.
-PrePushReport run_pre_push_hook(const std::filesystem::path& cwd, const std::string& remote,
-                                const std::string& updates);
+PushCheckReport run_pre_push_hook(const std::filesystem::path& cwd, const std::string& remote,
+                                  const std::string& updates);
 
 }  // namespace jpblob

@@ -14,6 +14,7 @@ packages=(
   git-lfs  # the e2e tests of .jp/blobs kept in git-lfs
   man-db  # `git help jpblob` and `git jpblob --help` show the manual page
   pre-commit  # the hook managers' e2e tests: the pre-commit framework
+  lighttpd  # e2e servers: git http-backend behind a web server, for the pre-receive hook
 )
 # npm, for husky and lefthook (install/hook-managers.sh), unless a Node.js
 # is already there.

@@ -183,6 +183,16 @@ std::vector<std::string> GitCli::rev_list(const std::vector<std::string>& args) 
   return split_records(must("list commits", full), '\n');
 }
 
+std::optional<std::vector<std::string>> GitCli::advertised_ids(const std::string& remote) const {
+  auto r = run({"ls-remote", "--end-of-options", remote});
+  if (r.status != 0) return std::nullopt;
+  std::vector<std::string> out;
+  // Lines: "<id>\t<ref>".
+  for (const std::string& line : split_records(r.out, '\n'))
+    if (const auto tab = line.find('\t'); tab != std::string::npos) out.push_back(line.substr(0, tab));
+  return out;
+}
+
 std::optional<std::string> GitCli::resolve_commit(const std::string& rev) const {
   auto r = run({"rev-parse", "-q", "--verify", "--end-of-options", rev + "^{commit}"});
   if (r.status != 0 || first_line(r.out).empty()) return std::nullopt;

@@ -106,9 +106,13 @@ class GitCli {
   // Every commit reachable from any ref; empty in a repository without one.
   std::vector<std::string> all_commits() const;
 
-  // `git rev-list` with these arguments (revisions and options), one id
-  // per commit.
+  // `git rev-list` with these arguments (revisions and options), one line
+  // per commit (its id, and with --parents its parents' after it).
   std::vector<std::string> rev_list(const std::vector<std::string>& args) const;
+
+  // The object ids `remote` (a name or URL) advertises for its refs now
+  // (`git ls-remote`); nullopt when it cannot be asked.
+  std::optional<std::vector<std::string>> advertised_ids(const std::string& remote) const;
 
   // The commit a revision names, or nullopt when it names none.
   std::optional<std::string> resolve_commit(const std::string& rev) const;

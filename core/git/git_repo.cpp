@@ -1,6 +1,7 @@
 #include "core/git/git_repo.hpp"
 
 #include <git2.h>
+#include <git2/sys/repository.h>
 
 #include <cstdlib>
 #include <unordered_map>
@@ -115,6 +116,35 @@ void parse_config_parameters(std::string_view s,
   }
 }
 
+struct OdbDeleter {
+  void operator()(git_odb* o) const { git_odb_free(o); }
+};
+
+// GIT_ALTERNATE_OBJECT_DIRECTORIES: folders separated by ':', each quoted
+// the C way when it holds a ':' or a '"' (git's quote_c_style).
+std::vector<std::string> split_path_list(std::string_view list) {
+  std::vector<std::string> out;
+  std::size_t i = 0;
+  while (i <= list.size()) {
+    std::string dir;
+    if (i < list.size() && list[i] == '"') {
+      for (++i; i < list.size() && list[i] != '"'; ++i) {
+        if (list[i] == '\\' && i + 1 < list.size()) ++i;
+        dir += list[i];
+      }
+      i = list.find(':', i);
+    } else {
+      const std::size_t end = list.find(':', i);
+      dir = std::string(list.substr(i, end == std::string_view::npos ? std::string_view::npos : end - i));
+      i = end;
+    }
+    out.push_back(std::move(dir));
+    if (i == std::string_view::npos) break;
+    ++i;
+  }
+  return out;
+}
+
 }  // namespace
 
 std::vector<std::pair<std::string, std::string>> command_line_config() {
@@ -153,13 +183,15 @@ std::optional<GitRepo> GitRepo::open(const fs::path& cwd) {
     const fs::path work_tree = fs::absolute(cwd / wt);
     check_git(git_repository_set_workdir(raw, work_tree.c_str(), 0),
               "cannot use work tree " + work_tree.string());
-  } else if (git_dir && !repo.config("core.worktree")) {
+  } else if (git_dir && !repo.config("core.worktree") && !git_repository_is_bare(raw)) {
     // git: with GIT_DIR set and no work tree named, the current folder is
-    // the top of the work tree.
+    // the top of the work tree, unless the repository is bare (git runs a
+    // received push's hooks in a bare repository with GIT_DIR=.).
     check_git(git_repository_set_workdir(raw, cwd.c_str(), 0),
               "cannot use work tree " + cwd.string());
   }
   repo.add_worktree_config();
+  repo.use_environment_objects();
   if (const char* wd = git_repository_workdir(raw)) repo.workdir_ = fs::path(wd).lexically_normal();
   if (repo.workdir_ && repo.workdir_->filename().empty())
     repo.workdir_ = repo.workdir_->parent_path();
@@ -182,6 +214,32 @@ void GitRepo::add_worktree_config() {
   if (!fs::exists(file)) return;
   check_git(git_config_add_file_ondisk(cfg, file.c_str(), GIT_CONFIG_LEVEL_APP, repo_.get(), 0),
             "cannot read " + file.string());
+}
+
+void GitRepo::use_environment_objects() {
+  // libgit2 reads these only with GIT_REPOSITORY_OPEN_FROM_ENV, which would
+  // also change how GIT_DIR and the work tree are found. git sets them for
+  // the hooks of a push it receives: the pushed objects sit in a quarantine
+  // folder (GIT_OBJECT_DIRECTORY) until the hooks accept them, with the
+  // repository's own objects as an alternate.
+  const char* object_dir = env("GIT_OBJECT_DIRECTORY");
+  const char* alternates = env("GIT_ALTERNATE_OBJECT_DIRECTORIES");
+  if (!object_dir && !alternates) return;
+  git_odb* odb = nullptr;
+  if (object_dir) {
+    const fs::path dir = fs::absolute(cwd_ / object_dir);
+    check_git(git_odb_open(&odb, dir.c_str()), "cannot open git's objects at " + dir.string());
+  } else {
+    check_git(git_repository_odb(&odb, repo_.get()), "cannot open git's objects");
+  }
+  std::unique_ptr<git_odb, OdbDeleter> owned(odb);
+  if (alternates)
+    for (const std::string& dir : split_path_list(alternates)) {
+      if (dir.empty()) continue;
+      const fs::path path = fs::absolute(cwd_ / dir);
+      check_git(git_odb_add_disk_alternate(odb, path.c_str()), "cannot read git's objects at " + path.string());
+    }
+  if (object_dir) git_repository_set_odb(repo_.get(), odb);
 }
 
 fs::path GitRepo::gitdir() const { return git_repository_path(repo_.get()); }

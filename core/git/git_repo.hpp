@@ -66,7 +66,9 @@ bool parse_config_bool(const std::string& key, const std::string& value);
 class GitRepo {
  public:
   // The repository git would use for a command run in `cwd`, with the
-  // environment's GIT_DIR, GIT_WORK_TREE and GIT_INDEX_FILE honoured.
+  // environment's GIT_DIR, GIT_WORK_TREE and GIT_INDEX_FILE honoured, and
+  // GIT_OBJECT_DIRECTORY and GIT_ALTERNATE_OBJECT_DIRECTORIES (the
+  // quarantine git's hooks of a received push read objects from).
   // Returns nullopt when `cwd` is not inside a repository; throws Error when
   // it is but the repository cannot be opened.
   static std::optional<GitRepo> open(const std::filesystem::path& cwd);
@@ -149,6 +151,9 @@ class GitRepo {
  private:
   explicit GitRepo(git_repository* repo);
   void add_worktree_config();
+  // Reads objects from $GIT_OBJECT_DIRECTORY and
+  // $GIT_ALTERNATE_OBJECT_DIRECTORIES when set, as git does.
+  void use_environment_objects();
   struct TreeCache;
   // The folder's tree in `rev` (an object id), or null when there is none.
   const git_tree* tree_at(const std::string& rev, std::string_view folder) const;

@@ -46,7 +46,16 @@ void CommitChecker::check(const std::string& commit, std::size_t& references,
     auto cached = references_of_.find(entry.id);
     if (cached == references_of_.end()) {
       std::vector<BlobUse> refs;
-      if (auto text = repo_.read_object(entry.id)) refs = document_needs(*kind, *text, 0).references;
+      if (auto text = repo_.read_object(entry.id)) {
+        refs = document_needs(*kind, *text, 0).references;
+      } else if (!repo_.promisor_remote()) {
+        // Not a partial clone, which fetches what it lacks: an object git
+        // should hold and libgit2 cannot see (a push's quarantine, before
+        // GitRepo read it) must not pass as a document without references.
+        problems.push_back("commit " + short_commit + ": " + path + ": its object " + entry.id +
+                           " is missing from git's objects");
+        continue;
+      }
       cached = references_of_.emplace(entry.id, std::move(refs)).first;
     }
     for (const BlobUse& ref : cached->second) {

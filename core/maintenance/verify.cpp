@@ -25,9 +25,12 @@ namespace {
 // whose blob the commit lacks, or holds with other bytes, breaks every
 // checkout of it. Work is cached by object id, so a blob or document
 // shared by many commits is read once.
-void verify_history(const Workspace& ws, VerifyReport& report, const Progress& progress) {
+void verify_history(const Workspace& ws, const std::vector<std::string>& revisions, VerifyReport& report,
+                    const Progress& progress) {
   const GitCli git(ws.repo()->workdir() ? *ws.repo()->workdir() : ws.repo()->gitdir());
-  const std::vector<std::string> commits = git.all_commits();
+  std::vector<std::string> args = {"--end-of-options"};
+  args.insert(args.end(), revisions.begin(), revisions.end());
+  const std::vector<std::string> commits = revisions.empty() ? git.all_commits() : git.rev_list(args);
   CommitChecker checker(*ws.repo(), git, ws.store().options().max_blob_size);
   for (std::size_t i = 0; i < commits.size(); ++i) {
     checker.check(commits[i], report.references, report.problems);
@@ -38,7 +41,8 @@ void verify_history(const Workspace& ws, VerifyReport& report, const Progress& p
 
 }  // namespace
 
-VerifyReport run_verify(const Workspace& ws, bool history, const Progress& progress) {
+VerifyReport run_verify(const Workspace& ws, bool history, const Progress& progress,
+                        const std::vector<std::string>& revisions) {
   VerifyReport report;
   const BlobStore& store = ws.store();
   std::vector<StoreEntry> blobs;
@@ -170,7 +174,7 @@ VerifyReport run_verify(const Workspace& ws, bool history, const Progress& progr
     if (!live.count(b.digest)) report.unreferenced.push_back(b.path);
   std::sort(report.unreferenced.begin(), report.unreferenced.end());
 
-  if (history && ws.repo()) verify_history(ws, report, progress);
+  if (history && ws.repo()) verify_history(ws, revisions, report, progress);
   return report;
 }
 

@@ -22,7 +22,11 @@ struct VerifyReport {
 };
 
 // Never throws for what it finds (those are problems); throws Error when
-// the store, a document or git cannot be read at all.
-VerifyReport run_verify(const Workspace& ws, bool history, const Progress& progress);
+// the store, a document or git cannot be read at all. With `history`, the
+// commits checked are every commit reachable from any ref, or when
+// `revisions` is not empty, those `git rev-list <revisions>` lists (a CI
+// job's pushed range, `<before>..<after>`).
+VerifyReport run_verify(const Workspace& ws, bool history, const Progress& progress,
+                        const std::vector<std::string>& revisions = {});
 
 }  // namespace jpblob

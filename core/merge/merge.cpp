@@ -11,6 +11,7 @@
 #include "core/git/git_cli.hpp"
 #include "core/format/json_scan.hpp"
 #include "core/format/payload.hpp"
+#include "core/merge/event_time.hpp"
 
 namespace jpblob {
 
@@ -22,13 +23,20 @@ struct Log {
   std::string_view text;
   std::vector<std::string_view> entries;
   std::vector<std::string> stamps;
+  std::vector<bool> turn_starts;  // the entry is a `"type":"turn_start"` event
   std::size_t first = 0, last = 0;  // [first, last): from the first entry's start to the last one's end
 };
 
-std::string stamp_of(const JsonTree& t) {
-  const auto m = t.member(t.root(), "timestamp");
+std::string string_member(const JsonTree& t, const char* name) {
+  const auto m = t.member(t.root(), name);
   if (m == kNoNode) return {};
   return t.string_value(m).value_or(std::string());
+}
+
+void add_entry(Log& log, std::string_view entry, const JsonTree* object) {
+  log.entries.push_back(entry);
+  log.stamps.push_back(object ? string_member(*object, "timestamp") : std::string());
+  log.turn_starts.push_back(object && string_member(*object, "type") == "turn_start");
 }
 
 std::optional<Log> read_log(DocumentKind kind, std::string_view text) {
@@ -37,8 +45,7 @@ std::optional<Log> read_log(DocumentKind kind, std::string_view text) {
   if (kind == DocumentKind::Conversation) {
     const EventScan scan = scan_events(text, [&](const JsonTree& event) {
       const JsonNode& n = event.node(event.root());
-      log.entries.push_back(text.substr(n.begin, n.end - n.begin));
-      log.stamps.push_back(stamp_of(event));
+      add_entry(log, text.substr(n.begin, n.end - n.begin), &event);
     });
     if (scan.shape != DocumentShape::Conversation) return std::nullopt;
   } else {
@@ -49,12 +56,13 @@ std::optional<Log> read_log(DocumentKind kind, std::string_view text) {
     for (std::size_t at = 0; at < text.size();) {
       const std::size_t end = text.find('\n', at);
       const std::string_view line = text.substr(at, end - at + 1);
-      log.entries.push_back(line);
       JsonError error;
-      std::string stamp;
-      if (scan_json_value(text, at, nodes, error) && nodes[0].kind == JsonKind::Object)
-        stamp = stamp_of(JsonTree(text, nodes));
-      log.stamps.push_back(stamp);
+      if (scan_json_value(text, at, nodes, error) && nodes[0].kind == JsonKind::Object) {
+        const JsonTree object(text, nodes);
+        add_entry(log, line, &object);
+      } else {
+        add_entry(log, line, nullptr);
+      }
       at = end + 1;
     }
   }
@@ -77,31 +85,52 @@ std::optional<std::string_view> separator(const Log& log) {
   return std::string_view(a, static_cast<std::size_t>(log.entries[1].data() - a));
 }
 
+// One side's new entries cut into blocks that stay together: a new block
+// at each turn_start, the whole side one block without them.
+struct Block {
+  std::vector<std::string_view> entries;
+  std::optional<EventTime> time;  // its first entry's
+};
+
+std::vector<Block> blocks_of(const Log& log, const std::vector<std::size_t>& indexes) {
+  std::vector<Block> out;
+  for (const std::size_t k : indexes) {
+    if (out.empty() || log.turn_starts[k]) out.push_back({{}, parse_event_time(log.stamps[k])});
+    out.back().entries.push_back(log.entries[k]);
+  }
+  return out;
+}
+
 }  // namespace
 
 std::optional<std::string> merge_appended(DocumentKind kind, std::string_view base_text, std::string_view ours_text,
                                           std::string_view theirs_text) {
   const auto base = read_log(kind, base_text), ours = read_log(kind, ours_text), theirs = read_log(kind, theirs_text);
   if (!base || !ours || !theirs || !starts_with(*ours, *base) || !starts_with(*theirs, *base)) return std::nullopt;
-  // Both sides' new entries, interleaved by timestamp (ours first on a tie
-  // or where one has none); an entry both added (the same bytes) once.
+  // Both sides' new entries in blocks (a turn each), an entry both added
+  // (the same bytes) once. Blocks go by their first entry's time, ours first
+  // on a tie or where one has none; each side's blocks keep their order. So
+  // a tool call is followed by its own response, never by the other
+  // teammate's request.
   const std::size_t kept = base->entries.size();
-  std::multiset<std::string_view> ours_new(ours->entries.begin() + static_cast<std::ptrdiff_t>(kept),
-                                           ours->entries.end());
-  std::vector<std::size_t> theirs_only;
+  std::multiset<std::string_view> ours_added(ours->entries.begin() + static_cast<std::ptrdiff_t>(kept),
+                                             ours->entries.end());
+  std::vector<std::size_t> ours_new, theirs_only;
+  for (std::size_t j = kept; j < ours->entries.size(); ++j) ours_new.push_back(j);
   for (std::size_t j = kept; j < theirs->entries.size(); ++j) {
-    const auto same = ours_new.find(theirs->entries[j]);
-    if (same != ours_new.end()) ours_new.erase(same);
+    const auto same = ours_added.find(theirs->entries[j]);
+    if (same != ours_added.end()) ours_added.erase(same);
     else theirs_only.push_back(j);
   }
+  const std::vector<Block> ours_blocks = blocks_of(*ours, ours_new), theirs_blocks = blocks_of(*theirs, theirs_only);
   std::vector<std::string_view> merged(base->entries.begin(), base->entries.end());
-  std::size_t i = kept, t = 0;
-  while (i < ours->entries.size() || t < theirs_only.size()) {
-    const bool take_ours = t >= theirs_only.size() ||
-                           (i < ours->entries.size() &&
-                            (ours->stamps[i].empty() || theirs->stamps[theirs_only[t]].empty() ||
-                             ours->stamps[i] <= theirs->stamps[theirs_only[t]]));
-    merged.push_back(take_ours ? ours->entries[i++] : theirs->entries[theirs_only[t++]]);
+  std::size_t i = 0, t = 0;
+  while (i < ours_blocks.size() || t < theirs_blocks.size()) {
+    const bool take_ours = t >= theirs_blocks.size() ||
+                           (i < ours_blocks.size() && (!ours_blocks[i].time || !theirs_blocks[t].time ||
+                                                       *ours_blocks[i].time <= *theirs_blocks[t].time));
+    const Block& b = take_ours ? ours_blocks[i++] : theirs_blocks[t++];
+    merged.insert(merged.end(), b.entries.begin(), b.entries.end());
   }
   // The layout (what comes before the first entry, between two, after the
   // last) is ours, or the first log that has one.

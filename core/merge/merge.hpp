@@ -5,9 +5,13 @@
 // - Conversations (a JSON array of events) and sessions (JSON lines) are
 //   logs that teammates append to. When both sides kept the base's events
 //   and appended their own, the result is the base's events, then both
-//   sides' new events, interleaved by their `timestamp` (ours first on a
-//   tie; an event both appended appears once), laid out as ours is. This
-//   needs no blob: the events are spliced in their committed form.
+//   sides' new events in blocks that stay whole: each side's new events
+//   cut before each `"type":"turn_start"` event, or all of them one block
+//   without any. Blocks are ordered by their first event's `timestamp`
+//   read as a time (event_time), ours first on a tie or where either has
+//   none, each side's in its own order; an event both appended appears
+//   once. Laid out as ours is. This needs no blob: the events are spliced
+//   in their committed form.
 // - Anything else (an event edited or removed on one side) is merged line by
 //   line (`git merge-file`) in JP's own form, payloads restored, so that a
 //   real conflict shows both sides readable, between conflict markers;

@@ -131,4 +131,67 @@ same_blob_other_gzip() {
 }
 case_ "one blob stored with two gzip spellings on two branches does not conflict" same_blob_other_gzip
 
+# Appends a copy of the conversation's first full turn (turn_start up to
+# the next one: requests, tool calls and their responses) as side $2 adds
+# it: event k at 10:00:00 + 2k + $3 seconds, tool ids made the side's own.
+append_full_turn() {
+  python3 - "$1" "$2" "$3" "$conv_src/events.json" <<'PY'
+import datetime, json, sys
+path, side, parity, source = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
+events = json.load(open(source))
+start = next(i for i, e in enumerate(events) if e.get("type") == "turn_start")
+end = next((i for i in range(start + 1, len(events)) if events[i].get("type") == "turn_start"), len(events))
+t0 = datetime.datetime(2026, 5, 1, 10, 0, 0)
+data = open(path, "rb").read()
+close = data.rstrip().rfind(b"]")
+body = data[:close].rstrip()
+for k, e in enumerate(events[start:end]):
+    e = dict(e)
+    e["timestamp"] = (t0 + datetime.timedelta(seconds=2 * k + parity)).strftime("%Y-%m-%d %H:%M:%S.%f")
+    if "id" in e:
+        e["id"] = e["id"] + "_" + side
+    block = "\n".join("  " + l for l in json.dumps(e, indent=2).splitlines()).encode()
+    body += b",\n" + block
+open(path, "wb").write(body + b"\n" + data[close:])
+PY
+}
+
+full_turns_stay_whole() {
+  fresh
+  git checkout -q -b turn-mine base-point
+  append_full_turn "$ev" mine 0
+  git add .jp && git commit -qm "my turn"
+  git checkout -q -b turn-theirs base-point
+  append_full_turn "$ev" theirs 1
+  git add .jp && git commit -qm "their turn"
+  git checkout -q turn-mine
+  git merge -q --no-edit turn-theirs 2> "$TEST_ROOT/err" || fail "git merge did not complete: $(cat "$TEST_ROOT/err")"
+  # My turn began first (10:00:00, theirs 10:00:01): it comes whole, then
+  # theirs whole, though their events alternate second by second.
+  cp "$TEST_ROOT/base.json" "$TEST_ROOT/expected.json"
+  append_full_turn "$TEST_ROOT/expected.json" mine 0
+  append_full_turn "$TEST_ROOT/expected.json" theirs 1
+  cmp -s "$ev" "$TEST_ROOT/expected.json" || fail "the merged conversation is not base + my turn + their turn: $(
+    python3 -c 'import json,sys; print([e.get("id", e["type"]) for e in json.load(open(sys.argv[1]))[-12:]])' "$ev")"
+  python3 - "$ev" <<'PY' || fail "a tool call is not followed by its own response"
+import json, sys
+events = json.load(open(sys.argv[1]))
+for i, e in enumerate(events):
+    if e.get("type") == "tool_call_request":
+        rest = events[i + 1:]
+        side = e["id"].rsplit("_", 1)[-1]
+        # every event until its response is the same side's
+        for r in rest:
+            if r.get("type") == "tool_call_response" and r.get("id") == e["id"]:
+                break
+            rid = r.get("id", "")
+            if side in ("mine", "theirs") and rid and not rid.endswith("_" + side):
+                sys.exit(1)
+PY
+  git jpblob verify > /dev/null || fail "verify fails after the merge"
+  assert_clean_status
+  assert_blobs_committed
+}
+case_ "two teammates each add a full turn to a real conversation: each turn stays whole, each tool call followed by its response" full_turns_stay_whole
+
 pass

@@ -89,4 +89,31 @@ user_hook_chained() {
   grep -q "user hook saw: refs/heads/main" "$TEST_ROOT/user-hook.log" || fail "the user's hook did not get git's input"
 }
 case_ "a user's pre-push hook is kept and chained with --force, and still runs" user_hook_chained
+# A push by URL (git push ../srv.git branch) checks only what the server
+# lacks, as a push by remote name does: asked, the URL says what it holds.
+by_url() {
+  git init -q --bare "$TEST_ROOT/srv.git"
+  new_installed_repo by-url
+  git remote add origin "$TEST_ROOT/srv.git"
+  write_conversation 1-held "held by the server without its blob"
+  git add .jp/conversations/1-held
+  git commit -q --no-verify -m "a broken commit the server took"
+  git push -q --no-verify origin main
+  git checkout -q -b by-url
+  commit_conversation 2-url "pushed by URL"
+  git push -q ../srv.git by-url 2> "$TEST_ROOT/err" || fail "the push by URL was refused: $(cat "$TEST_ROOT/err")"
+  git checkout -q -b by-name main
+  commit_conversation 3-name "pushed by name"
+  git push -q origin by-name 2> "$TEST_ROOT/err" || fail "the push by name was refused: $(cat "$TEST_ROOT/err")"
+  git checkout -q -b broken main
+  write_conversation 4-broken "a new commit without its blob"
+  git add .jp/conversations/4-broken
+  git commit -q --no-verify -m "no blob"
+  if git push -q ../srv.git broken 2> "$TEST_ROOT/err"; then fail "a new broken commit went through by URL"; fi
+  grep -q "4-broken/events.json references blob" "$TEST_ROOT/err" || fail "message: $(cat "$TEST_ROOT/err")"
+  if grep -q "1-held" "$TEST_ROOT/err"; then fail "the commit the server holds was named: $(cat "$TEST_ROOT/err")"; fi
+  if git push -q origin broken 2> "$TEST_ROOT/err"; then fail "a new broken commit went through by name"; fi
+  grep -q "4-broken/events.json references blob" "$TEST_ROOT/err" || fail "message by name: $(cat "$TEST_ROOT/err")"
+}
+case_ "a push by URL excludes what the server holds, as a push by name does, and still refuses a new broken commit" by_url
 pass

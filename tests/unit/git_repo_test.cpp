@@ -53,6 +53,38 @@ TEST(GitRepo, GitDirAloneMakesTheCurrentFolderTheWorkTree) {
   EXPECT_EQ(repo->workdir(), other.path());
 }
 
+TEST(GitRepo, ABareRepositoryWithGitDirHasNoWorkTree) {
+  // git runs a received push's hooks in the bare repository with GIT_DIR=.
+  test::TempDir t;
+  test::must("git init -q --bare srv.git", t.path());
+  ScopedEnv dir("GIT_DIR", ".");
+  auto repo = GitRepo::open(t.path() / "srv.git");
+  ASSERT_TRUE(repo);
+  EXPECT_FALSE(repo->workdir());
+}
+
+TEST(GitRepo, ReadsObjectsInAPushsQuarantine) {
+  // A pre-receive hook sees the pushed objects only through
+  // GIT_OBJECT_DIRECTORY, with the repository's own as an alternate.
+  GitSandbox g;
+  const std::string old_id = test::must("echo held | git hash-object -w --stdin", g.repo()).substr(0, 40);
+  const fs::path quarantine = g.repo() / ".git/objects/incoming-x";
+  fs::create_directories(quarantine);
+  const std::string objects = (g.repo() / ".git/objects").string();
+  std::string new_id;
+  {
+    ScopedEnv q("GIT_OBJECT_DIRECTORY", quarantine.c_str());
+    new_id = test::must("echo pushed | git hash-object -w --stdin", g.repo()).substr(0, 40);
+  }
+  ASSERT_FALSE(GitRepo::open(g.repo())->read_object(new_id));
+  ScopedEnv q("GIT_OBJECT_DIRECTORY", quarantine.c_str());
+  ScopedEnv alt("GIT_ALTERNATE_OBJECT_DIRECTORIES", ("\"" + objects + "\"").c_str());
+  auto repo = GitRepo::open(g.repo());
+  ASSERT_TRUE(repo);
+  EXPECT_EQ(repo->read_object(new_id), "pushed\n");
+  EXPECT_EQ(repo->read_object(old_id), "held\n");
+}
+
 TEST(GitRepo, OpensRepositoriesWithWorktreeConfig) {
   // libgit2 1.5 refuses unknown extensions unless they are declared.
   GitSandbox g;
