@@ -120,8 +120,7 @@ missing_blob_refused() {
 
 mended_push() {
   cd "$TEST_ROOT/client-$1"
-  git jpblob repair > /dev/null
-  git add --sparse -f "$(blob_of "never committed ($1)")"
+  git jpblob repair > /dev/null  # writes the blob again and stages it, lean or not
   git commit -q --amend --no-edit
   git push -q origin main 2> "$TEST_ROOT/err" || fail "the mended push was refused: $(cat "$TEST_ROOT/err")"
   [ "$(git ls-remote origin refs/heads/main | cut -f1)" = "$(git rev-parse HEAD)" ] || fail "the server did not take it"
