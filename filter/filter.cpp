@@ -9,16 +9,17 @@ namespace jpblob {
 
 Filter::Filter(const std::filesystem::path& cwd,
                const std::optional<std::filesystem::path>& store_dir)
-    : workspace_(Workspace::open(cwd, store_dir)) {}
+    : workspace_(Workspace::open(cwd, store_dir, SharedSettings::Later)) {}
 
 void Filter::run(FilterMode mode, std::string_view input, const std::string& path, const OutputSink& out,
-                 const SmudgeContext& context) const {
+                 const SmudgeContext& context) {
   const std::string name = path.empty() ? std::string("<stdin>") : path;
   // git names the file (%f, or the pathname key of filter-process); a
   // one-shot run without a name is a conversation.
   const DocumentKind kind = document_kind(name);
   TransformReport report;
   if (mode == FilterMode::Clean) {
+    for (const auto& w : workspace_.read_shared_settings()) std::cerr << "git-jpblob: warning: " + w + "\n";
     report = clean_document(kind, input, workspace_.store(), workspace_.settings().clean_options(name), out);
   } else if (workspace_.settings().smudge_refs_only) {
     out(input);  // JPBLOB_SKIP_SMUDGE=1 or jpblob.smudge=refs: the committed form

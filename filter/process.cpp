@@ -69,7 +69,7 @@ void run_filter_process(int in_fd, int out_fd, const std::optional<std::filesyst
   PktWriter out(out_fd);
   const bool may_delay = handshake(in, out);
   // A workspace that cannot be opened (a store refused as a link, a
-  // malformed .jpblobconfig) fails every file with its reason, rather than
+  // malformed personal setting) fails every file with its reason, rather than
   // killing the server before git hears why.
   std::optional<Filter> filter;
   std::string unusable;
@@ -127,7 +127,7 @@ void run_filter_process(int in_fd, int out_fd, const std::optional<std::filesyst
     }
     if (command == "smudge" && may_delay && filter && can_delay &&
         !filter->workspace().settings().smudge_refs_only) {
-      const Filter* f = &*filter;
+      Filter* f = &*filter;
       delayed->add(path, [f, input = std::move(input), path, context]() {
         DelayedSmudges::Result r;
         try {

@@ -20,7 +20,7 @@ bool all_zeros(const std::string& id) { return id.find_first_not_of('0') == std:
 
 PrePushReport run_pre_push_hook(const fs::path& cwd, const std::string& remote, const std::string& updates) {
   PrePushReport report;
-  const Workspace ws = Workspace::open(cwd);
+  const Workspace ws = Workspace::open(cwd, std::nullopt, SharedSettings::Later);
   if (!ws.repo()) throw Error("pre-push must run in a git repository");
   const GitCli git(ws.repo()->workdir() ? *ws.repo()->workdir() : ws.repo()->gitdir());
   std::vector<std::string> commits;

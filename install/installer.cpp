@@ -162,7 +162,7 @@ std::vector<std::string> install_lean(const fs::path& cwd, const std::optional<R
   const auto git_repo = GitRepo::open(repo->top);
   if (git_repo && is_lean(*git_repo)) return done;
   if (options.lean == true) {
-    make_lean(*repo, here, Workspace::open(repo->top));
+    make_lean(*repo, here, Workspace::open(repo->top, std::nullopt, SharedSettings::Later));
     done.push_back("This clone keeps committed blobs in git's objects only now: they left the work tree, and "
                    "status no longer looks at them.");
   } else if (!here.index_entries({literal_pathspec(kWorkTreeStore)}).empty() &&
