@@ -35,8 +35,11 @@ class Filter {
 
   // Filters one file. `path` is git's name for it, for messages. Warnings
   // go to stderr, one line each, prefixed "git-jpblob: warning: ". Throws
-  // Error on failure, having written nothing to `out`. Cleans run one at a
-  // time; smudges may run on several threads at once, beside a clean.
+  // Error on failure, having written nothing to `out`; a checkout's smudge
+  // failure ends with the ways out (way_out_of_smudge), or with
+  // jpblob.skipSmudgeErrors writes the committed form with a warning. Cleans
+  // run one at a time; smudges may run on several threads at once, beside a
+  // clean.
   void run(FilterMode mode, std::string_view input, const std::string& path, const OutputSink& out,
            const SmudgeContext& context = {});
 

@@ -42,6 +42,10 @@ Settings load_settings(const GitRepo* repo, const SafeDir* work_tree) {
   }
   if (const char* skip = std::getenv("JPBLOB_SKIP_SMUDGE"); skip && std::strcmp(skip, "1") == 0)
     s.smudge_refs_only = true;
+  if (auto v = get("jpblob.skipSmudgeErrors"))
+    s.skip_smudge_errors = parse_config_bool("jpblob.skipSmudgeErrors", *v);
+  if (const char* skip = std::getenv("JPBLOB_SKIP_SMUDGE_ERRORS"); skip && std::strcmp(skip, "1") == 0)
+    s.skip_smudge_errors = true;
   if (work_tree) apply_shared_settings(s, *work_tree);
   return s;
 }

@@ -26,6 +26,9 @@ struct Settings {
   StoreOptions store;  // jpblob.compressionLevel, jpblob.maxBlobSize, jpblob.fsync
   std::uint64_t min_size = 0;  // jpblob.minSize
   bool smudge_refs_only = false;  // jpblob.smudge=refs or JPBLOB_SKIP_SMUDGE=1
+  // jpblob.skipSmudgeErrors or JPBLOB_SKIP_SMUDGE_ERRORS=1: a file a
+  // checkout cannot restore is left in its committed form, with a warning.
+  bool skip_smudge_errors = false;
   // Why (part of) `.jpblobconfig` was ignored: one line each, for the
   // caller to show as a warning (core/ never prints).
   std::vector<std::string> warnings;
