@@ -36,7 +36,7 @@ void run_uninstall(const InstallOptions& options) {
 }
 
 void run_textconv(const fs::path& file) {
-  const Workspace ws = Workspace::open(fs::current_path());
+  const Workspace ws = Workspace::open(fs::current_path(), std::nullopt, SharedSettings::Later);
   const std::string bytes = read_file(file);
   const std::uint64_t max = ws.settings().store.max_blob_size;
   std::string shown;
@@ -60,6 +60,7 @@ namespace jpblob {
 
 void run_pre_commit() {
   const auto report = run_pre_commit_hook(std::filesystem::current_path());
+  for (const auto& w : report.warnings) std::cerr << "git-jpblob: warning: " << w << '\n';
   if (report.restored > 0)
     std::cerr << "git-jpblob: " << report.restored << " blob file" << (report.restored == 1 ? " was" : "s were")
               << " gone from .jp/blobs; written again from the copies kept in the git folder, and staged\n";
@@ -125,6 +126,7 @@ void run_pre_receive() {
 
 int run_merge_driver(const std::vector<std::string>& args) {
   const Workspace ws = Workspace::open(fs::current_path());
+  for (const auto& w : ws.settings().warnings) std::cerr << "git-jpblob: warning: " << w << '\n';
   int marker_size = 7;
   try {
     marker_size = std::stoi(args[3]);

@@ -36,7 +36,9 @@ using nlohmann::json;
 namespace {
 
 Workspace open_workspace(const MaintenanceArgs& args) {
-  return Workspace::open(fs::current_path(), args.store);
+  Workspace ws = Workspace::open(fs::current_path(), args.store);
+  for (const auto& w : ws.settings().warnings) std::cerr << "git-jpblob: warning: " << w << '\n';
+  return ws;
 }
 
 std::string human(std::uint64_t bytes) {

@@ -62,8 +62,9 @@ void DelayedSmudges::work() {
     it = entries_.find(path);
     if (it != entries_.end() && it->second.id == id) {
       // What the string holds, not its length: built by appending, it can
-      // hold up to twice that.
-      it->second.held = result.content.capacity();
+      // hold up to twice that. A failure counts nothing: it waits for every
+      // other file to be listed, and must not pause the pool they need.
+      it->second.held = result.ok ? result.content.capacity() : 0;
       ready_bytes_ += it->second.held;
       ++ready_count_;
       it->second.result = std::move(result);
@@ -87,20 +88,38 @@ std::vector<std::string> DelayedSmudges::available() {
     }
   }
   wake_workers_.notify_all();
-  // Jobs start in queue order, so the first unlisted entry is running or
-  // ready: waiting for it cannot stall behind a paused pool.
-  const auto first_ready = [this] {
-    return unlisted_.empty() || entries_.at(unlisted_.begin()->second).state == State::Ready;
+  // Jobs start in queue order, so the first unlisted entry that has not
+  // failed is running or ready (the failures before it hold no bytes, so
+  // the budget does not pause the pool): waiting for it cannot stall.
+  const auto failed = [](const Entry& e) { return e.state == State::Ready && !e.result.ok; };
+  const auto first_ready = [&] {
+    for (const auto& [id, path] : unlisted_) {
+      const Entry& e = entries_.at(path);
+      if (!failed(e)) return e.state == State::Ready;
+    }
+    return true;  // none left, or only failures
   };
   wake_git_.wait(lock, first_ready);
   std::vector<std::string> paths;
+  bool only_failures = true;
   for (auto it = unlisted_.begin(); it != unlisted_.end();) {
     Entry& e = entries_.at(it->second);
+    if (failed(e)) {  // git stops at it: later, after every file it can write
+      ++it;
+      continue;
+    }
+    only_failures = false;
     if (e.state != State::Ready) break;
     e.state = State::Listed;
     paths.push_back(it->second);
     it = unlisted_.erase(it);
-    if (!e.result.ok) break;  // git stops at it
+  }
+  if (only_failures) {
+    for (const auto& [id, path] : unlisted_) {
+      entries_.at(path).state = State::Listed;
+      paths.push_back(path);
+    }
+    unlisted_.clear();
   }
   return paths;
 }
@@ -115,6 +134,13 @@ std::optional<DelayedSmudges::Result> DelayedSmudges::take(const std::string& pa
   entries_.erase(it);
   wake_workers_.notify_all();
   return result;
+}
+
+std::optional<std::string> DelayedSmudges::failure(const std::string& path) const {
+  std::lock_guard lock(mutex_);
+  auto it = entries_.find(path);
+  if (it == entries_.end() || it->second.state != State::Listed || it->second.result.ok) return std::nullopt;
+  return it->second.result.error;
 }
 
 bool DelayedSmudges::listed(const std::string& path) const {

@@ -9,11 +9,12 @@
 // restores the next ones. A checkout of many conversations uses both
 // cores then.
 //
-// The queue runs jobs in the order they came, and lists a file only once
-// every file queued before it is listed, and none after a failure: git
-// writes the files of a listing and dies at a failed one (a required
-// filter), so it writes the files a checkout without delay would, whichever
-// thread finishes first. Results wait in memory until git fetches them; past
+// The queue runs jobs in the order they came, and lists a restored file only
+// once every restored file queued before it is listed. A failure is held
+// back until every other file is listed: git writes the files of a listing
+// and dies at a failed one (a required filter), so every file that can be
+// restored is written before git stops, whichever thread finishes first.
+// Results wait in memory until git fetches them; past
 // `budget` bytes of them the pool pauses (one result of any size is always
 // allowed, so a file larger than the budget still goes through); what a
 // result holds is counted, not its length. Memory is then the budget plus
@@ -57,10 +58,11 @@ class DelayedSmudges {
   // abandoned, then another) replaces what the earlier one would give.
   void add(const std::string& path, Job job);
 
-  // Blocks until the first file not returned before is ready, then returns
-  // it and the ready ones queued right after it, in queue order, up to and
-  // including the first failure. Returns an empty list when nothing is
-  // queued or running: git then knows it has every file. What an earlier
+  // Blocks until the first file not returned before that has not failed is
+  // ready, then returns it and the restored ones queued right after it, in
+  // queue order, passing over failures. Once every file not returned
+  // before has failed, returns them all. Returns an empty list when nothing
+  // is queued or running: git then knows it has every file. What an earlier
   // call returned and git never fetched is dropped.
   std::vector<std::string> available();
 
@@ -70,6 +72,9 @@ class DelayedSmudges {
 
   // True while `path` was returned by available() and not yet taken.
   bool listed(const std::string& path) const;
+
+  // Why a listed, not yet taken path failed; nullopt when it did not.
+  std::optional<std::string> failure(const std::string& path) const;
 
   static constexpr std::size_t kDefaultBudget = std::size_t{64} << 20;
 

@@ -4,32 +4,61 @@
 
 #include "core/documents/document.hpp"
 #include "core/base/error.hpp"
+#include "core/store/restore_budget.hpp"
 
 namespace jpblob {
 
+namespace {
+
+// What a failed checkout smudge says after why it failed: the ways out.
+// `blob`: a blob is missing or corrupt (not a file over the size limit).
+std::string way_out_of_smudge(bool blob) {
+  return std::string(blob ? "; `git jpblob repair` writes the blob again from any good copy it can find" : "") +
+         "; to check out every other file, run the command again with JPBLOB_SKIP_SMUDGE_ERRORS=1 (or `git "
+         "config jpblob.skipSmudgeErrors true`): this file is then left in its committed reference form, and "
+         "`git jpblob checkout` restores it later";
+}
+
+}  // namespace
+
 Filter::Filter(const std::filesystem::path& cwd,
                const std::optional<std::filesystem::path>& store_dir)
-    : workspace_(Workspace::open(cwd, store_dir)) {}
+    : workspace_(Workspace::open(cwd, store_dir, SharedSettings::Later)) {}
 
 void Filter::run(FilterMode mode, std::string_view input, const std::string& path, const OutputSink& out,
-                 const SmudgeContext& context) const {
+                 const SmudgeContext& context) {
   const std::string name = path.empty() ? std::string("<stdin>") : path;
   // git names the file (%f, or the pathname key of filter-process); a
   // one-shot run without a name is a conversation.
   const DocumentKind kind = document_kind(name);
   TransformReport report;
   if (mode == FilterMode::Clean) {
+    for (const auto& w : workspace_.read_shared_settings()) std::cerr << "git-jpblob: warning: " + w + "\n";
     report = clean_document(kind, input, workspace_.store(), workspace_.settings().clean_options(name), out);
   } else if (workspace_.settings().smudge_refs_only) {
     out(input);  // JPBLOB_SKIP_SMUDGE=1 or jpblob.smudge=refs: the committed form
   } else {
     SmudgeOptions options = workspace_.settings().smudge_options(name);
     options.keep_missing = !context.checkout;
-    report = smudge_document(kind, input, *workspace_.blobs().at(context.treeish), options, out);
+    try {
+      report = smudge_document(kind, input, *workspace_.blobs().at(context.treeish), options, out);
+    } catch (const Error& e) {
+      // A checkout that cannot restore this file: nothing was written to
+      // `out`, so the committed form can stand in for it (git-lfs's
+      // lfs.skipdownloaderrors), or the failure names the ways out.
+      if (!workspace_.settings().skip_smudge_errors)
+        throw Error(std::string(e.what()) + way_out_of_smudge(!dynamic_cast<const TooLargeToRestore*>(&e)));
+      out(input);
+      report = TransformReport{};
+      report.warnings.push_back(std::string(e.what()) + "; left in its committed reference form " +
+                                "(jpblob.skipSmudgeErrors): `git jpblob checkout " + name +
+                                "` restores it once it can");
+    }
   }
   // One write a line: delayed smudges run on several threads at once.
   for (const auto& w : report.warnings) std::cerr << "git-jpblob: warning: " + w + "\n" << std::flush;
 }
+
 
 void finish(const Workspace& ws) {
   try {

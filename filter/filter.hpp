@@ -28,14 +28,20 @@ struct SmudgeContext {
 class Filter {
  public:
   // Opens the workspace for a filter run in `cwd` (git runs filters at the
-  // top of the work tree). Throws Error when the store is unusable.
+  // top of the work tree). Throws Error when the store is unusable. The
+  // shared settings (`.jpblobconfig`) are read at the first clean, never
+  // for a smudge: a bad one is a warning then, once.
   Filter(const std::filesystem::path& cwd, const std::optional<std::filesystem::path>& store_dir);
 
   // Filters one file. `path` is git's name for it, for messages. Warnings
   // go to stderr, one line each, prefixed "git-jpblob: warning: ". Throws
-  // Error on failure, having written nothing to `out`.
+  // Error on failure, having written nothing to `out`; a checkout's smudge
+  // failure ends with the ways out (way_out_of_smudge), or with
+  // jpblob.skipSmudgeErrors writes the committed form with a warning. Cleans
+  // run one at a time; smudges may run on several threads at once, beside a
+  // clean.
   void run(FilterMode mode, std::string_view input, const std::string& path, const OutputSink& out,
-           const SmudgeContext& context = {}) const;
+           const SmudgeContext& context = {});
 
   const Workspace& workspace() const { return workspace_; }
 

@@ -9,7 +9,7 @@ namespace jpblob {
 
 namespace {
 void run_oneshot(FilterMode mode, const FilterArgs& args) {
-  const Filter filter(std::filesystem::current_path(), args.store_dir);
+  Filter filter(std::filesystem::current_path(), args.store_dir);
   const std::string input = read_all(STDIN_FILENO, "standard input");
   filter.run(mode, input, args.path, [](std::string_view data) {
     write_all(STDOUT_FILENO, data, "standard output");

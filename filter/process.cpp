@@ -69,7 +69,7 @@ void run_filter_process(int in_fd, int out_fd, const std::optional<std::filesyst
   PktWriter out(out_fd);
   const bool may_delay = handshake(in, out);
   // A workspace that cannot be opened (a store refused as a link, a
-  // malformed .jpblobconfig) fails every file with its reason, rather than
+  // malformed personal setting) fails every file with its reason, rather than
   // killing the server before git hears why.
   std::optional<Filter> filter;
   std::string unusable;
@@ -83,8 +83,9 @@ void run_filter_process(int in_fd, int out_fd, const std::optional<std::filesyst
   // (filter/delayed). Destroyed before `filter`, whose workspace its jobs use.
   auto delayed = std::make_unique<DelayedSmudges>();
   std::string result;
+  auto say = [](const std::string& message) { std::cerr << "git-jpblob: " + message + "\n" << std::flush; };
   auto fail = [&](const std::string& message) {
-    std::cerr << "git-jpblob: " + message + "\n" << std::flush;
+    if (!message.empty()) say(message);
     out.text("status=error");
     out.flush_packet();
     out.send();
@@ -100,7 +101,12 @@ void run_filter_process(int in_fd, int out_fd, const std::optional<std::filesyst
   while (auto request = in.read_list_or_eof()) {
     const std::string command = value_of(*request, "command");
     if (command == "list_available_blobs") {  // no content follows this one
-      for (const std::string& ready : delayed->available()) out.text("pathname=" + ready);
+      for (const std::string& ready : delayed->available()) {
+        // Failures come last, once every other file is written. git dies at
+        // the first it fetches (a required filter): each is named now.
+        if (auto error = delayed->failure(ready)) say(*error);
+        out.text("pathname=" + ready);
+      }
       out.flush_packet();
       out.text("status=success");
       out.flush_packet();
@@ -121,13 +127,13 @@ void run_filter_process(int in_fd, int out_fd, const std::optional<std::filesyst
         if (ready->ok)
           succeed(ready->content);
         else
-          fail(ready->error);
+          fail(std::string());  // named when listed
         continue;
       }
     }
     if (command == "smudge" && may_delay && filter && can_delay &&
         !filter->workspace().settings().smudge_refs_only) {
-      const Filter* f = &*filter;
+      Filter* f = &*filter;
       delayed->add(path, [f, input = std::move(input), path, context]() {
         DelayedSmudges::Result r;
         try {

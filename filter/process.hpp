@@ -9,7 +9,7 @@
 // large files cannot deadlock. A smudge git lets wait ("can-delay=1") is
 // answered "delayed" and restored on a pool of threads (filter/delayed);
 // git fetches it after `list_available_blobs`, and its failure, if any, is
-// answered then.
+// answered then: listed after every other file, named on stderr when listed.
 #pragma once
 
 #include <filesystem>

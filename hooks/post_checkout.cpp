@@ -22,7 +22,7 @@ std::optional<std::string> run_post_checkout_hook(const std::filesystem::path& c
     if (!tracks_blobs(git) || lean_refused(git)) return std::nullopt;
     const auto layout = git.layout();
     if (!layout) return std::nullopt;
-    make_lean(*layout, git, Workspace::open(layout->top));
+    make_lean(*layout, git, Workspace::open(layout->top, std::nullopt, SharedSettings::Later));
     return "this clone keeps its committed blobs in git's objects only (a lean work tree); "
            "`git jpblob install --no-lean` checks them out";
   } catch (const std::exception& e) {

@@ -35,6 +35,7 @@ class Hook {
  public:
   explicit Hook(const fs::path& cwd) : ws_(Workspace::open(cwd)) {
     if (!ws_.in_work_tree()) throw Error("pre-commit must run in a repository with a work tree");
+    report_.warnings = ws_.settings().warnings;
     top_ = ws_.top();
     git_.emplace(top_);
     // `git commit <paths>` commits a temporary index, then the real one

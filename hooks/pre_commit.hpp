@@ -30,6 +30,7 @@ struct PreCommitReport {
   std::size_t blobs_staged = 0;   // blob files added to the index
   std::size_t restored = 0;       // of those, written again from their kept copies (core/workspace/kept)
   std::vector<std::string> problems;  // one line each; non-empty refuses the commit
+  std::vector<std::string> warnings;  // one line each (a bad .jpblobconfig)
 };
 
 // Runs the hook for a commit in `cwd`. Throws Error when the repository or

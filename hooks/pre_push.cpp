@@ -17,7 +17,7 @@ bool all_zeros(const std::string& id) { return id.find_first_not_of('0') == std:
 }  // namespace
 
 PushCheckReport run_pre_push_hook(const fs::path& cwd, const std::string& remote, const std::string& updates) {
-  const Workspace ws = Workspace::open(cwd);
+  const Workspace ws = Workspace::open(cwd, std::nullopt, SharedSettings::Later);
   if (!ws.repo()) throw Error("pre-push must run in a git repository");
   const GitRepo& repo = *ws.repo();
   const GitCli git(repo.workdir() ? *repo.workdir() : repo.gitdir());

@@ -196,7 +196,7 @@ std::vector<std::string> install_lean(const fs::path& cwd, const std::optional<R
     if (options.lean == true) throw Error(*why);
     return done;
   }
-  make_lean(*repo, local, Workspace::open(repo->top));
+  make_lean(*repo, local, Workspace::open(repo->top, std::nullopt, SharedSettings::Later));
   done.push_back("This clone keeps its committed blobs in git's objects only now (lean): they left the work tree, "
                  "and status no longer looks at them. `git jpblob install --no-lean` checks them out again.");
   return done;

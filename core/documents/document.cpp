@@ -145,12 +145,14 @@ DocumentNeeds document_needs(DocumentKind kind, std::string_view text, std::uint
     return out;
   }
   std::vector<Reference> references, payloads;
+  std::vector<Digest> named;
   std::string why;
-  if (!referenced_digests(text, min_size, references, payloads, why)) {
+  if (!referenced_digests(text, min_size, references, named, payloads, why)) {
     out.unreadable = why;
     return out;
   }
   for (const auto& r : references) out.references.push_back({r.digest, r.size});
+  for (const auto& d : named) out.references.push_back({d, std::nullopt});
   for (const auto& r : payloads) out.inline_payloads.push_back({r.digest, r.size});
   return out;
 }

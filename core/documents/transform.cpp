@@ -175,12 +175,12 @@ TransformReport clean(std::string_view input, const BlobStore& store, const Clea
 }
 
 bool referenced_digests(std::string_view input, std::uint64_t min_size, std::vector<Reference>& references,
-                        std::vector<Reference>& payloads, std::string& why) {
+                        std::vector<Digest>& named, std::vector<Reference>& payloads, std::string& why) {
   std::vector<PayloadSite> sites;
   std::vector<FoundReference> found;
   const EventScan scan = scan_events(input, [&](const JsonTree& event) {
     found.clear();
-    find_references(event, found);
+    find_references(event, found, &named);
     for (const auto& f : found) references.push_back(f.ref);
     sites.clear();
     find_payload_sites(event, sites);

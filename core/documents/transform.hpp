@@ -62,8 +62,10 @@ TransformReport clean(std::string_view input, const BlobStore& store, const Clea
 // from it (`payloads`: a work tree conversation holds its payloads inline
 // until it is added). Nothing is stored. Returns false, with `why`, when the
 // input is not a conversation.
+// `named` gets the blobs objects that are no references name under `$blob`
+// (named_blobs), which have no size to trust.
 bool referenced_digests(std::string_view input, std::uint64_t min_size, std::vector<Reference>& references,
-                        std::vector<Reference>& payloads, std::string& why);
+                        std::vector<Digest>& named, std::vector<Reference>& payloads, std::string& why);
 
 struct SmudgeOptions {
   std::string path = "<stdin>";

@@ -120,6 +120,9 @@ void find_payload_sites(const JsonTree& event, std::vector<PayloadSite>& out) {
       if (item.payload_context) out.push_back({SiteKind::Reference, item.node});
       continue;
     }
+    // A reference with more keys (an encrypted one, say) is someone
+    // else's form: nothing inside it is ours to move or restore.
+    if (!named_blobs(event, item.node).empty()) continue;
     for (auto c = n.first_child; c != kNoNode; c = event.node(c).next_sibling)
       stack.push_back({c, item.payload_context});
   }
@@ -129,7 +132,7 @@ void find_payload_sites(const JsonTree& event, std::vector<PayloadSite>& out) {
             });
 }
 
-void find_references(const JsonTree& tree, std::vector<FoundReference>& out) {
+void find_references(const JsonTree& tree, std::vector<FoundReference>& out, std::vector<Digest>* named) {
   std::vector<std::uint32_t> stack{tree.root()};
   const std::size_t first = out.size();
   while (!stack.empty()) {
@@ -140,6 +143,10 @@ void find_references(const JsonTree& tree, std::vector<FoundReference>& out) {
     if (auto ref = parse_reference(tree, i)) {
       out.push_back({i, *ref});
       continue;
+    }
+    if (named) {
+      const std::vector<Digest> digests = named_blobs(tree, i);
+      named->insert(named->end(), digests.begin(), digests.end());
     }
     for (auto c = n.first_child; c != kNoNode; c = tree.node(c).next_sibling) stack.push_back(c);
   }

@@ -50,8 +50,10 @@ struct PayloadSite {
 // - anywhere: an object under a key `content` whose only key is `text` (a
 //   string) or `blob` (a string).
 // A reference standing where a payload string may stand is reported as a
-// Reference site; references elsewhere are skipped. Clean and smudge share
-// this walk, so smudge restores exactly the positions clean externalizes.
+// Reference site; references elsewhere are skipped. An object that names a
+// blob under `$blob` but is no reference (named_blobs) is left whole: no
+// site inside it. Clean and smudge share this walk, so smudge restores
+// exactly the positions clean externalizes.
 void find_payload_sites(const JsonTree& event, std::vector<PayloadSite>& out);
 
 struct FoundReference {
@@ -60,8 +62,12 @@ struct FoundReference {
 };
 
 // Appends every reference in a tree, at any depth, in document order: the
-// blobs a conversation keeps alive, wherever its references stand.
-void find_references(const JsonTree& tree, std::vector<FoundReference>& out);
+// blobs a conversation keeps alive, wherever its references stand. With
+// `named`, also appends the blobs every other object names under `$blob`
+// (named_blobs: a reference with more keys, say), at any depth: liveness
+// keeps them too, with no size to check.
+void find_references(const JsonTree& tree, std::vector<FoundReference>& out,
+                     std::vector<Digest>* named = nullptr);
 
 // "line L, column C" for a byte offset, for error messages.
 std::string describe_offset(std::string_view text, std::size_t offset);

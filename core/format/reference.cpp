@@ -69,6 +69,20 @@ std::optional<Reference> parse_reference(const JsonTree& tree, std::uint32_t i) 
   return Reference{*digest, *size, encoding.value_or(PayloadEncoding::None)};
 }
 
+std::vector<Digest> named_blobs(const JsonTree& tree, std::uint32_t i) {
+  std::vector<Digest> out;
+  const JsonNode& obj = tree.node(i);
+  if (obj.kind != JsonKind::Object) return out;
+  for (auto c = obj.first_child; c != kNoNode; c = tree.node(c).next_sibling) {
+    if (tree.node(c).kind != JsonKind::String || !tree.key_is(c, "$blob")) continue;
+    auto text = tree.string_value(c);
+    if (!text || text->size() != 64) continue;
+    for (char& ch : *text) ch = static_cast<char>(ch >= 'A' && ch <= 'F' ? ch - 'A' + 'a' : ch);
+    if (auto digest = Digest::from_hex(*text)) out.push_back(*digest);
+  }
+  return out;
+}
+
 std::optional<Reference> parse_reference_json(std::string_view json) {
   JsonError error;
   auto tree = parse_json(json, error);

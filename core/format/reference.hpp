@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/format/digest.hpp"
 #include "core/format/json_scan.hpp"
@@ -36,6 +37,14 @@ std::optional<Reference> parse_reference(const JsonTree& tree, std::uint32_t i);
 
 // The same for a whole JSON text.
 std::optional<Reference> parse_reference_json(std::string_view json);
+
+// The digests object `i` names under a key `$blob` (a string of 64 hex
+// digits, either case), whatever else it holds: a reference, or an object
+// shaped like one with more keys (JP's draft of encrypted references adds
+// `"encryption"`). Empty for anything else. Liveness keeps every blob so
+// named (docs/FORMAT.md, "References"), and clean and smudge leave such an
+// object as it is.
+std::vector<Digest> named_blobs(const JsonTree& tree, std::uint32_t i);
 
 // The compact form the clean filter writes:
 // {"$blob":"<hex>","size":N} or {"$blob":"<hex>","size":N,"encoding":"base64"}

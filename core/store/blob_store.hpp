@@ -160,6 +160,9 @@ class BlobStore {
   // business being written (a work-tree store with no repository around
   // it). Call before the store is shared between threads.
   void refuse_writes(std::string why) { writes_refused_ = std::move(why); }
+  // The gzip level of the blobs put() writes from now on (a setting read
+  // after the store was opened). Not while another thread puts.
+  void set_compression_level(int level) { options_.compression_level = level; }
   // What git's index holds, out of the work tree, under a blob's name (a
   // lean work tree, core/workspace/lean), told the content the name stands for.
   enum class GitCopy {

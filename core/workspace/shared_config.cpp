@@ -131,12 +131,22 @@ std::vector<std::pair<std::string, std::string>> parse_config_text(std::string_v
   return out;
 }
 
-std::vector<std::pair<std::string, std::string>> read_shared_config(const SafeDir& work_tree) {
-  std::vector<std::pair<std::string, std::string>> out;
-  const auto text = work_tree.read(std::string(kSharedConfigFile), 1 << 20);
-  if (!text) return out;
-  for (auto& [key, value] : parse_config_text(*text, std::string(kSharedConfigFile)))
-    if (is_shared_key(key)) out.emplace_back(std::move(key), std::move(value));
+SharedConfig read_shared_config(const SafeDir& work_tree) {
+  SharedConfig out;
+  const std::string name(kSharedConfigFile);
+  try {
+    const auto text = work_tree.read(name, 1 << 20);
+    if (!text) return out;
+    for (auto& [key, value] : parse_config_text(*text, name))
+      if (is_shared_key(key)) out.values.emplace_back(std::move(key), std::move(value));
+  } catch (const Error& e) {
+    // Every command runs in a clone of it, git's own status and checkout
+    // included: failing here would lock the team out of its clones.
+    out.values.clear();
+    const std::string why = e.what();
+    out.warnings.push_back("ignoring " + (why.starts_with(name) ? why : name + ": " + why) +
+                           "; the personal or default settings apply");
+  }
   return out;
 }
 

@@ -30,8 +30,20 @@ bool is_shared_key(std::string_view key);
 // followed. Throws Error naming `what` and the line on malformed text.
 std::vector<std::pair<std::string, std::string>> parse_config_text(std::string_view text, const std::string& what);
 
-// The shared keys set by `.jpblobconfig` at the top of `work_tree`, last
-// one wins; empty when there is no such file.
-std::vector<std::pair<std::string, std::string>> read_shared_config(const SafeDir& work_tree);
+// What `.jpblobconfig` says, as far as it can be read.
+struct SharedConfig {
+  // The shared keys it sets, lowercased, in file order (the last one wins).
+  std::vector<std::pair<std::string, std::string>> values;
+  // Why the file was ignored, one line naming it (and the line): a shared
+  // file is committed by someone else, so a bad one never fails a command.
+  std::vector<std::string> warnings;
+};
+
+// The shared keys set by `.jpblobconfig` at the top of `work_tree`; empty
+// when there is no such file. Never throws for the file itself: a file
+// that cannot be read (a folder, a link, a FIFO, unreadable, over 1 MiB)
+// or parsed is ignored whole, with one warning. Checking each value is the
+// caller's (load_settings), which ignores a bad one with a warning too.
+SharedConfig read_shared_config(const SafeDir& work_tree);
 
 }  // namespace jpblob

@@ -3,7 +3,6 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
-#include <strings.h>
 #include <mutex>
 
 #include "core/documents/document.hpp"
@@ -17,26 +16,21 @@ namespace fs = std::filesystem;
 
 namespace {
 
+int parse_compression_level(const std::string& v) {
+  const auto level = parse_config_size("jpblob.compressionLevel", v);
+  if (level > 9)
+    throw Error("bad value for git config jpblob.compressionLevel: '" + v + "' is not a level from 0 to 9");
+  return static_cast<int>(level);
+}
+
 }  // namespace
 
 Settings load_settings(const GitRepo* repo, const SafeDir* work_tree) {
   Settings s;
-  const auto shared = work_tree ? read_shared_config(*work_tree) : decltype(read_shared_config(*work_tree)){};
   auto get = [&](const std::string& key) -> std::optional<std::string> {
-    // What changes committed bytes comes from .jpblobconfig when it says.
-    std::optional<std::string> value;
-    for (const auto& [k, v] : shared)
-      if (strcasecmp(k.c_str(), key.c_str()) == 0) value = v;
-    if (value) return value;
     return repo ? repo->config(key) : command_line_config_value(key);
   };
-  if (auto v = get("jpblob.compressionLevel")) {
-    const auto level = parse_config_size("jpblob.compressionLevel", *v);
-    if (level > 9)
-      throw Error("bad value for git config jpblob.compressionLevel: '" + *v +
-                  "' is not a level from 0 to 9");
-    s.store.compression_level = static_cast<int>(level);
-  }
+  if (auto v = get("jpblob.compressionLevel")) s.store.compression_level = parse_compression_level(*v);
   if (auto v = get("jpblob.maxBlobSize")) s.store.max_blob_size = parse_config_size("jpblob.maxBlobSize", *v);
   if (auto v = get("jpblob.minSize")) s.min_size = parse_config_size("jpblob.minSize", *v);
   if (auto v = get("jpblob.fsync")) s.store.fsync = parse_config_bool("jpblob.fsync", *v);
@@ -48,7 +42,44 @@ Settings load_settings(const GitRepo* repo, const SafeDir* work_tree) {
   }
   if (const char* skip = std::getenv("JPBLOB_SKIP_SMUDGE"); skip && std::strcmp(skip, "1") == 0)
     s.smudge_refs_only = true;
+  if (auto v = get("jpblob.skipSmudgeErrors"))
+    s.skip_smudge_errors = parse_config_bool("jpblob.skipSmudgeErrors", *v);
+  if (const char* skip = std::getenv("JPBLOB_SKIP_SMUDGE_ERRORS"); skip && std::strcmp(skip, "1") == 0)
+    s.skip_smudge_errors = true;
+  if (work_tree) apply_shared_settings(s, *work_tree);
   return s;
+}
+
+void apply_shared_settings(Settings& s, const SafeDir& work_tree) {
+  SharedConfig shared = read_shared_config(work_tree);
+  for (auto& w : shared.warnings) s.warnings.push_back(std::move(w));
+  // What changes committed bytes comes from .jpblobconfig when it says (the
+  // last value of a key); a value that does not parse leaves the personal
+  // one, with a warning naming the key.
+  auto last = [&](std::string_view key) -> const std::string* {
+    const std::string* found = nullptr;
+    for (const auto& [k, v] : shared.values)
+      if (k == key) found = &v;
+    return found;
+  };
+  auto ignore = [&](const std::string& key, const std::string& value, const std::string& why) {
+    s.warnings.push_back(std::string(kSharedConfigFile) + ": ignoring " + key + " = '" + value + "': " + why +
+                         "; the personal or default value applies");
+  };
+  if (const std::string* v = last("jpblob.compressionlevel")) {
+    try {
+      s.store.compression_level = parse_compression_level(*v);
+    } catch (const Error&) {
+      ignore("jpblob.compressionLevel", *v, "not a level from 0 to 9");
+    }
+  }
+  if (const std::string* v = last("jpblob.minsize")) {
+    try {
+      s.min_size = parse_config_size("jpblob.minSize", *v);
+    } catch (const Error&) {
+      ignore("jpblob.minSize", *v, *v == "true" ? "a key with no value, not a size" : "not a size (such as 4k)");
+    }
+  }
 }
 
 void Workspace::finish() const {
@@ -68,7 +99,22 @@ std::optional<std::string> Workspace::find_blob(const Digest& digest,
   return source_->find(digest, size, std::nullopt);
 }
 
-Workspace Workspace::open(const fs::path& cwd, const std::optional<fs::path>& store_dir) {
+std::vector<std::string> Workspace::read_shared_settings() {
+  if (shared_read_) return {};
+  shared_read_ = true;
+  // A --store folder is no work tree: it has no .jpblobconfig.
+  if (!in_work_tree_ || !base_) return {};
+  Settings shared = settings_;
+  shared.warnings.clear();
+  apply_shared_settings(shared, *base_);
+  settings_.min_size = shared.min_size;
+  settings_.store.compression_level = shared.store.compression_level;
+  store_->set_compression_level(shared.store.compression_level);
+  if (kept_) kept_->set_compression_level(shared.store.compression_level);
+  return shared.warnings;
+}
+
+Workspace Workspace::open(const fs::path& cwd, const std::optional<fs::path>& store_dir, SharedSettings shared) {
   Workspace w;
   if (auto repo = GitRepo::open(cwd)) w.repo_ = std::make_unique<GitRepo>(std::move(*repo));
   if (store_dir) {
@@ -81,8 +127,7 @@ Workspace Workspace::open(const fs::path& cwd, const std::optional<fs::path>& st
   }
   std::error_code ec;
   if (fs::is_directory(w.top_, ec)) w.base_ = std::make_unique<SafeDir>(SafeDir::open(w.top_));
-  // A --store folder is no work tree: it has no .jpblobconfig.
-  w.settings_ = load_settings(w.repo(), w.in_work_tree_ ? w.base_.get() : nullptr);
+  w.settings_ = load_settings(w.repo());
   w.store_ = std::make_unique<BlobStore>(store_dir ? BlobStore::for_storage(w.top_, w.top_, w.settings_.store)
                                                    : BlobStore::for_work_tree(w.top_, w.settings_.store));
   // A lean work tree (core/workspace/lean): clean writes no file for a blob git holds
@@ -99,6 +144,7 @@ Workspace Workspace::open(const fs::path& cwd, const std::optional<fs::path>& st
     w.store_->keep_copies_in(w.kept_.get());
   }
   w.source_ = std::make_unique<BlobLookup>(*w.store_, w.kept_.get(), w.in_work_tree_ ? w.repo() : nullptr);
+  if (shared == SharedSettings::Read) w.settings_.warnings = w.read_shared_settings();
   return w;
 }
 

@@ -12,6 +12,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "core/store/blob_lookup.hpp"
 #include "core/store/blob_store.hpp"
@@ -25,6 +26,12 @@ struct Settings {
   StoreOptions store;  // jpblob.compressionLevel, jpblob.maxBlobSize, jpblob.fsync
   std::uint64_t min_size = 0;  // jpblob.minSize
   bool smudge_refs_only = false;  // jpblob.smudge=refs or JPBLOB_SKIP_SMUDGE=1
+  // jpblob.skipSmudgeErrors or JPBLOB_SKIP_SMUDGE_ERRORS=1: a file a
+  // checkout cannot restore is left in its committed form, with a warning.
+  bool skip_smudge_errors = false;
+  // Why (part of) `.jpblobconfig` was ignored: one line each, for the
+  // caller to show as a warning (core/ never prints).
+  std::vector<std::string> warnings;
 
   // What the settings decide of clean and smudge for the file `path`:
   // every caller of the transforms builds its options here.
@@ -46,9 +53,21 @@ struct Settings {
 // Reads the settings from a repository's config (or only from `git -c` and
 // the environment when there is none); the keys that change committed
 // bytes come from `.jpblobconfig` at the top of `work_tree` when it sets
-// them (core/workspace/shared_config). Throws Error on a malformed value, naming the
-// key.
+// them (apply_shared_settings). Throws Error on a malformed personal value,
+// naming the key; never for `.jpblobconfig`.
 Settings load_settings(const GitRepo* repo, const SafeDir* work_tree = nullptr);
+
+// Lets `.jpblobconfig` at the top of `work_tree` decide the keys that change
+// committed bytes (core/workspace/shared_config) over what `s` holds. The
+// file is someone else's: a file that cannot be read or parsed, or a value
+// that does not parse, leaves the value in `s`, with one line in
+// `s.warnings` naming the file (and the key or line). Never throws.
+void apply_shared_settings(Settings& s, const SafeDir& work_tree);
+
+// Whether a command reads `.jpblobconfig` when its workspace opens. Only
+// what cleans, or counts what clean would store, needs it: smudge and
+// textconv never read it, so a bad shared file cannot touch a checkout.
+enum class SharedSettings { Read, Later };
 
 class Workspace {
  public:
@@ -57,8 +76,16 @@ class Workspace {
   // around `cwd` and no `store_dir`, the store (cwd/.jp/blobs) is read-only:
   // anything that would write a blob to it throws "…: not in a git
   // repository; pass --store <folder>" (see BlobStore::refuse_writes).
+  // With SharedSettings::Later the settings are the personal ones until
+  // read_shared_settings().
   static Workspace open(const std::filesystem::path& cwd,
-                        const std::optional<std::filesystem::path>& store_dir = std::nullopt);
+                        const std::optional<std::filesystem::path>& store_dir = std::nullopt,
+                        SharedSettings shared = SharedSettings::Read);
+  // Lets `.jpblobconfig` decide its keys now (apply_shared_settings), for a
+  // workspace opened with SharedSettings::Later; once, later calls do
+  // nothing. Returns the warnings it gave. Not while a clean runs; smudges
+  // may (they read none of its keys).
+  std::vector<std::string> read_shared_settings();
   // Makes the kept copies this command's writes left pending
   // (BlobStore::keep_pending). Throws Error on failure; each blob file
   // itself is stored already, so callers report it as a warning. The
@@ -118,6 +145,7 @@ class Workspace {
   std::filesystem::path storage_;
   bool in_work_tree_ = false;
   bool lean_ = false;
+  bool shared_read_ = false;
 };
 
 }  // namespace jpblob

@@ -74,7 +74,7 @@ mkdir -p "$HOME"
 E2E_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 cd "$TEST_ROOT"
 export GIT_CONFIG_NOSYSTEM=1
-unset GIT_DIR GIT_WORK_TREE GIT_INDEX_FILE JPBLOB_SKIP_SMUDGE GIT_CONFIG_PARAMETERS
+unset GIT_DIR GIT_WORK_TREE GIT_INDEX_FILE JPBLOB_SKIP_SMUDGE JPBLOB_SKIP_SMUDGE_ERRORS GIT_CONFIG_PARAMETERS
 git config --global user.name "e2e"
 git config --global user.email "e2e@example.com"
 git config --global init.defaultBranch main

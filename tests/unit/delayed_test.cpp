@@ -95,10 +95,9 @@ TEST(DelayedSmudges, AbandonedAndRepeatedPaths) {
 }
 
 // git writes what one listing names and dies at a failed file of a
-// required filter. Files are listed in the order git queued them, a file
-// only once every one before it is listed, and none after a failure in the
-// same listing: git then writes the files a checkout without delay writes,
-// whichever thread finishes first.
+// required filter. Restored files are listed in the order git queued them,
+// a file only once every restored one before it is listed; failures wait
+// until every other file is listed, so git writes every file it can.
 TEST(DelayedSmudges, FilesAreListedInQueueOrder) {
   DelayedSmudges q(DelayedSmudges::kDefaultBudget, /*threads=*/2);
   std::atomic<bool> second_done{false};
@@ -120,7 +119,7 @@ TEST(DelayedSmudges, FilesAreListedInQueueOrder) {
   EXPECT_EQ(all, (std::vector<std::string>{"first", "second"}));
 }
 
-TEST(DelayedSmudges, AListingEndsAtAFailure) {
+TEST(DelayedSmudges, FailuresAreListedAfterEveryOtherFile) {
   DelayedSmudges q(DelayedSmudges::kDefaultBudget, /*threads=*/1);
   std::atomic<bool> go{false};
   q.add("a", [&] {
@@ -129,12 +128,33 @@ TEST(DelayedSmudges, AListingEndsAtAFailure) {
   });
   q.add("b", [] { return DelayedSmudges::Result{false, {}, "b: no such blob"}; });
   q.add("c", giving("c"));
+  q.add("d", [] { return DelayedSmudges::Result{false, {}, "d: no such blob"}; });
+  q.add("e", giving("e"));
   go = true;
-  std::this_thread::sleep_for(std::chrono::milliseconds(100));  // all three ready
-  EXPECT_EQ(q.available(), (std::vector<std::string>{"a", "b"}));
-  EXPECT_TRUE(q.take("a"));
-  EXPECT_TRUE(q.take("b"));
-  EXPECT_EQ(q.available(), std::vector<std::string>{"c"});
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));  // all ready
+  EXPECT_EQ(q.available(), (std::vector<std::string>{"a", "c", "e"}));
+  EXPECT_FALSE(q.failure("a"));
+  for (const char* p : {"a", "c", "e"}) EXPECT_TRUE(q.take(p)->ok) << p;
+  EXPECT_EQ(q.available(), (std::vector<std::string>{"b", "d"}));
+  EXPECT_EQ(q.failure("b"), "b: no such blob");
+  EXPECT_FALSE(q.take("b")->ok);
+  EXPECT_TRUE(q.available().empty());
+}
+
+// A failure early in a long queue, with a budget that pauses the pool:
+// every restored file still comes out, then the failure.
+TEST(DelayedSmudges, AFailureFirstStallsNothing) {
+  DelayedSmudges q(/*budget=*/1, /*threads=*/2);
+  q.add("bad", [] { return DelayedSmudges::Result{false, {}, "bad: no such blob"}; });
+  for (int i = 0; i < 50; ++i) q.add("p" + std::to_string(i), giving(std::string(100, 'x')));
+  std::vector<std::string> all;
+  for (auto paths = q.available(); !paths.empty(); paths = q.available())
+    for (const auto& p : paths) {
+      all.push_back(p);
+      EXPECT_TRUE(q.take(p));
+    }
+  ASSERT_EQ(all.size(), 51u);
+  EXPECT_EQ(all.back(), "bad");
 }
 
 TEST(DelayedSmudges, StopsWithJobsQueued) {

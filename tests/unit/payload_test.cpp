@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
+
 namespace jpblob {
 namespace {
 
@@ -82,6 +84,29 @@ TEST(Payload, FindsReferencesAnywhere) {
   auto scan = scan_events(doc, [&](const JsonTree& t) { find_references(t, found); });
   EXPECT_EQ(scan.shape, DocumentShape::Conversation);
   EXPECT_EQ(found.size(), 2u);
+}
+
+// Conservative liveness: an object naming a blob under "$blob" with more
+// keys than a reference (JP's draft of encrypted references) keeps its
+// blob, at any depth, whatever the digest's case; and no site lies inside it.
+TEST(Payload, ObjectsNamingABlobAreFoundAndLeftAlone) {
+  const std::string upper(64, 'B');
+  const std::string named = R"({"$blob":")" + kHex + R"(","size":3,"encryption":{"scheme":"age","recipients":["r"]}})";
+  const std::string escaped = R"({"$blob":")" + upper + R"(","other":1})";
+  const std::string doc = R"([{"type":"tool_call_request","arguments":{"a":)" + named + R"(,"b":[)" + escaped +
+                          R"(],"c":{"$blob":"short","size":1},"d":{"$blob":7}}}])";
+  std::vector<FoundReference> found;
+  std::vector<Digest> digests;
+  auto scan = scan_events(doc, [&](const JsonTree& t) { find_references(t, found, &digests); });
+  EXPECT_EQ(scan.shape, DocumentShape::Conversation);
+  EXPECT_TRUE(found.empty());
+  std::set<std::string> hex;
+  for (const Digest& d : digests) hex.insert(d.hex());
+  EXPECT_EQ(hex, (std::set<std::string>{kHex, std::string(64, 'b')}));
+  // Inside arguments every string is a payload, but none inside the two.
+  EXPECT_EQ(sites_of(R"({"type":"tool_call_request","arguments":{"a":)" + named + R"(,"b":)" + escaped +
+                     R"(,"c":"x"}})"),
+            V{"\"x\""});
 }
 
 TEST(Payload, ShapesOfDocuments) {

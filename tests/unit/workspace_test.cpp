@@ -63,6 +63,14 @@ TEST(Workspace, SettingsComeFromGitConfigAndTheEnvironment) {
   EXPECT_EQ(ws.settings().store.compression_level, 9);
   EXPECT_FALSE(ws.settings().store.fsync);
   EXPECT_FALSE(ws.settings().smudge_refs_only);
+  EXPECT_FALSE(ws.settings().skip_smudge_errors);
+  g.git("config jpblob.skipSmudgeErrors yes");
+  EXPECT_TRUE(Workspace::open(g.repo()).settings().skip_smudge_errors);
+  g.git("config --unset jpblob.skipSmudgeErrors");
+  {
+    test::ScopedEnv skip_errors("JPBLOB_SKIP_SMUDGE_ERRORS", "1");
+    EXPECT_TRUE(Workspace::open(g.repo()).settings().skip_smudge_errors);
+  }
   test::ScopedEnv skip("JPBLOB_SKIP_SMUDGE", "1");
   EXPECT_TRUE(Workspace::open(g.repo()).settings().smudge_refs_only);
   g.git("config jpblob.smudge sometimes");
