@@ -10,6 +10,7 @@
 #include "core/base/error.hpp"
 #include "core/git/git_cli.hpp"
 #include "core/git/git_repo.hpp"
+#include "core/git/subprocess.hpp"
 #include "core/maintenance/ls_files.hpp"
 #include "core/workspace/lean.hpp"
 #include "core/workspace/workspace.hpp"
@@ -69,6 +70,9 @@ void run_env_command(const std::string& jpblob_version, bool as_json) {
   const GitCli git(fs::current_path());
   EnvLines lines;
   add(lines, "binary", program_path().string());
+  // What git runs: install writes the name, not the path (kProgramName).
+  const auto on_path = find_on_path(kProgramName);
+  add(lines, "on_path", on_path ? on_path->string() : "");
   add(lines, "version", jpblob_version);
   add(lines, "git", git.version());
   add(lines, "libgit2", libgit2_version());

@@ -13,11 +13,12 @@ namespace jpblob {
 // `--version`.
 std::string version_text(const std::string& jpblob_version);
 
-// `env`: one key=value line each (or one JSON object): this program's path
-// and version, git's and libgit2's versions, the first git-jpblob on PATH,
-// the filter's config and the scope that set it, and inside a work tree
-// whether it is lean, its jpblob.lean, each hook and whose it is, the hook
-// manager, the store and the kept folder. Asks, never changes anything.
+// `env`: one key=value line each (or one JSON object): this program's path,
+// the first git-jpblob on PATH (the one git runs), its version, git's and
+// libgit2's versions, the config entries install writes with the scope and
+// file that set each, and inside a work tree whether it is lean, its
+// jpblob.lean, each hook and whose it is, the hook manager, the store and
+// the kept folder. Asks, never changes anything.
 void run_env_command(const std::string& jpblob_version, bool json);
 
 // `ls-files [<commit>]`: each document in the index (or `commit`), then

@@ -138,7 +138,7 @@ int main(int argc, char** argv) {
   process->add_option("--store", args.store, "a JP storage folder whose blobs/ to use");
   process->callback([&] {
     jpblob::run_filter_process(0, 1, args.store, [](const jpblob::Workspace& ws) {
-      if (auto line = jpblob::ensure_hook(std::filesystem::current_path(), ws.repo(), jpblob::program_path()))
+      if (auto line = jpblob::ensure_hook(std::filesystem::current_path(), ws.repo()))
         std::cerr << "git-jpblob: " << *line << std::endl;
     });
   });

@@ -37,6 +37,7 @@ env_text() {
   printf '%s\n' "$out" | grep -vq '^[a-z][a-z0-9_.-]*=' && fail "a line that is not key=value: $out"
   want() { printf '%s\n' "$out" | grep -qxF "$1" || fail "no line '$1' in: $out"; }
   want "binary=$(command -v git-jpblob)"
+  want "on_path=$(command -v git-jpblob)"
   want "version=$(git jpblob version | sed -n 's/^git-jpblob //p')"
   want "git=$(git --version | sed 's/^git version //')"
   want "filter.jpblob.process=$(git config --get filter.jpblob.process)"
