@@ -34,6 +34,8 @@ class Bench:
         self.home = self.work / "home"
         self.home.mkdir()
         self.env = git_env(self.home)
+        # install names git-jpblob, found on PATH, in the config and hooks.
+        self.env["PATH"] = f"{self.bin.parent}:{self.env.get('PATH', '')}"
         self.files = real_conversations(self.fixtures)
         self.payloads = real_payloads(self.files)
         self.mb = 20 if args.quick else 100

@@ -28,6 +28,7 @@ fs::path program_path() {
 }
 
 void run_install(const InstallOptions& options) {
+  if (auto warning = path_warning(options.program)) std::cerr << "git-jpblob: warning: " << *warning << '\n';
   for (const auto& line : install(fs::current_path(), options)) std::cout << line << '\n';
 }
 

@@ -10,7 +10,8 @@
 
 namespace jpblob {
 
-// The absolute path of the running program, for the config install writes.
+// The absolute path of the running program: what install compares with the
+// git-jpblob PATH finds, and what `env` reports.
 std::filesystem::path program_path();
 
 void run_install(const InstallOptions& options);

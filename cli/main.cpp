@@ -17,6 +17,7 @@
 
 #include "cli/closed_pipe.hpp"
 #include "cli/commands.hpp"
+#include "cli/diagnostics.hpp"
 #include "cli/manual.hpp"
 #include "cli/suggest.hpp"
 #include "cli/maintenance_commands.hpp"
@@ -36,6 +37,17 @@ struct Args {
   bool lean = false, no_lean = false;  // install --lean, --no-lean
   std::filesystem::path file;
 };
+
+// What `git jpblob` alone and `git jpblob help` print: every command with
+// its one-line description, as `git lfs` does.
+std::string command_list(const CLI::App& app) {
+  std::size_t width = 0;
+  for (const CLI::App* sub : app.get_subcommands({})) width = std::max(width, sub->get_name().size());
+  std::string out = "usage: git jpblob <command> [<args>]\n\nThe commands:\n";
+  for (const CLI::App* sub : app.get_subcommands({}))
+    out += "  " + sub->get_name() + std::string(width + 2 - sub->get_name().size(), ' ') + sub->get_description() + "\n";
+  return out + "\n`git jpblob help <command>` shows one command's options; `git jpblob --help` the manual page.\n";
+}
 
 void add_filter_command(CLI::App& app, const char* name, const char* help, Args& args,
                         void (*run)(const jpblob::FilterArgs&)) {
@@ -106,7 +118,11 @@ int main(int argc, char** argv) {
   if (first == "--help") jpblob::exec_manual_page();  // returns when there is no page
 
   CLI::App app{"git-jpblob: keeps JP conversations small and shareable in git", "git-jpblob"};
-  app.set_version_flag("--version", kVersion);
+  app.set_version_flag("--version", [] {
+    std::string text = jpblob::version_text(kVersion);
+    text.pop_back();  // CLI11 ends the line
+    return text;
+  });
   app.require_subcommand(1);
   Args args;
 
@@ -122,7 +138,7 @@ int main(int argc, char** argv) {
   process->add_option("--store", args.store, "a JP storage folder whose blobs/ to use");
   process->callback([&] {
     jpblob::run_filter_process(0, 1, args.store, [](const jpblob::Workspace& ws) {
-      if (auto line = jpblob::ensure_hook(std::filesystem::current_path(), ws.repo(), jpblob::program_path()))
+      if (auto line = jpblob::ensure_hook(std::filesystem::current_path(), ws.repo()))
         std::cerr << "git-jpblob: " << *line << std::endl;
     });
   });
@@ -195,10 +211,46 @@ int main(int argc, char** argv) {
       ->required()
       ->expected(5);
   merge->callback([&] { run_status = jpblob::run_merge_driver(merge_args); });
+  app.add_subcommand("version", "print git-jpblob's version, git's and libgit2's")->callback([] {
+    std::cout << jpblob::version_text(kVersion);
+  });
+  bool env_json = false;
+  app.add_subcommand("env", "print how git-jpblob is set up here, one key=value a line")
+      ->callback([&] { jpblob::run_env_command(kVersion, env_json); })
+      ->add_flag("--json", env_json, "machine output");
+  std::optional<std::string> ls_commit;
+  bool ls_json = false;
+  auto* ls_files = app.add_subcommand("ls-files", "list each conversation in the index (or a commit) and its blobs");
+  ls_files->add_option("commit", ls_commit, "a commit to list instead of the index");
+  ls_files->add_flag("--json", ls_json, "machine output");
+  ls_files->callback([&] { jpblob::run_ls_files_command(ls_commit, ls_json); });
+  std::string help_topic;
+  auto* help = app.add_subcommand("help", "print the commands, or one command's options");
+  help->add_option("command", help_topic, "the command");
+  help->callback([&] {
+    if (help_topic.empty()) {
+      std::cout << command_list(app);
+      return;
+    }
+    for (const CLI::App* sub : app.get_subcommands({}))
+      if (sub->get_name() == help_topic) {
+        std::cout << sub->help("git jpblob");
+        return;
+      }
+    std::vector<std::string> names;
+    for (const CLI::App* sub : app.get_subcommands({})) names.push_back(sub->get_name());
+    std::cerr << jpblob::unknown_command_message(help_topic, jpblob::similar_commands(help_topic, names));
+    run_status = 1;
+  });
   auto* textconv = app.add_subcommand("textconv", "show a conversation or blob file as text (git diff)");
   textconv->add_option("file", args.file, "the file git hands over")->required();
   textconv->callback([&] { jpblob::run_textconv(args.file); });
 
+  if (argc == 1) {
+    std::cout.exceptions(std::ios::goodbit);
+    std::cout << command_list(app);
+    return 0;
+  }
   if (!first.empty() && first[0] != '-') {
     std::vector<std::string> names;
     for (const CLI::App* sub : app.get_subcommands({})) names.push_back(sub->get_name());

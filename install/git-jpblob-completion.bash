@@ -5,8 +5,8 @@
 # share/bash-completion/completions/git-jpblob) on demand. It runs with
 # git's variables set: cur, prev, words, cword and __git_cmd_idx.
 
-__git_jpblob_commands="install uninstall clean smudge filter-process pre-commit pre-push pre-receive gc verify
-files print cat store run migrate checkout repair stats textconv merge"
+__git_jpblob_commands="install uninstall clean smudge filter-process pre-commit pre-push pre-receive post-checkout gc verify
+files print cat store run migrate checkout repair stats textconv merge ls-files env version help"
 
 # The flags of one command, each ending in "=" when it takes a value.
 __git_jpblob_flags () {
@@ -21,6 +21,7 @@ __git_jpblob_flags () {
 	run)                    echo "--session= --tool=" ;;
 	migrate|checkout)       echo "--dry-run" ;;
 	stats)                  echo "--json --store=" ;;
+	ls-files|env)           echo "--json" ;;
 	esac
 }
 
@@ -58,6 +59,8 @@ _git_jpblob () {
 	*)
 		case "$subcommand" in
 		files|print) __gitcomp_nl "$(__git_jpblob_conversations)" ;;
+		help) __gitcomp "$__git_jpblob_commands" ;;
+		ls-files) __git_complete_refs ;;
 		*) COMPREPLY=() ;;  # files: bash's default completion takes over
 		esac
 		;;

@@ -2,8 +2,6 @@
 
 #include <sys/stat.h>
 
-#include "core/git/subprocess.hpp"
-
 namespace jpblob {
 
 namespace fs = std::filesystem;
@@ -21,6 +19,21 @@ SafeLocation locate(const fs::path& hooks, const fs::path& top) {
   return locate_safely(hooks, top);
 }
 
+// One line, and a failed hook, when git-jpblob is not where PATH leads
+// (moved, uninstalled, or a PATH of a GUI or a cron job without it), as
+// git-lfs's hooks say when `git-lfs` is not found.
+std::string found_on_path(const std::string& hook) {
+  // Backquotes escaped: the line is inside a double-quoted shell word.
+  const std::string skip = hook == "pre-commit" ? " (\\`git commit --no-verify\\` skips this check once)"
+                           : hook == "pre-push" ? " (\\`git push --no-verify\\` skips this check once)"
+                                                : "";
+  return std::string("command -v ") + kProgramName + " >/dev/null 2>&1 || {\n"
+         "  echo >&2 \"git-jpblob: the " + hook + " hook cannot run git-jpblob: it is not on PATH. Install it, or "
+         "put the folder that holds it on PATH" + skip + "\"\n"
+         "  exit 1\n"
+         "}\n";
+}
+
 }  // namespace
 
 const std::vector<std::string>& our_hooks() {
@@ -35,8 +48,8 @@ bool is_git_lfs_hook(const std::string& text, const std::string& hook) {
          text.find("git lfs " + hook + " \"$@\"") != std::string::npos && text.size() < 1024;
 }
 
-std::string hook_text(const std::string& hook, const fs::path& program) {
-  const std::string run = shell_quote(program.string()) + " " + hook + " \"$@\"";
+std::string hook_text(const std::string& hook) {
+  const std::string run = std::string(kProgramName) + " " + hook + " \"$@\"";
   const std::string chained = "chained=\"$(dirname \"$0\")/" + chained_name(hook) + "\"\n";
   if (hook == "pre-push") {
     // git writes the refs to push on standard input: both hooks read it.
@@ -44,7 +57,7 @@ std::string hook_text(const std::string& hook, const fs::path& program) {
            ": refuses to push a commit whose conversations\n"
            "# reference a blob it lacks or holds corrupt. `git jpblob uninstall` removes\n"
            "# it and puts back the hook it chained, if any.\n"
-           "input=$(cat)\n" + chained +
+           "input=$(cat)\n" + found_on_path(hook) + chained +
            "if [ -x \"$chained\" ]; then\n"
            "  printf '%s\\n' \"$input\" | \"$chained\" \"$@\" || exit $?\n"
            "fi\n"
@@ -54,7 +67,8 @@ std::string hook_text(const std::string& hook, const fs::path& program) {
     return "#!/bin/sh\n" + marker(hook) +
            ": a new clone of a repository that holds\n"
            "# conversations keeps its committed blobs in git's objects only (lean).\n"
-           "# `git jpblob uninstall` removes it and puts back the hook it chained, if any.\n" + chained +
+           "# `git jpblob uninstall` removes it and puts back the hook it chained, if any.\n" +
+           found_on_path(hook) + chained +
            "if [ -x \"$chained\" ]; then\n"
            "  \"$chained\" \"$@\" || exit $?\n"
            "fi\n"
@@ -63,7 +77,7 @@ std::string hook_text(const std::string& hook, const fs::path& program) {
   return "#!/bin/sh\n" + marker(hook) +
          ": stages the blobs each committed conversation\n"
          "# references and verifies them. `git jpblob uninstall` removes it and puts\n"
-         "# back the hook it chained, if any.\n" + chained +
+         "# back the hook it chained, if any.\n" + found_on_path(hook) + chained +
          "if [ -x \"$chained\" ]; then\n"
          "  \"$chained\" \"$@\" || exit $?\n"
          "fi\n"

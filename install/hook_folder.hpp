@@ -17,10 +17,17 @@ namespace jpblob {
 // The hooks install writes, in the order it writes them.
 const std::vector<std::string>& our_hooks();
 
-// The script for `hook`: runs the hook it chained (kept as
+// The name the config and the hooks run git-jpblob by, found on PATH as
+// git-lfs's hooks find `git-lfs`: an upgrade or a new prefix then changes
+// nothing that install wrote.
+inline constexpr const char* kProgramName = "git-jpblob";
+
+// The script for `hook`: fails with one line naming the fix when
+// git-jpblob is not on PATH, runs the hook it chained (kept as
 // chained_name(hook)) first, with the same arguments and standard input,
-// then `program <hook>`.
-std::string hook_text(const std::string& hook, const std::filesystem::path& program);
+// then `git-jpblob <hook>`. Hooks an earlier version wrote named the
+// absolute path instead; is_ours() knows them by their marker all the same.
+std::string hook_text(const std::string& hook);
 std::string chained_name(const std::string& hook);
 // True when `text` is git-lfs's own `hook` (what `git lfs install` and its
 // filter write): chaining it keeps git-lfs's work and adds git-jpblob's.

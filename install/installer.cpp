@@ -30,8 +30,9 @@ using Repo = RepoLayout;
 // core.hooksPath and linked worktrees resolve exactly as git resolves them.
 std::optional<Repo> find_repo(const fs::path& cwd) { return GitCli(cwd).layout(); }
 
-std::vector<std::pair<std::string, std::string>> config_entries(const fs::path& program) {
-  const std::string q = shell_quote(program.string());
+// Each names git-jpblob, found on PATH (hook_folder.hpp, kProgramName).
+std::vector<std::pair<std::string, std::string>> config_entries() {
+  const std::string q = kProgramName;
   return {{"filter.jpblob.process", q + " filter-process"},
           {"filter.jpblob.clean", q + " clean %f"},
           {"filter.jpblob.smudge", q + " smudge %f"},
@@ -67,7 +68,7 @@ std::optional<std::string> tracked_hooks_folder(const Repo& repo) {
 // What to do instead of writing into a tracked hooks folder.
 std::string tracked_hooks_advice(const std::string& folder) {
   return "the hooks folder " + folder + " is tracked by this repository, so git-jpblob does not write its hooks "
-         "there (they would be committed with this machine's paths). Add the line `git jpblob pre-commit || exit 1` "
+         "there (they would be committed for the whole team, without asking it). Add the line `git jpblob pre-commit || exit 1` "
          "to " + folder + "/pre-commit and `git jpblob pre-push \"$@\" || exit 1` to " + folder +
          "/pre-push, for the whole team";
 }
@@ -252,7 +253,7 @@ std::vector<std::string> install_setup(const fs::path& cwd, const std::optional<
         throw Error("refusing to replace " + hook.string() +
                     ", which git-jpblob did not write. Run `git jpblob install --force` to keep it as " +
                     chained_name(name) + " and run it before git-jpblob's check, or chain it by hand: add the line `" +
-                    shell_quote(options.program.string()) + " pre-commit || exit 1` to it");
+                    kProgramName + " pre-commit || exit 1` to it");
       } else {
         // The second line only: keep the user's hook (git-lfs writes a
         // pre-push hook too) and say how to add ours.
@@ -264,15 +265,24 @@ std::vector<std::string> install_setup(const fs::path& cwd, const std::optional<
   std::vector<std::string> done;
   // 1. git config.
   const fs::path config_cwd = repo ? repo->top : cwd;
-  bool config_changed = false;
+  bool config_changed = false, config_upgraded = false;
   const GitCli config(config_cwd);
-  for (const auto& [key, value] : config_entries(options.program)) {
-    if (config.config_get(key, options.scope) == value) continue;
+  for (const auto& [key, value] : config_entries()) {
+    const auto old = config.config_get(key, options.scope);
+    if (old == value) continue;
+    // An earlier install named this machine's absolute path.
+    if (old && value.starts_with(kProgramName) && !old->starts_with(kProgramName)) config_upgraded = true;
     config.config_set(key, value, options.scope);
     config_changed = true;
   }
-  if (config_changed) done.push_back("Set the jpblob filter and diff driver in the " +
-                                     config_scope_name(options.scope) + " git config.");
+  if (config_upgraded) {
+    done.push_back("Updated the jpblob filter, diff and merge drivers in the " + config_scope_name(options.scope) +
+                   " git config: they run git-jpblob from PATH now, not from the absolute path an earlier "
+                   "install wrote.");
+  } else if (config_changed) {
+    done.push_back("Set the jpblob filter and diff driver in the " + config_scope_name(options.scope) +
+                   " git config.");
+  }
   if (!repo) return done.empty() ? std::vector<std::string>{"Nothing to change."} : done;
 
   // 2. .gitattributes.
@@ -324,7 +334,7 @@ std::vector<std::string> install_setup(const fs::path& cwd, const std::optional<
     if (std::find(left_alone.begin(), left_alone.end(), name) != left_alone.end()) {
       done.push_back("Left the " + name + " hook in " + hooks->path().string() +
                      " alone: git-jpblob did not write it. Run `git jpblob install --force` to chain it, or add `" +
-                     shell_quote(options.program.string()) + " " + name + " \"$@\"` to it.");
+                     kProgramName + " " + name + " \"$@\"` to it.");
       continue;
     }
     if (std::find(to_chain.begin(), to_chain.end(), name) != to_chain.end()) {
@@ -332,10 +342,14 @@ std::vector<std::string> install_setup(const fs::path& cwd, const std::optional<
       done.push_back("Kept the existing " + name + " hook as " + (hooks->path() / chained_name(name)).string() +
                      "; it runs before git-jpblob's check.");
     }
-    const std::string wanted = hook_text(name, options.program);
-    if (hooks->read(name) != wanted) {
+    const std::string wanted = hook_text(name);
+    const auto current = hooks->read(name);
+    if (current != wanted) {
+      // Ours (is_ours above), written by an earlier version: replaced in place.
+      const bool upgrade = current.has_value();
       hooks->write_hook(name, wanted);
-      done.push_back("Installed the " + name + " hook in " + hooks->path().string() + ".");
+      done.push_back((upgrade ? "Updated the " : "Installed the ") + name + " hook in " + hooks->path().string() +
+                     (upgrade ? " (it runs git-jpblob from PATH now)." : "."));
     }
   }
   return done.empty() ? std::vector<std::string>{"Nothing to change."} : done;
@@ -362,7 +376,7 @@ bool our_hook_in_place(const GitRepo* repo) {
   return true;
 }
 
-std::optional<std::string> ensure_hook(const fs::path& cwd, const GitRepo* repo, const fs::path& program) {
+std::optional<std::string> ensure_hook(const fs::path& cwd, const GitRepo* repo) {
   try {
     if (our_hook_in_place(repo)) return std::nullopt;
     const auto layout = GitCli(cwd).layout();
@@ -411,7 +425,7 @@ std::optional<std::string> ensure_hook(const fs::path& cwd, const GitRepo* repo,
           continue;
         folder.rename(name, chained_name(name));
       }
-      folder.write_hook(name, hook_text(name, program));
+      folder.write_hook(name, hook_text(name));
       installed.push_back(name);
     }
     if (installed.empty()) return std::nullopt;
@@ -425,6 +439,17 @@ std::optional<std::string> ensure_hook(const fs::path& cwd, const GitRepo* repo,
   }
 }
 
+std::optional<std::string> path_warning(const fs::path& program) {
+  const auto found = find_on_path(kProgramName);
+  if (!found)
+    return "git-jpblob is not on PATH, and git runs the filter and the hooks by that name: put " +
+           program.parent_path().string() + " on PATH (or install git-jpblob where PATH leads)";
+  std::error_code ec;
+  if (fs::equivalent(*found, program, ec)) return std::nullopt;
+  return "the first git-jpblob on PATH is " + found->string() + ", not this one (" + program.string() +
+         "): git will run that one; put " + program.parent_path().string() + " ahead of it on PATH, or remove it";
+}
+
 std::vector<std::string> uninstall(const fs::path& cwd, const InstallOptions& options) {
   const auto repo = find_repo(cwd);
   if (options.scope == ConfigScope::Local && !repo)
@@ -433,7 +458,9 @@ std::vector<std::string> uninstall(const fs::path& cwd, const InstallOptions& op
   const fs::path config_cwd = repo ? repo->top : cwd;
   bool config_changed = false;
   const GitCli config(config_cwd);
-  for (const auto& [key, value] : config_entries(options.program))
+  // By key: either form, the absolute path an earlier install wrote or the
+  // name on PATH.
+  for (const auto& [key, value] : config_entries())
     if (config.config_unset(key, options.scope)) config_changed = true;
   // Drop the section headers git leaves behind, but only when empty.
   for (const char* section : {"filter.jpblob", "diff.jpblob"}) config.config_remove_empty_section(section, options.scope);

@@ -2,8 +2,9 @@
 //
 // install writes, in order of least surprise:
 // 1. git config at the chosen scope: filter.jpblob.{process,clean,smudge}
-//    with the absolute, shell-quoted path of this program, required = true,
-//    and diff.jpblob.textconv;
+//    naming `git-jpblob`, found on PATH as git-lfs's entries find
+//    `git-lfs` (an earlier install's absolute path is replaced in place),
+//    required = true, diff.jpblob.textconv and merge.jpblob.driver;
 // 2. inside a repository, the .gitattributes lines that route conversations
 //    to the filter and keep line-ending conversion off the blobs (an older
 //    form of a line is upgraded in place); when the file lacked a final
@@ -38,7 +39,7 @@ struct InstallOptions {
   std::optional<bool> lean;
   bool scope_given = false;     // --local, --global or --system was given
   bool clone_template = false;  // --clone-template: init.templateDir, opt-in
-  std::filesystem::path program;  // the absolute path of git-jpblob
+  std::filesystem::path program;  // the absolute path of the running git-jpblob (path_warning)
 };
 
 // Returns one line per change made ("nothing to change" when none). Throws
@@ -57,8 +58,12 @@ std::vector<std::string> uninstall(const std::filesystem::path& cwd, const Insta
 // throws: the filter's job comes first.
 // `repo`, when given, is the repository already open for `cwd`: the common
 // case (our hook in place) is then answered without starting git.
-std::optional<std::string> ensure_hook(const std::filesystem::path& cwd, const GitRepo* repo,
-                                       const std::filesystem::path& program);
+std::optional<std::string> ensure_hook(const std::filesystem::path& cwd, const GitRepo* repo);
+
+// Why git will not run `program` (the running binary) by the name install
+// writes: no git-jpblob on PATH, or another one ahead of it. nullopt when
+// `program` is the first git-jpblob on PATH.
+std::optional<std::string> path_warning(const std::filesystem::path& program);
 
 // The lines install adds to .gitattributes.
 const std::vector<std::string>& attribute_lines();

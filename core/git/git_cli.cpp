@@ -344,6 +344,24 @@ bool GitCli::config_unset(const std::string& key, ConfigScope scope) const {
   return true;
 }
 
+std::optional<GitCli::ConfigOrigin> GitCli::config_origin(const std::string& key) const {
+  auto r = run({"config", "--show-scope", "--show-origin", "-z", "--get-all", key});
+  if (r.status == 1) return std::nullopt;  // unset
+  if (r.status != 0) throw Error("cannot read git config " + key + ": " + first_line(r.err));
+  // -z: "<scope>\0<origin>\0<value>\0" per value; the last one is git's.
+  const std::vector<std::string> fields = split_records(r.out, '\0');
+  if (fields.size() < 3) throw Error("cannot read git config " + key + ": unexpected output of git config");
+  const std::size_t last = fields.size() - fields.size() % 3 - 3;
+  return ConfigOrigin{fields[last + 2], fields[last], fields[last + 1]};
+}
+
+std::string GitCli::version() const {
+  std::string out = must("ask git for its version", {"--version"});
+  out = first_line(out);
+  constexpr std::string_view prefix = "git version ";
+  return out.starts_with(prefix) ? out.substr(prefix.size()) : out;
+}
+
 bool GitCli::config_remove_empty_section(const std::string& section, ConfigScope scope) const {
   auto rest = run({"config", scope_flag(scope), "--get-regexp", "^" + section + "\\."});
   if (rest.status != 1) return false;  // keys are left (or it cannot tell): keep it

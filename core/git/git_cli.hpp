@@ -149,6 +149,9 @@ class GitCli {
   // or fails.
   std::optional<std::string> lfs_smudge(const std::string& pointer, const std::string& path) const;
 
+  // git's own version ("2.39.5"), from `git --version`.
+  std::string version() const;
+
   // The layout around cwd, or nullopt when cwd is not in a work tree.
   std::optional<RepoLayout> layout() const;
 
@@ -159,6 +162,14 @@ class GitCli {
   void config_set(const std::string& key, const std::string& value, ConfigScope scope) const;
   // True when something was unset.
   bool config_unset(const std::string& key, ConfigScope scope) const;
+  // Where git reads `key` from, as `git config --show-scope --show-origin`
+  // tells it (the last value wins, as git reads it); nullopt when unset.
+  struct ConfigOrigin {
+    std::string value;
+    std::string scope;   // "global", "local", "system", "worktree", "command"
+    std::string origin;  // "file:/home/me/.gitconfig", "command line:"
+  };
+  std::optional<ConfigOrigin> config_origin(const std::string& key) const;
   // Removes a section when no key is left in it; true when removed.
   bool config_remove_empty_section(const std::string& section, ConfigScope scope) const;
 

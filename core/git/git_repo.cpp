@@ -500,4 +500,10 @@ void GitRepo::set_index_entry_id(const fs::path& index_file, const std::string& 
 
 fs::path GitRepo::commondir() const { return git_repository_commondir(repo_.get()); }
 
+std::string libgit2_version() {
+  int major = 0, minor = 0, revision = 0;
+  git_libgit2_version(&major, &minor, &revision);
+  return std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(revision);
+}
+
 }  // namespace jpblob

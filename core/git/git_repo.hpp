@@ -63,6 +63,10 @@ std::optional<std::string> command_line_config_value(const std::string& key);
 std::uint64_t parse_config_size(const std::string& key, const std::string& value);
 bool parse_config_bool(const std::string& key, const std::string& value);
 
+// The version of the libgit2 this program runs with ("1.5.1"), as the
+// library itself reports it (not the headers it was built against).
+std::string libgit2_version();
+
 class GitRepo {
  public:
   // The repository git would use for a command run in `cwd`, with the

@@ -3,12 +3,14 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <spawn.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <csignal>
+#include <cstdlib>
 
 #include "core/base/error.hpp"
 #include "core/base/fs.hpp"
@@ -82,6 +84,19 @@ std::vector<std::string> split_records(const std::string& out, char separator) {
     pos = end == std::string::npos ? out.size() : end + 1;
   }
   return records;
+}
+
+std::optional<std::filesystem::path> find_on_path(const std::string& name) {
+  const char* path = std::getenv("PATH");
+  if (!path) return std::nullopt;
+  for (const std::string& dir : split_records(path, ':')) {
+    if (dir.empty()) continue;  // the current folder, a different one for every command git runs
+    const std::filesystem::path candidate = std::filesystem::path(dir) / name;
+    struct stat st {};
+    if (::stat(candidate.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(candidate.c_str(), X_OK) == 0)
+      return candidate;
+  }
+  return std::nullopt;
 }
 
 std::string shell_quote(const std::string& word) {

@@ -3,6 +3,7 @@
 
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <string_view>
 #include <string>
 #include <utility>
@@ -37,6 +38,11 @@ int stream_command(const std::vector<std::string>& argv, const std::filesystem::
 // Splits a program's output into records ended by `separator` (git's -z
 // output uses NUL); a last record without its separator is kept.
 std::vector<std::string> split_records(const std::string& out, char separator);
+
+// The first executable regular file named `name` in the folders of the
+// PATH environment variable, as the shell finds a command; nullopt when
+// there is none (or PATH is unset).
+std::optional<std::filesystem::path> find_on_path(const std::string& name);
 
 // Quotes a word for /bin/sh when it needs quoting; plain words stay as they
 // are so git config stays readable.

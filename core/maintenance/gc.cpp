@@ -114,7 +114,7 @@ GcReport run_gc(const Workspace& ws, const GcOptions& options, const Progress& p
   const std::vector<StoreEntry> kept = ws.kept() ? ws.kept()->entries_by_name() : std::vector<StoreEntry>{};
   std::deque<StoreEntry> kept_statted;  // the candidates among them, with their age
   const LiveSet live = build_live_set(ws, progress);
-  report.conversations = live.documents;
+  report.conversations = live.document_paths.size();
   // A kept copy whose blob the index holds byte for byte has done its job
   // (core/workspace/kept): what the pre-commit hook removes at each commit, left by
   // a commit that bypassed it or was refused after it.

@@ -26,7 +26,7 @@ struct GcReport {
   std::uint64_t bytes_freed = 0;
   std::size_t kept_live = 0;
   std::size_t kept_young = 0;  // unreferenced but younger than the grace period
-  std::size_t conversations = 0;
+  std::size_t conversations = 0;  // distinct documents in the work trees and indexes, each once
   bool dry_run = false;
 };
 

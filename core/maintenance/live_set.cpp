@@ -28,7 +28,7 @@ void add_staged(const fs::path& worktree, const std::string& prefix, std::vector
   for (const IndexEntry& e : GitCli(worktree).index_entries(document_pathspecs())) {
     if (!e.mode.starts_with("100")) continue;  // a symlink or a submodule: no content of ours
     out.push_back(
-        {nullptr, {}, {prefix + e.path + " (staged)", document_kind(e.path), DocumentOrigin::Index, e.id}});
+        {nullptr, {}, {prefix + e.path + " (staged)", document_kind(e.path), DocumentOrigin::Index, e.id, e.path}});
   }
 }
 
@@ -36,7 +36,7 @@ void add_staged(const fs::path& worktree, const std::string& prefix, std::vector
 void add_files(const SafeDir& base, const fs::path& storage, const std::string& prefix, std::vector<Source>& out,
                std::vector<fs::path>* temporaries = nullptr) {
   for (const auto& f : list_documents(base, storage, temporaries))
-    out.push_back({&base, f, {prefix + f.string(), document_kind(f.string()), DocumentOrigin::WorkTree, {}}});
+    out.push_back({&base, f, {prefix + f.string(), document_kind(f.string()), DocumentOrigin::WorkTree, {}, f.string()}});
 }
 
 // The documents in commits git can give back (stash entries, operations
@@ -48,7 +48,7 @@ void add_pending(const GitCli& git, const std::vector<std::string>& commits, Doc
       const auto kind = document_kind_at(e.path);
       if (!kind || !e.mode.starts_with("100") || !seen.insert(e.id).second) continue;
       out.push_back(
-          {nullptr, {}, {"commit " + commit.substr(0, 12) + ":" + e.path, *kind, origin, e.id}});
+          {nullptr, {}, {"commit " + commit.substr(0, 12) + ":" + e.path, *kind, origin, e.id, e.path}});
     }
   }
 }
@@ -120,6 +120,8 @@ LiveSet build_live_set(const Workspace& ws, const Progress& progress) {
             for (const auto& p : needs.inline_payloads) live.stashed.insert(p.digest);
           }
           ++live.documents;
+          if (doc.origin == DocumentOrigin::WorkTree || doc.origin == DocumentOrigin::Index)
+            live.document_paths.insert(doc.path);
           if (!doc.id.empty()) live.versions.insert(read_as(doc.id, doc.kind));
         },
         progress, &live.temporaries);

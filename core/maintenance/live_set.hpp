@@ -34,6 +34,7 @@ struct DocumentRef {
   DocumentKind kind;
   DocumentOrigin origin;
   std::string id;  // the git object id of an Index or Pending version; "" for WorkTree
+  std::string path;  // relative to its work tree's top (or its commit's tree)
 };
 
 // Calls fn(doc, text) for every document the live set is built from (see
@@ -54,6 +55,9 @@ struct LiveSet {
   // copies, core/workspace/kept).
   std::unordered_set<Digest, DigestHash> stashed;
   std::size_t documents = 0;  // documents (conversations, sessions) and staged versions read
+  // The documents themselves, by path relative to their work tree's top:
+  // one conversation in the work tree and in the index is one.
+  std::unordered_set<std::string> document_paths;
   // The git versions read (object id and kind; see read_as): everything
   // such a version references is in `digests`, so a caller looking for
   // what else git could ask for need not read it again.

@@ -82,6 +82,12 @@ completion() {
   out=$(complete_words git jpblob install --)
   grep -qx -- "--force " <<<"$out" || fail "git jpblob install --<TAB>: $out"
   ! grep -qx -- "--json " <<<"$out" || fail "install offers gc's flags: $out"
+  out=$(complete_words git jpblob "")
+  for c in env version ls-files help; do grep -qx "$c " <<<"$out" || fail "no $c in: $out"; done
+  out=$(complete_words git jpblob env --)
+  grep -qx -- "--json " <<<"$out" || fail "git jpblob env --<TAB>: $out"
+  out=$(complete_words git jpblob help ver)
+  grep -qx "verify " <<<"$out" || fail "git jpblob help ver<TAB>: $out"
 }
 case_ "bash completion: commands and each command's flags" completion
 

@@ -150,8 +150,9 @@ fail() {
   exit 1
 }
 
-# Configures the one-shot filter in the current repository, as `install`
-# will, with an absolute, quoted program path.
+# Configures the one-shot filter in the current repository, with the
+# absolute, quoted program path (install names git-jpblob on PATH instead;
+# tests/e2e/found_on_path.sh).
 use_oneshot_filter() {
   local bin
   bin=$(printf '%q' "$JPBLOB_BIN")

@@ -9,7 +9,7 @@ conv=.jp/conversations/17758406187-demo/events.json
 cp "$conv" "$TEST_ROOT/original.json"
 
 process_configured() {
-  [ "$(git config --global filter.jpblob.process)" = "$JPBLOB_BIN filter-process" ] || fail "process not configured"
+  [ "$(git config --global filter.jpblob.process)" = "git-jpblob filter-process" ] || fail "process not configured"
 }
 case_ "install configures the long-running filter" process_configured
 

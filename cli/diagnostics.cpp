@@ -1,0 +1,136 @@
+#include "cli/diagnostics.hpp"
+
+#include <filesystem>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <utility>
+#include <vector>
+
+#include "cli/commands.hpp"
+#include "core/base/error.hpp"
+#include "core/git/git_cli.hpp"
+#include "core/git/git_repo.hpp"
+#include "core/git/subprocess.hpp"
+#include "core/maintenance/ls_files.hpp"
+#include "core/workspace/lean.hpp"
+#include "core/workspace/workspace.hpp"
+#include "install/hook_folder.hpp"
+#include "install/hook_managers.hpp"
+
+namespace jpblob {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+std::string version_text(const std::string& jpblob_version) {
+  return "git-jpblob " + jpblob_version + "\ngit " + GitCli(fs::current_path()).version() + "\nlibgit2 " +
+         libgit2_version() + "\n";
+}
+
+namespace {
+
+// One value of `env`: text, or a yes/no that --json gives as a boolean.
+struct EnvValue {
+  std::string text;
+  bool boolean = false;
+};
+using EnvLines = std::vector<std::pair<std::string, EnvValue>>;
+
+void add(EnvLines& lines, std::string key, std::string value) { lines.emplace_back(std::move(key), EnvValue{std::move(value)}); }
+void add_bool(EnvLines& lines, std::string key, bool value) {
+  lines.emplace_back(std::move(key), EnvValue{value ? "true" : "false", true});
+}
+
+// "git-jpblob", "git-jpblob+chained" (ours, running a hook it chained
+// first), "other" (a hook git-jpblob did not write) or "absent".
+std::string whose_hook(const HookFolder& folder, const std::string& name) {
+  if (folder.is_ours(name)) return folder.exists(chained_name(name)) ? "git-jpblob+chained" : "git-jpblob";
+  return folder.exists(name) ? "other" : "absent";
+}
+
+void add_work_tree(EnvLines& lines, const RepoLayout& layout) {
+  const GitCli git(layout.top);
+  add(lines, "repository", layout.top.string());
+  const auto repo = GitRepo::open(layout.top);
+  add_bool(lines, "lean", repo && is_lean(*repo));
+  add(lines, "jpblob.lean", git.config_get("jpblob.lean", std::nullopt).value_or(""));
+  add(lines, "hooks", layout.hooks.string());
+  const HookFolder folder(layout.hooks, layout.top);
+  for (const std::string& name : our_hooks()) add(lines, "hook." + name, whose_hook(folder, name));
+  const auto managed = managed_hooks(layout, folder);
+  add(lines, "hook_manager", managed ? managed->name : "none");
+  const Workspace ws = Workspace::open(layout.top);
+  add(lines, "store", ws.store().root().string());
+  add(lines, "kept", ws.kept() ? ws.kept()->root().string() : "");
+}
+
+}  // namespace
+
+void run_env_command(const std::string& jpblob_version, bool as_json) {
+  const GitCli git(fs::current_path());
+  EnvLines lines;
+  add(lines, "binary", program_path().string());
+  // What git runs: install writes the name, not the path (kProgramName).
+  const auto on_path = find_on_path(kProgramName);
+  add(lines, "on_path", on_path ? on_path->string() : "");
+  add(lines, "version", jpblob_version);
+  add(lines, "git", git.version());
+  add(lines, "libgit2", libgit2_version());
+  for (const char* key : {"filter.jpblob.process", "filter.jpblob.required", "diff.jpblob.textconv",
+                          "merge.jpblob.driver"}) {
+    const auto origin = git.config_origin(key);
+    add(lines, key, origin ? origin->value : "");
+    add(lines, std::string(key) + ".scope", origin ? origin->scope : "");
+    add(lines, std::string(key) + ".origin", origin ? origin->origin : "");
+  }
+  const auto layout = git.layout();
+  if (layout) {
+    add_work_tree(lines, *layout);
+  } else {
+    // The same keys outside a work tree, empty: a script reads one shape.
+    add(lines, "repository", "");
+    add_bool(lines, "lean", false);
+    add(lines, "jpblob.lean", git.config_get("jpblob.lean", std::nullopt).value_or(""));
+    add(lines, "hooks", "");
+    for (const std::string& name : our_hooks()) add(lines, "hook." + name, "");
+    add(lines, "hook_manager", "");
+    add(lines, "store", "");
+    add(lines, "kept", "");
+  }
+  if (as_json) {
+    json j = json::object();
+    for (const auto& [key, value] : lines) j[key] = value.boolean ? json(value.text == "true") : json(value.text);
+    std::cout << j.dump(2) << '\n';
+    return;
+  }
+  for (const auto& [key, value] : lines) std::cout << key << '=' << value.text << '\n';
+}
+
+void run_ls_files_command(const std::optional<std::string>& commit, bool as_json) {
+  const GitCli git(fs::current_path());
+  const auto repo = GitRepo::open(fs::current_path());
+  if (!repo) throw Error("ls-files must run in a git repository", ErrorKind::Usage);
+  if (!commit && !repo->workdir()) throw Error("ls-files without a commit reads the index: run it in a work tree, or name a commit", ErrorKind::Usage);
+  const auto documents = list_documents_with_blobs(*repo, git, commit);
+  auto size_text = [](const ListedBlob& b) { return b.size ? std::to_string(*b.size) : std::string("-"); };
+  if (as_json) {
+    json docs = json::array();
+    for (const ListedDocument& d : documents) {
+      json blobs = json::array();
+      for (const ListedBlob& b : d.blobs)
+        blobs.push_back({{"digest", b.digest.hex()}, {"size", b.size ? json(*b.size) : json(nullptr)},
+                         {"present", b.present}});
+      docs.push_back({{"path", d.path}, {"blobs", blobs}});
+    }
+    std::cout << json{{"commit", commit ? json(*git.resolve_commit(*commit)) : json(nullptr)}, {"documents", docs}}.dump(2)
+              << '\n';
+    return;
+  }
+  for (const ListedDocument& d : documents) {
+    std::cout << d.path << '\n';
+    for (const ListedBlob& b : d.blobs)
+      std::cout << "  " << (b.present ? "present " : "missing ") << b.digest.hex() << ' ' << size_text(b) << '\n';
+  }
+}
+
+}  // namespace jpblob
