@@ -34,7 +34,7 @@ void Filter::run(FilterMode mode, std::string_view input, const std::string& pat
   TransformReport report;
   if (mode == FilterMode::Clean) {
     for (const auto& w : workspace_.read_shared_settings()) std::cerr << "git-jpblob: warning: " + w + "\n";
-    report = clean_document(kind, input, workspace_.store(), workspace_.settings().clean_options(name), out);
+    report = clean_document(kind, input, workspace_.new_blobs(), workspace_.settings().clean_options(name), out);
   } else if (workspace_.settings().smudge_refs_only) {
     out(input);  // JPBLOB_SKIP_SMUDGE=1 or jpblob.smudge=refs: the committed form
   } else {

@@ -2,11 +2,13 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <limits>
 #include <map>
 #include <memory>
 #include <set>
+#include <unordered_map>
 
 #include "core/store/blob_store.hpp"
 #include "core/documents/document.hpp"
@@ -138,7 +140,7 @@ class Hook {
     // 1. Inline payloads left by a missing filter: clean the staged version.
     const DocumentKind kind = document_kind(c.path);
     std::string cleaned;
-    const auto result = clean_document(kind, *staged, ws_.store(), ws_.settings().clean_options(c.path),
+    const auto result = clean_document(kind, *staged, ws_.new_blobs(), ws_.settings().clean_options(c.path),
                                        [&](std::string_view s) { cleaned.append(s); });
     if (result.replaced > 0) restage(c.path, cleaned);
     // 2. Every reference, wherever it stands, needs its blob in the commit.
@@ -213,12 +215,12 @@ class Hook {
     std::vector<std::string> paths;
     for (const auto& m : missing_) paths.push_back(m.path);
     const auto staged = git_->index_ids(paths);
+    std::vector<const Missing*> nowhere;
     for (const auto& m : missing_) {
       const auto id = staged.find(m.path);
       if (id == staged.end() && from_kept_copy(m)) continue;
       if (id == staged.end()) {
-        problem("blob " + m.ref.digest.hex() + " referenced by " + m.conversation + " is missing: " +
-                m.path + "; " + how_to_restore(m.path));
+        nowhere.push_back(&m);
         continue;
       }
       auto raw = ws_.repo()->read_object(id->second);
@@ -227,21 +229,78 @@ class Hook {
                 " is staged but missing from git's objects");
         continue;
       }
+      // A store git-lfs tracks stages pointers: git-lfs holds the bytes
+      // and checks them; a copy here, when there is one, is checked instead.
+      if (is_lfs_pointer(*raw)) {
+        if (const auto copy = ws_.kept() ? ws_.kept()->read_raw(m.ref.digest) : std::nullopt)
+          verify(m.conversation, m.ref, *copy, m.path + " (kept copy)", "");
+        continue;
+      }
       verify(m.conversation, m.ref, *raw, m.path + " (index)", "");
+    }
+    from_other_worktrees(nowhere);
+    for (const Missing* m : nowhere)
+      problem("blob " + m->ref.digest.hex() + " referenced by " + m->conversation + " is missing: " + m->path +
+              "; " + how_to_restore(m->path));
+  }
+
+  // A lean tree's new blob whose copy in the git folder (shared by the
+  // worktrees) went when another worktree's commit staged it: that
+  // worktree's index gives it back. One git call a worktree, and only when
+  // a blob is missing. Those found leave `nowhere`.
+  void from_other_worktrees(std::vector<const Missing*>& nowhere) {
+    if (nowhere.empty() || !ws_.lean()) return;
+    std::vector<fs::path> others;
+    try {
+      others = git_->worktrees();
+    } catch (const Error&) {
+      return;  // the problem as usual
+    }
+    std::error_code ec;
+    for (const fs::path& wt : others) {
+      if (nowhere.empty()) break;
+      if (fs::equivalent(wt, top_, ec)) continue;
+      std::vector<std::string> paths;
+      for (const Missing* m : nowhere) paths.push_back(m->path);
+      std::unordered_map<std::string, std::string> held;
+      try {
+        held = GitCli::in_worktree(wt).index_ids(paths);
+      } catch (const Error&) {
+        continue;  // a worktree being removed, say
+      }
+      std::erase_if(nowhere, [&](const Missing* m) {
+        const auto id = held.find(m->path);
+        if (id == held.end()) return false;
+        const auto raw = ws_.repo()->read_object(id->second);
+        if (!raw) return false;
+        if (!is_lfs_pointer(*raw) && !verify(m->conversation, m->ref, *raw, m->path + " (index of " + wt.string() + ")", ""))
+          return true;  // said by verify
+        out_of_tree_.push_back({m->path, {}, id->second});
+        return true;
+      });
     }
   }
 
-  // A blob whose work-tree file git deleted before its commit (`git clean
-  // -x`, a stash) or a user removed: its kept copy (core/workspace/kept) writes the
+  // A blob the index lacks and the work tree has no file for. In a lean
+  // work tree its home is the git folder (Workspace::new_blobs): it is
+  // staged from there, never passing through the work tree. Elsewhere git
+  // deleted its work-tree file before its commit (`git clean -x`, a stash)
+  // or a user removed it: its kept copy (core/workspace/kept) writes the
   // file again, to be staged like any other.
   bool from_kept_copy(const Missing& m) {
     if (!ws_.kept()) return false;
     try {
       const auto bytes = ws_.kept()->get(m.ref.digest, m.ref.size);
       if (!bytes) return false;
+      if (ws_.lean()) {
+        out_of_tree_.push_back({m.path, ws_.kept()->path_of(m.ref.digest), {}});
+        return true;
+      }
       ws_.store().put(m.ref.digest, *bytes);
-    } catch (const Error&) {
-      return false;  // corrupt, or in the way: the problem as usual
+    } catch (const Error& err) {
+      // A corrupt copy, or a store that cannot be written: said as it is.
+      problem(std::string(err.what()) + " (referenced by " + m.conversation + "); " + how_to_restore(m.path));
+      return true;
     }
     to_stage_.push_back(m.path);
     ++report_.restored;
@@ -276,16 +335,29 @@ class Hook {
     };
     for (const std::string& path : to_stage_) consider(path, true);
     for (const auto& [path, bytes] : staged_blobs_) consider(path, false);
+    // A lean tree's kept folder holds only blobs not committed yet (few):
+    // each one this index now holds goes, this commit's and any an earlier
+    // `git commit -a` staged.
+    if (ws_.lean())
+      for (const StoreEntry& e : ws_.kept()->entries())
+        if (e.kind == StoreEntry::Kind::Blob && e.digest) ask.push_back(*e.digest);
+    std::sort(ask.begin(), ask.end());
+    ask.erase(std::unique(ask.begin(), ask.end()), ask.end());
     drop_kept_copies(ws_, *git_, ask);
   }
 
   // One `git update-index --add` per index file: git stats and hashes the
   // files itself and writes the index at git's speed.
+  // Blobs from the git folder (a lean tree's new ones) in three git calls.
   void stage_blobs() {
-    if (to_stage_.empty()) return;
+    if (to_stage_.empty() && out_of_tree_.empty()) return;
     git_->add_to_index(to_stage_);
-    if (extra_index_) git_->with_index(*extra_index_).add_to_index(to_stage_);
-    report_.blobs_staged = to_stage_.size();
+    git_->stage_out_of_tree(out_of_tree_);
+    if (extra_index_) {
+      git_->with_index(*extra_index_).add_to_index(to_stage_);
+      git_->with_index(*extra_index_).stage_out_of_tree(out_of_tree_);
+    }
+    report_.blobs_staged = to_stage_.size() + out_of_tree_.size();
   }
 
   // In a lean work tree (core/workspace/lean) the commit's blobs leave the work tree
@@ -341,6 +413,7 @@ class Hook {
   std::set<Digest> referenced_;
   std::set<Digest> deleted_blobs_;  // blob files this commit removes
   std::vector<std::string> to_stage_;
+  std::vector<GitCli::OutOfTree> out_of_tree_;  // a lean tree's new blobs, staged from the git folder
   std::vector<Missing> missing_;
   PreCommitReport report_;
 };

@@ -2,6 +2,9 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+#include <map>
+
 #include "core/base/error.hpp"
 #include "core/base/fs.hpp"
 #include "core/git/subprocess.hpp"
@@ -136,6 +139,66 @@ std::vector<RawChange> GitCli::staged_changes(const std::vector<std::string>& pa
 void GitCli::add_to_index(const std::vector<std::string>& paths) const {
   if (paths.empty()) return;
   must("stage the files", {"update-index", "--add", "-z", "--stdin"}, nul_joined(paths, false));
+}
+
+void GitCli::stage_out_of_tree(const std::vector<OutOfTree>& entries) const {
+  if (entries.empty()) return;
+  // git hashes a file as the attributes of its path say: a store git-lfs
+  // tracks stages pointers, cleaned by git-lfs. One hash-object a filter
+  // (`--path` applies that path's attributes to every file given), and
+  // none at all where no filter applies, the usual case.
+  std::string paths;
+  for (const OutOfTree& e : entries) paths.append(e.path).push_back('\0');
+  // Records: <path> NUL filter NUL <value> NUL.
+  const auto attrs = split_records(must("read the blobs' attributes", {"check-attr", "-z", "--stdin", "filter"}, paths), '\0');
+  std::unordered_map<std::string, std::string> filter_of;  // path -> filter, "" for none
+  for (std::size_t i = 0; i + 2 < attrs.size(); i += 3) {
+    const std::string& value = attrs[i + 2];
+    filter_of[attrs[i]] = value == "unspecified" || value == "unset" ? "" : value;
+  }
+  std::map<std::string, std::vector<std::size_t>> by_filter;
+  std::vector<std::string> ids(entries.size());
+  for (std::size_t i = 0; i < entries.size(); ++i)
+    if (entries[i].id.empty()) by_filter[filter_of[entries[i].path]].push_back(i);
+    else ids[i] = entries[i].id;
+  auto hash = [&](const std::vector<std::string>& args, const std::string& input, const std::vector<std::size_t>& of) {
+    const auto written = split_records(must("write blobs to git's objects", args, input), '\n');
+    if (written.size() != of.size())
+      throw Error("cannot write blobs to git's objects: git hash-object gave " + std::to_string(written.size()) +
+                  " ids for " + std::to_string(of.size()) + " files");
+    for (std::size_t k = 0; k < of.size(); ++k) ids[of[k]] = written[k];
+  };
+  for (const auto& [filter, members] : by_filter) {
+    if (filter.empty()) {
+      std::string files;
+      for (const std::size_t i : members) {
+        const std::string file = fs::absolute(entries[i].file).string();
+        if (file.find('\n') != std::string::npos)
+          throw Error("cannot stage " + entries[i].path + ": its file's name holds a newline: " + file);
+        files.append(file).push_back('\n');
+      }
+      hash({"hash-object", "-w", "--no-filters", "--stdin-paths"}, files, members);
+      continue;
+    }
+    // git refuses --path with --stdin-paths: the files as arguments, a
+    // few hundred a call.
+    constexpr std::size_t kPerCall = 256;
+    for (std::size_t from = 0; from < members.size(); from += kPerCall) {
+      const std::vector<std::size_t> part(members.begin() + from,
+                                          members.begin() + std::min(members.size(), from + kPerCall));
+      std::vector<std::string> args = {"hash-object", "-w", "--path=" + entries[part.front()].path, "--"};
+      for (const std::size_t i : part) args.push_back(fs::absolute(entries[i].file).string());
+      hash(args, "", part);
+    }
+  }
+  std::string info;
+  std::vector<std::string> staged;
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    info.append("100644 ").append(ids[i]).append("\t").append(entries[i].path).push_back('\0');
+    staged.push_back(entries[i].path);
+  }
+  must("stage the blobs", {"update-index", "-z", "--index-info"}, info);
+  set_skip_worktree(staged);
 }
 
 std::size_t GitCli::remove_from_index(const std::vector<std::string>& paths) const {
@@ -280,6 +343,20 @@ std::optional<std::string> GitCli::lfs_smudge(const std::string& pointer, const 
   auto r = run({"lfs", "smudge", "--", path}, pointer);
   if (r.status != 0) return std::nullopt;
   return std::move(r.out);
+}
+
+GitCli GitCli::in_worktree(const fs::path& top) {
+  const fs::path dot_git = top / ".git";
+  std::error_code ec;
+  if (fs::is_directory(dot_git, ec)) return GitCli(top, dot_git / "index");
+  // A linked worktree's .git is a file: "gitdir: <its git folder>".
+  std::string text = read_file(dot_git, 4096);
+  if (!text.starts_with("gitdir: ")) throw Error("cannot find the git folder of worktree " + top.string());
+  text = text.substr(8);
+  while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.pop_back();
+  fs::path gitdir = text;
+  if (gitdir.is_relative()) gitdir = top / gitdir;
+  return GitCli(top, gitdir / "index");
 }
 
 std::vector<fs::path> GitCli::worktrees() const {

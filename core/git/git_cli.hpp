@@ -74,6 +74,11 @@ class GitCli {
   // (GIT_INDEX_FILE) instead of the one git would choose.
   explicit GitCli(std::filesystem::path cwd, std::optional<std::filesystem::path> index_file = std::nullopt);
   GitCli with_index(std::filesystem::path index_file) const;
+  // A GitCli in another worktree `top` of this repository, with that
+  // worktree's own index named explicitly: a hook's environment carries
+  // GIT_INDEX_FILE, which would otherwise make it read this one's.
+  // Throws Error when `top` has no `.git` git can be found through.
+  static GitCli in_worktree(const std::filesystem::path& top);
 
   // Every index entry matching a few pathspecs (magic allowed), all stages.
   std::vector<IndexEntry> index_entries(const std::vector<std::string>& pathspecs) const;
@@ -91,6 +96,20 @@ class GitCli {
   // Adds (or refreshes) work-tree files in the index by exact path, as
   // `git update-index --add` does: no .gitignore, no filter question.
   void add_to_index(const std::vector<std::string>& paths) const;
+
+  // A blob file outside the work tree, to be staged under a tracked path.
+  struct OutOfTree {
+    std::string path;             // where the index holds it
+    std::filesystem::path file;   // its bytes, as they are (no filter)
+    std::string id;               // instead of `file`: a blob git's objects hold already
+  };
+  // Stages files that live outside the work tree (a lean tree's new blobs,
+  // core/workspace/kept): writes each file's bytes to git's objects with
+  // `git hash-object -w --no-filters` and points its index entry at them,
+  // marked skip-worktree, so git neither writes nor looks for a work-tree
+  // file. Three git calls, whatever the count. Throws Error when git
+  // fails, or for a file name holding a newline (git reads one a line).
+  void stage_out_of_tree(const std::vector<OutOfTree>& entries) const;
 
   // Removes exact paths from the index; only those it holds, so the index
   // is not even locked when none is. A lock held by another git is waited

@@ -92,7 +92,7 @@ MigrateReport run_migrate(const Workspace& ws, bool dry_run, const Progress& pro
       return std::nullopt;
     }
     std::string cleaned;
-    const TransformReport r = clean_document(kind, input, ws.store(), ws.settings().clean_options(name),
+    const TransformReport r = clean_document(kind, input, ws.new_blobs(), ws.settings().clean_options(name),
                                              [&](std::string_view s) { cleaned.append(s); });
     if (r.passthrough) {
       report.skipped.push_back(name + ": " + (r.warnings.empty() ? std::string() : r.warnings.front()));

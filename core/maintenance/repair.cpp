@@ -11,6 +11,7 @@
 
 #include "core/base/error.hpp"
 #include "core/git/git_cli.hpp"
+#include "core/workspace/kept.hpp"
 #include "core/workspace/lean.hpp"
 #include "core/maintenance/live_set.hpp"
 #include "core/base/parallel.hpp"
@@ -57,7 +58,10 @@ std::unordered_map<Digest, std::string, DigestHash> from_documents(
 
 RepairReport run_repair(const Workspace& ws, const Progress& progress) {
   RepairReport report;
-  const BlobStore& store = ws.store();
+  // A lean work tree holds no blob file (SPEC §2): its blobs not committed
+  // yet are in the git folder (Workspace::new_blobs), checked and written
+  // there, and staged from there.
+  const BlobStore& store = ws.in_work_tree() ? ws.new_blobs() : ws.store();
   std::vector<StoreEntry> blobs;
   for (StoreEntry& e : store.entries())
     if (e.kind == StoreEntry::Kind::Blob) blobs.push_back(std::move(e));
@@ -155,7 +159,8 @@ RepairReport run_repair(const Workspace& ws, const Progress& progress) {
 
   std::vector<std::string> restage;  // tracked paths, corrupt in the index
   for (const auto& [digest, why] : corrupt) {
-    const std::string path = store.path_of(digest).lexically_relative(ws.top()).string();
+    const std::string path = ws.lean() ? tracked_blob_path(digest)
+                                       : store.path_of(digest).lexically_relative(ws.top()).string();
     const auto bytes = good.find(digest);
     if (bytes == good.end()) {
       report.unrecoverable.push_back(path + ": no good copy in git's objects or in a work-tree document (" + why + ")");
@@ -179,10 +184,20 @@ RepairReport run_repair(const Workspace& ws, const Progress& progress) {
   }
   if (!restage.empty() || !stage.empty()) {
     const GitCli git(ws.top());
-    git.set_skip_worktree(restage, false);  // git looks at no file behind the bit
+    if (!ws.lean()) git.set_skip_worktree(restage, false);  // git looks at no file behind the bit
     restage.insert(restage.end(), stage.begin(), stage.end());
-    git.add_to_index(restage);
-    if (ws.lean()) drop_blob_files(ws, {git}, restage);
+    if (ws.lean()) {
+      std::vector<GitCli::OutOfTree> entries;
+      std::vector<Digest> staged;
+      for (const std::string& path : restage) {
+        staged.push_back(*digest_of_tracked_path(path));
+        entries.push_back({path, store.path_of(staged.back()), {}});
+      }
+      git.stage_out_of_tree(entries);
+      drop_kept_copies(ws, git, staged);  // the index holds them now
+    } else {
+      git.add_to_index(restage);
+    }
   }
   return report;
 }

@@ -48,6 +48,18 @@ StatsReport run_stats(const Workspace& ws, const Progress& progress) {
     s.unique_bytes += size;
     stored.emplace(*e.digest, size);
   }
+  // Blobs not committed yet whose only file is a kept copy: every new blob
+  // of a lean work tree (Workspace::new_blobs), or one whose work-tree
+  // file git deleted.
+  if (const BlobStore* kept = ws.kept())
+    for (const StoreEntry& e : kept->entries()) {
+      if (e.kind != StoreEntry::Kind::Blob || stored.count(*e.digest)) continue;
+      ++s.unique_blobs;
+      s.stored_bytes += e.size;
+      const std::uint64_t size = kept->trailer_size(e).value_or(0);
+      s.unique_bytes += size;
+      stored.emplace(*e.digest, size);
+    }
   // A lean work tree's committed blobs: in git's objects, not in the store.
   std::unordered_set<Digest, DigestHash> in_store;
   for (const auto& [digest, size] : stored) in_store.insert(digest);

@@ -205,7 +205,7 @@ MergeOutcome merge_file(const Workspace& ws, const std::string& path, std::strin
   CleanOptions options = ws.settings().clean_options(path);
   options.may_reference = [&held](const Digest& d) { return held.count(d) > 0; };
   std::string cleaned;
-  clean_document(*kind, merged.text, ws.store(), options, [&](std::string_view piece) { cleaned.append(piece); });
+  clean_document(*kind, merged.text, ws.new_blobs(), options, [&](std::string_view piece) { cleaned.append(piece); });
   return {std::move(cleaned), false, "lines"};
 }
 

@@ -133,15 +133,20 @@ Workspace Workspace::open(const fs::path& cwd, const std::optional<fs::path>& st
   // A lean work tree (core/workspace/lean): clean writes no file for a blob git holds
   // out of the work tree, or the next status would look at it again.
   w.lean_ = w.in_work_tree_ && is_lean(*w.repo_);
-  if (w.lean_) w.store_->set_held_by_git(held_in_index(*w.repo_));
   // With no repository, cwd/.jp/blobs would be a store nothing commits or
   // cleans: most likely a command run in the wrong folder.
   if (!store_dir && !w.repo_) w.store_->refuse_writes("not in a git repository; pass --store <folder>");
   // What clean writes into a work tree also goes where git never deletes
-  // it (BlobStore::kept_copies).
+  // it (BlobStore::kept_copies); in a lean one, only there (new_blobs()).
   if (w.in_work_tree_) {
     w.kept_ = std::make_unique<BlobStore>(BlobStore::kept_copies(w.repo_->commondir(), w.settings_.store));
     w.store_->keep_copies_in(w.kept_.get());
+  }
+  if (w.lean_) {
+    // No file for a blob git holds out of the work tree already.
+    const auto held = held_in_index(*w.repo_);  // one read of the index, shared
+    w.store_->set_held_by_git(held);
+    w.kept_->set_held_by_git(held);
   }
   w.source_ = std::make_unique<BlobLookup>(*w.store_, w.kept_.get(), w.in_work_tree_ ? w.repo() : nullptr);
   if (shared == SharedSettings::Read) w.settings_.warnings = w.read_shared_settings();

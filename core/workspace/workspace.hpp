@@ -98,8 +98,14 @@ class Workspace {
   Workspace& operator=(Workspace&&) = default;
 
   const BlobStore& store() const { return *store_; }
+  // Where clean writes the blobs it stores: the store, except in a lean
+  // work tree, where no blob file is ever in the work tree (SPEC §2): there
+  // new blobs live in the git folder (kept(), flat) until the pre-commit
+  // hook stages them from there.
+  const BlobStore& new_blobs() const { return lean_ ? *kept_ : *store_; }
   // Kept copies of the blobs clean writes into the work-tree store
-  // (BlobStore::kept_copies); null outside a work tree.
+  // (BlobStore::kept_copies), in a lean work tree the only home of the
+  // blobs not committed yet; null outside a work tree.
   const BlobStore* kept() const { return kept_.get(); }
   const GitRepo* repo() const { return repo_.get(); }
   const Settings& settings() const { return settings_; }

@@ -5,7 +5,10 @@
 # between unstaging and deleting leaves nothing a second gc cannot finish.
 . "$(dirname "$0")/lib.sh"
 new_installed_repo
-age_blobs() { find .jp/blobs -type f -exec touch -d "3 hours ago" {} +; git update-index -q --refresh > /dev/null || true; }
+age_blobs() {
+  find .jp/blobs "$(git rev-parse --git-common-dir)/jpblob/kept" -type f -exec touch -d "3 hours ago" {} + 2> /dev/null
+  git update-index -q --refresh > /dev/null || true
+}
 conv=.jp/conversations/1-stashed/events.json
 
 stash_keeps_blob() {
@@ -69,7 +72,7 @@ reflog_commit() {
   git commit -q --no-verify -m "no blob committed"
   git reset -q --hard HEAD~1
   local blob
-  blob=$(blob_of "reflog-only tool output")
+  blob=$(new_blob_of "reflog-only tool output")
   [ -f "$blob" ] || fail "the set-up lost the blob"
   touch -d '3 hours ago' "$blob"
   git jpblob gc --prune=now > /dev/null
@@ -92,7 +95,7 @@ reflog_commit_many() {
   orphan=$(blob_of "nobody's output")
   mkdir -p "$(dirname "$orphan")"
   printf '%s' "nobody's output" | gzip -n > "$orphan"
-  touch -d '3 hours ago' "$orphan" $(for n in 1 2 3 4; do blob_of "reflog-only output $n"; done)
+  touch -d '3 hours ago' "$orphan" $(for n in 1 2 3 4; do new_blob_of "reflog-only output $n"; done)
   git jpblob gc --prune=now > /dev/null
   # Whichever of them gc meets first builds the reflog set; the others are
   # judged by it.

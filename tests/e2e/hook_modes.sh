@@ -140,7 +140,7 @@ refuses_flipped_blob() {
   local digest blob
   digest=$(digest_of 'blob flipped after add')
   blob=".jp/blobs/${digest:0:2}/${digest:2:2}/$digest.blob.gz"
-  python3 - "$blob" <<'PY'
+  python3 - "$(new_blob_file "$digest")" <<'PY'
 import sys
 p = sys.argv[1]
 b = bytearray(open(p, "rb").read())
@@ -150,7 +150,7 @@ PY
   if git commit -qm flipped 2> "$TEST_ROOT/err"; then fail "committed a corrupt blob"; fi
   grep -q "corrupt" "$TEST_ROOT/err" && grep -q "5-flipped" "$TEST_ROOT/err" || fail "message: $(cat "$TEST_ROOT/err")"
   if git cat-file -e "HEAD:$blob" 2>/dev/null; then fail "the corrupt blob reached a commit"; fi
-  git reset -q -- .jp/conversations/5-flipped && rm -rf .jp/conversations/5-flipped "$blob"
+  git reset -q -- .jp/conversations/5-flipped && rm -rf .jp/conversations/5-flipped "$(new_blob_file "$digest")"
 }
 case_ "refused: a blob flipped by a byte after git add" refuses_flipped_blob
 
@@ -178,7 +178,7 @@ orphan_stays_out() {
   git reset -q -- .jp/conversations/6-abandoned && rm -rf .jp/conversations/6-abandoned
   local orphan
   orphan=$(digest_of 'abandoned edit')
-  [ -f ".jp/blobs/${orphan:0:2}/${orphan:2:2}/$orphan.blob.gz" ] || fail "setup: no orphan"
+  [ -f "$(new_blob_file "$orphan")" ] || fail "setup: no orphan"
   write_conversation 7-real "real output"
   git add .jp/conversations/7-real
   git commit -qm real

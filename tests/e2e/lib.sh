@@ -114,10 +114,27 @@ case_in_mode() {
 # (skip-worktree, no file), by the index: what gc must keep in either mode.
 # blob_held PATH: that blob file is there, or the index keeps it out of the
 # work tree; held_blobs: how many blobs are held either way.
-blob_held() { [ -f "$1" ] || git ls-files -t -- "$1" | grep -q '^S '; }
+# A lean tree's blobs not committed yet are in the git folder (new_blob_file).
+blob_held() {
+  [ -f "$1" ] || [ -f "$(new_blob_file "$(basename "$1" .blob.gz)")" ] || git ls-files -t -- "$1" | grep -q '^S '
+}
 held_blobs() {
-  { find .jp/blobs -name '*.blob.gz' 2> /dev/null | sed 's|^\./||'; git ls-files -t .jp/blobs | sed -n 's/^S //p'; } |
-    sort -u | wc -l
+  {
+    find .jp/blobs -name '*.blob.gz' 2> /dev/null | sed 's|^\./||'
+    git ls-files -t .jp/blobs | sed -n 's/^S //p'
+    if lean_mode; then
+      find "$(git rev-parse --git-common-dir)/jpblob/kept" -name '*.blob.gz' -printf '%f\n' 2> /dev/null |
+        sed -E 's|^((..)(..).*)$|.jp/blobs/\2/\3/\1|'
+    fi
+  } | sort -u | wc -l
+}
+
+# new_blob_file DIGEST: where a blob not committed yet lives: its store
+# file or, in a lean tree (which never has a blob file, SPEC §2), its copy
+# in the git folder, which the pre-commit hook stages from.
+new_blob_file() {
+  local file=".jp/blobs/${1:0:2}/${1:2:2}/$1.blob.gz"
+  if [ -f "$file" ] || ! lean_mode; then echo "$file"; else echo "$(git rev-parse --git-common-dir)/jpblob/kept/$1.blob.gz"; fi
 }
 
 # The gzip bytes of every blob held: store files, and the index's
@@ -311,6 +328,8 @@ blob_of() {
   h=$(printf '%s' "$1" | sha256sum | cut -c1-64)
   echo ".jp/blobs/${h:0:2}/${h:2:2}/$h.blob.gz"
 }
+# The same for a blob not committed yet: where it lives (new_blob_file).
+new_blob_of() { new_blob_file "$(printf '%s' "$1" | sha256sum | cut -c1-64)"; }
 
 # Writes conversation $1 holding tool output $2, adds and commits it.
 commit_conversation() {

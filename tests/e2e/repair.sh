@@ -24,9 +24,7 @@ case_in_mode full "a lean tree has no committed blob file to flip (e2e hostile_r
 from_inline_conversation() {
   write_conversation 2-new "new tool output"
   git add .jp/conversations/2-new
-  local blob
-  blob=$(blob_of "new tool output")
-  flip "$blob"
+  flip "$(new_blob_of "new tool output")"
   if git commit -qm new 2> "$TEST_ROOT/err"; then fail "the hook committed a corrupt blob"; fi
   grep -q "git jpblob repair" "$TEST_ROOT/err" || fail "the hook does not name the repair: $(cat "$TEST_ROOT/err")"
   git jpblob repair > /dev/null || fail "repair failed"
@@ -38,7 +36,7 @@ case_ "an uncommitted blob corrupt in the store comes back from the conversation
 missing_written_again() {
   write_conversation 3-missing "missing tool output"
   git add .jp/conversations/3-missing
-  rm "$(blob_of "missing tool output")"
+  rm "$(new_blob_of "missing tool output")"
   git jpblob repair > "$TEST_ROOT/out" || fail "repair failed: $(cat "$TEST_ROOT/out")"
   blob_held "$(blob_of "missing tool output")" || fail "repair did not write the missing blob"
   git ls-files --error-unmatch "$(blob_of "missing tool output")" > /dev/null || fail "repair did not stage it"
@@ -70,13 +68,13 @@ no_good_copy() {
   git add .jp/conversations/4-lost
   git commit -q --no-verify -m lost
   local blob rc
-  blob=$(blob_of "lost tool output")
+  blob=$(new_blob_of "lost tool output")
   rm .jp/conversations/4-lost/events.json
   JPBLOB_SKIP_SMUDGE=1 git checkout -- .jp/conversations/4-lost  # the work tree holds references only
   flip "$blob"
   set +e; git jpblob repair > "$TEST_ROOT/out" 2>&1; rc=$?; set -e
   [ "$rc" -eq 1 ] || fail "repair exited $rc"
-  grep -q "cannot repair $blob: no good copy" "$TEST_ROOT/out" || fail "repair did not say why: $(cat "$TEST_ROOT/out")"
+  grep -q "cannot repair $(blob_of "lost tool output"): no good copy" "$TEST_ROOT/out" || fail "repair did not say why: $(cat "$TEST_ROOT/out")"
   [ -f "$blob" ] || fail "repair deleted what it could not repair"
 }
 case_ "a blob with no good copy anywhere is reported and left, with exit 1" no_good_copy

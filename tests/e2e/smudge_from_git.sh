@@ -139,7 +139,7 @@ blobs_in_git_lfs() {
   # tree nor git-lfs's local store, so smudge asks git-lfs, which fetches.
   git checkout -q -b lfs-other
   write_conversation 5-lfs "only on the other branch, in git-lfs"
-  git add .jp/conversations/5-lfs && git commit -qm other
+  git add .jp/conversations/5-lfs && git commit -qm other 2> "$TEST_ROOT/other.err" || fail "$(cat "$TEST_ROOT/other.err")"
   cp .jp/conversations/5-lfs/events.json "$TEST_ROOT/lfs-other.json"
   git push -q "file://$TEST_ROOT/lfs-remote.git" lfs-other 2> /dev/null
   cd "$TEST_ROOT/lfs-clone"
