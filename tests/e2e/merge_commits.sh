@@ -99,4 +99,59 @@ revert_commit() {
   git checkout -q main
 }
 case_ "git revert of a pre-adoption edit: the revert commit holds every blob it references" revert_commit
+
+# git am of a patch a teammate mailed from an adopted branch: the patch
+# carries the new blob file (format-patch writes binary diffs) and am
+# commits without the pre-commit hook.
+am_commit() {
+  from_adopted
+  git checkout -q -b mailer
+  edit_output .jp/conversations/1-shared/events.json "edited after adoption, then mailed"
+  git add .jp && git commit -qm "mailed edit"
+  git format-patch -q -1 HEAD --stdout > "$TEST_ROOT/mail.patch"
+  git checkout -q main
+  git am -q "$TEST_ROOT/mail.patch" > "$TEST_ROOT/am.out" 2>&1 || fail "git am stopped: $(tail -3 "$TEST_ROOT/am.out")"
+  [ "$(git log -1 --format=%s)" = "mailed edit" ] || fail "git am made no commit"
+  check_branch "edited after adoption, then mailed"
+  git branch -q -D mailer
+}
+case_ "git am of a patch mailed from an adopted branch: the applied commit holds every blob it references" am_commit
+
+# commit --amend of a merge commit the driver made, adding a conversation:
+# the amended commit keeps both parents and holds every blob it references.
+amend_commit() {
+  from_adopted
+  git merge -q --no-edit feature > /dev/null 2>&1 || fail "the merge stopped: $(git status --short)"
+  write_conversation 2-amended "added by the amend"
+  git add .jp/conversations/2-amended
+  git commit -q --amend --no-edit 2> "$TEST_ROOT/err" || fail "the amend failed: $(cat "$TEST_ROOT/err")"
+  [ -n "$(git rev-parse -q --verify HEAD^2)" ] || fail "the amend lost the merge's second parent"
+  git cat-file -e "HEAD:$(blob_of "added by the amend")" 2> /dev/null || fail "the amended commit lacks the new blob"
+  check_branch "edited on feature"
+}
+case_ "git commit --amend of a merge commit: the amended commit holds every blob it references" amend_commit
+
+# Both sides edited the same output after adoption: the driver stops with
+# a conflict, the user writes a third text by hand, adds and commits.
+hand_resolved() {
+  from_adopted
+  git checkout -q -b conflict-theirs
+  edit_output .jp/conversations/1-shared/events.json "their edit after adoption"
+  git commit -qam "their edit"
+  git checkout -q main
+  edit_output .jp/conversations/1-shared/events.json "our edit after adoption"
+  git commit -qam "our edit"
+  if git merge -q --no-edit conflict-theirs > /dev/null 2>&1; then fail "expected a conflict"; fi
+  git checkout -q --ours -- .jp/conversations/1-shared/events.json
+  edit_output .jp/conversations/1-shared/events.json "resolved by hand"
+  git add .jp/conversations/1-shared/events.json
+  git commit -q --no-edit 2> "$TEST_ROOT/err" || fail "the commit of the resolution failed: $(cat "$TEST_ROOT/err")"
+  [ -n "$(git rev-parse -q --verify HEAD^2)" ] || fail "the resolution is no merge commit"
+  git jpblob verify --history > "$TEST_ROOT/out" 2>&1 || fail "the resolution lacks its blobs: $(grep problem "$TEST_ROOT/out" | head -2)"
+  ! git show HEAD:.jp/conversations/1-shared/events.json | grep -q "$(expected_of "resolved by hand")" ||
+    fail "the resolution was committed inline"
+  check_branch "resolved by hand"
+  git branch -q -D conflict-theirs
+}
+case_ "a conflict resolved by hand and committed: the merge commit holds every blob it references" hand_resolved
 pass
