@@ -12,6 +12,7 @@
 #include "core/store/restore_budget.hpp"
 #include "core/workspace/workspace.hpp"
 #include "hooks/pre_commit.hpp"
+#include "install/hook_managers.hpp"
 #include "hooks/post_checkout.hpp"
 #include "hooks/pre_push.hpp"
 #include "hooks/pre_receive.hpp"
@@ -60,6 +61,7 @@ void run_textconv(const fs::path& file) {
 namespace jpblob {
 
 void run_pre_commit() {
+  if (legacy_run_under_framework(std::filesystem::current_path(), "pre-commit")) return;
   const auto report = run_pre_commit_hook(std::filesystem::current_path());
   for (const auto& w : report.warnings) std::cerr << "git-jpblob: warning: " << w << '\n';
   if (report.restored > 0)
@@ -104,6 +106,10 @@ void refuse_push(const PushCheckReport& report) {
 }  // namespace
 
 void run_pre_push(const std::string& remote_given) {
+  if (legacy_run_under_framework(std::filesystem::current_path(), "pre-push")) {
+    if (!::isatty(STDIN_FILENO)) read_all(STDIN_FILENO, "standard input");  // git's writes must not fail
+    return;
+  }
   std::string updates = ::isatty(STDIN_FILENO) ? std::string() : read_all(STDIN_FILENO, "standard input");
   std::string remote = remote_given;
   // Under the pre-commit framework git's standard input and arguments are

@@ -1,5 +1,8 @@
 #include "hook_managers.hpp"
 
+#include <cstdlib>
+#include <sstream>
+
 #include "core/base/error.hpp"
 #include "core/base/safe_path.hpp"
 
@@ -20,6 +23,30 @@ bool mentions_jpblob(const std::optional<std::string>& text) {
   return text && text->find("jpblob pre-commit") != std::string::npos;
 }
 
+// The pre-commit framework's configuration runs git-jpblob's `hook`: a
+// local entry naming the command, or the hook id of this repository's
+// .pre-commit-hooks.yaml (`id: git-jpblob`, `id: git-jpblob-pre-push`),
+// which the README recommends.
+bool framework_runs(const std::optional<std::string>& config, const std::string& hook) {
+  if (!config) return false;
+  if (config->find("jpblob " + hook) != std::string::npos) return true;
+  const std::string id = hook == "pre-push" ? "git-jpblob-pre-push" : "git-jpblob";
+  std::istringstream in(*config);
+  for (std::string line; std::getline(in, line);) {
+    const auto at = line.find("id:");
+    if (at == std::string::npos) continue;
+    std::string value = line.substr(at + 3);
+    if (const auto hash = value.find(" #"); hash != std::string::npos) value.erase(hash);
+    std::erase_if(value, [](char c) { return c == ' ' || c == '\t' || c == '"' || c == '\'' || c == '\r'; });
+    if (value == id) return true;
+  }
+  return false;
+}
+
+std::optional<std::string> framework_config(const SafeDir& top) {
+  return first_file(top, {".pre-commit-config.yaml", ".pre-commit-config.yml"});
+}
+
 }  // namespace
 
 std::optional<ManagedHooks> managed_hooks(const RepoLayout& layout, const HookFolder& folder) {
@@ -36,7 +63,7 @@ std::optional<ManagedHooks> managed_hooks(const RepoLayout& layout, const HookFo
   if (hook.find("pre-commit.com") != std::string::npos) {
     return ManagedHooks{
         HookManager::PreCommit, "pre-commit (the framework)",
-        mentions_jpblob(first_file(top, {".pre-commit-config.yaml", ".pre-commit-config.yml"})),
+        framework_runs(framework_config(top), "pre-commit"),
         "pre-commit (the framework) owns the hooks here: add git-jpblob's hooks to .pre-commit-config.yaml, "
         "then run `pre-commit install --hook-type pre-commit --hook-type pre-push` (README, \"Hook managers\")"};
   }
@@ -50,6 +77,20 @@ std::optional<ManagedHooks> managed_hooks(const RepoLayout& layout, const HookFo
         "`lefthook install` (README, \"Hook managers\")"};
   }
   return std::nullopt;
+}
+
+bool legacy_run_under_framework(const fs::path& cwd, const std::string& hook) {
+  if (std::getenv("PRE_COMMIT")) return false;  // the framework's run of its configuration
+  try {
+    const auto layout = GitCli(cwd).layout();
+    if (!layout) return false;
+    const HookFolder folder(layout->hooks, layout->top);
+    if (folder.read(hook).value_or("").find("pre-commit.com") == std::string::npos) return false;
+    if (folder.read(hook + ".legacy").value_or("").find("jpblob " + hook) == std::string::npos) return false;
+    return framework_runs(framework_config(SafeDir::open(layout->top)), hook);
+  } catch (const Error&) {
+    return false;  // when in doubt, check
+  }
 }
 
 }  // namespace jpblob

@@ -7,6 +7,7 @@
 // what to add when it does not.
 #pragma once
 
+#include <filesystem>
 #include <optional>
 #include <string>
 
@@ -28,5 +29,13 @@ struct ManagedHooks {
 // when none does. Reads the manager's configuration files at the top of the
 // work tree without following a link.
 std::optional<ManagedHooks> managed_hooks(const RepoLayout& layout, const HookFolder& folder);
+
+// True when this run of git-jpblob's `hook` (pre-commit, pre-push) in the
+// repository around `cwd` is the framework's "legacy" run: `pre-commit
+// install` over git-jpblob's own hook moves it to <hook>.legacy and runs it
+// before its configuration, which runs git-jpblob too. The check then runs
+// once, from the configuration (the framework sets PRE_COMMIT=1 there).
+// False whenever anything is unclear: the check runs.
+bool legacy_run_under_framework(const std::filesystem::path& cwd, const std::string& hook);
 
 }  // namespace jpblob

@@ -103,8 +103,12 @@ YAML
   pre-commit install --hook-type pre-commit --hook-type pre-push > /dev/null
   git config --unset jpblob.autoInstallHook
   git jpblob install > /dev/null
-  git add .gitattributes .pre-commit-config.yaml && git commit -qm setup
+  git add .gitattributes .pre-commit-config.yaml && git commit -qm setup 2> "$TEST_ROOT/err"
   three_commit_modes manifest
+  # The README's configuration names the hooks by id: no warning that
+  # commits are not checked, at any commit or checkout.
+  ! grep -q "not checked" "$TEST_ROOT/err" || fail "warned under the README's configuration: $(cat "$TEST_ROOT/err")"
+  quiet
   git push -q origin HEAD:main 2> "$TEST_ROOT/err" || fail "the push of good commits failed: $(cat "$TEST_ROOT/err")"
   # A commit without its blob, made past the hook: the framework's pre-push
   # runs git-jpblob's and refuses it.
@@ -117,6 +121,40 @@ YAML
   grep -q "4-unchecked/events.json" "$TEST_ROOT/err" || fail "the refusal names no conversation: $(cat "$TEST_ROOT/err")"
 }
 case_ "the .pre-commit-hooks.yaml manifest: both hooks from this repository, the pre-push one refusing a commit lacking its blob" manifest
+
+# `pre-commit install` over git-jpblob's own hook keeps it as
+# pre-commit.legacy and runs it before its configuration, which runs
+# git-jpblob too: the check runs once.
+framework_over_our_hook() {
+  git init -q "$TEST_ROOT/over" && cd "$TEST_ROOT/over"
+  install_jpblob
+  cat > .pre-commit-config.yaml <<'YAML'
+repos:
+  - repo: local
+    hooks:
+      - id: git-jpblob
+        name: git-jpblob
+        entry: git jpblob pre-commit
+        language: system
+        pass_filenames: false
+        always_run: true
+YAML
+  pre-commit install > /dev/null
+  grep -q "jpblob pre-commit" .git/hooks/pre-commit.legacy || fail "the framework did not keep git-jpblob's hook as legacy"
+  write_conversation 1-once "tool output checked once"
+  sleep 1.1  # past git's racy window: a refresh would clean the file again and write the blob itself
+  git add .jp
+  remove_blob_files "$(printf '%s' "tool output checked once" | sha256sum | cut -c1-64)"
+  if git commit -qm once > "$TEST_ROOT/err" 2>&1; then fail "committed a conversation whose blob is missing"; fi
+  local n
+  n=$(grep -c "is missing" "$TEST_ROOT/err")
+  [ "$n" -eq 1 ] || fail "the check ran $n times: $(cat "$TEST_ROOT/err")"
+  # Without git-jpblob in the configuration, the legacy hook is the check.
+  printf 'repos: []\n' > .pre-commit-config.yaml
+  if git commit -qm once > "$TEST_ROOT/err" 2>&1; then fail "the legacy hook alone did not check"; fi
+  grep -q "is missing" "$TEST_ROOT/err" || fail "no check without the configuration's entry: $(cat "$TEST_ROOT/err")"
+}
+case_ "pre-commit install over git-jpblob's own hook: the check runs once, from the framework's configuration" framework_over_our_hook
 
 husky() {
   managed_repo husky
