@@ -11,6 +11,7 @@
 #include "core/base/fs.hpp"
 #include "core/git/git_cli.hpp"
 #include "core/git/git_repo.hpp"
+#include "core/maintenance/migrate.hpp"
 #include "core/workspace/lean.hpp"
 #include "core/workspace/workspace.hpp"
 #include "core/base/safe_path.hpp"
@@ -114,13 +115,36 @@ std::vector<std::string> install_setup(const fs::path& cwd, const std::optional<
 
 }  // namespace
 
+namespace {
+
+// A clone checked out before git-jpblob was installed holds its
+// conversations in the committed reference form: JP today reads only the
+// inline form. Said, not done: `git jpblob checkout` rewrites the user's
+// files, which install leaves to them.
+std::optional<std::string> reference_form_hint(const fs::path& cwd, const std::optional<Repo>& repo) {
+  if (!repo) return std::nullopt;
+  try {
+    const Workspace ws = Workspace::open(cwd, std::nullopt, SharedSettings::Later);
+    if (!ws.in_work_tree() || ws.settings().smudge_refs_only) return std::nullopt;
+    const CheckoutReport would = run_checkout(ws, {}, true, {});
+    if (would.restored.empty()) return std::nullopt;
+    return std::to_string(would.restored.size()) + " conversation file(s) here are in their committed reference "
+           "form (checked out before git-jpblob was installed, " + would.restored.front() +
+           " among them): run `git jpblob checkout` to give them JP's form.";
+  } catch (const Error&) {
+    return std::nullopt;  // a hint only
+  }
+}
+
+}  // namespace
+
 std::vector<std::string> install(const fs::path& cwd, const InstallOptions& options) {
   const auto repo = find_repo(cwd);
   std::vector<std::string> done = install_setup(cwd, repo, options);
   auto lean = install_lean(cwd, repo, options);
-  if (lean.empty()) return done;
-  if (done.size() == 1 && done[0] == "Nothing to change.") done.clear();
+  if (done.size() == 1 && done[0] == "Nothing to change." && !lean.empty()) done.clear();
   done.insert(done.end(), lean.begin(), lean.end());
+  if (auto hint = reference_form_hint(cwd, repo)) done.push_back(*hint);
   return done;
 }
 
