@@ -147,7 +147,7 @@ DocumentNeeds document_needs(DocumentKind kind, std::string_view text, std::uint
   std::vector<Reference> references, payloads;
   std::vector<Digest> named;
   std::string why;
-  if (!referenced_digests(text, min_size, references, named, payloads, why)) {
+  if (!referenced_digests(text, min_size, references, named, payloads, why, &out.in_literals)) {
     out.unreadable = why;
     return out;
   }

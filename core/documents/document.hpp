@@ -79,6 +79,9 @@ struct BlobUse {
 struct DocumentNeeds {
   std::vector<BlobUse> references;  // what it references now
   std::vector<BlobUse> inline_payloads;  // what clean would store from it
+  // Blobs the user's own data names inside literal objects (docs/FORMAT.md,
+  // "Literal objects"): gc keeps them, nothing requires them.
+  std::vector<Digest> in_literals;
   // Set, with why, when the text is not a document of its kind (a
   // conversation that is not valid JSON, say): it then needs nothing, and
   // the filter passes it through. A session is read line by line and is

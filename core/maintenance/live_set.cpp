@@ -115,7 +115,9 @@ LiveSet build_live_set(const Workspace& ws, const Progress& progress) {
             live.referenced.insert(r.digest);
           }
           for (const auto& p : needs.inline_payloads) live.digests.insert(p.digest);
+          live.digests.insert(needs.in_literals.begin(), needs.in_literals.end());
           if (doc.origin == DocumentOrigin::Stashed) {
+            live.stashed.insert(needs.in_literals.begin(), needs.in_literals.end());
             for (const auto& r : needs.references) live.stashed.insert(r.digest);
             for (const auto& p : needs.inline_payloads) live.stashed.insert(p.digest);
           }

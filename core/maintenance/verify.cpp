@@ -147,6 +147,7 @@ VerifyReport run_verify(const Workspace& ws, bool history, const Progress& progr
           return;
         }
         for (const auto& p : needs.inline_payloads) live.insert(p.digest);
+        live.insert(needs.in_literals.begin(), needs.in_literals.end());  // kept, not required
         for (const auto& r : needs.references) {
           live.insert(r.digest);
           // A stash entry or an operation in progress keeps its blobs,

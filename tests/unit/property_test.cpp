@@ -1,4 +1,5 @@
-// The invariants of docs/FORMAT.md "The filter", for real conversations and generated ones:
+// The invariants of docs/FORMAT.md "The filter", for real conversations and generated ones
+// (clean reads x and smudge's output in JP's form, its own output in the committed form):
 //   clean(clean(x)) == clean(x)
 //   clean(smudge(clean(x))) == clean(x)
 //   smudge(clean(x)) == x, byte for byte, when x has no inline content objects
@@ -20,9 +21,11 @@ class Invariants {
  public:
   explicit Invariants(const BlobStore& store) : store_(store), source_(store) {}
 
-  std::string clean_of(std::string_view in) {
+  std::string clean_of(std::string_view in, InputForm form = InputForm::WorkTree) {
     std::string out;
-    clean(in, store_, {}, [&](std::string_view s) { out.append(s); });
+    CleanOptions options;
+    options.form = form;
+    clean(in, store_, options, [&](std::string_view s) { out.append(s); });
     return out;
   }
   std::string smudge_of(std::string_view in) {
@@ -33,7 +36,7 @@ class Invariants {
   // Checks all three; returns clean(x).
   std::string check(const std::string& x, bool restorable, const std::string& label) {
     const std::string c = clean_of(x);
-    EXPECT_EQ(clean_of(c), c) << "clean(clean(x)) != clean(x) for " << label;
+    EXPECT_EQ(clean_of(c, InputForm::Committed), c) << "clean(clean(x)) != clean(x) for " << label;
     const std::string s = smudge_of(c);
     EXPECT_EQ(clean_of(s), c) << "clean(smudge(clean(x))) != clean(x) for " << label;
     if (restorable) {
