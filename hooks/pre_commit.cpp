@@ -138,7 +138,11 @@ class Hook {
     // 1. Inline payloads left by a missing filter: clean the staged version.
     const DocumentKind kind = document_kind(c.path);
     std::string cleaned;
-    const auto result = clean_document(kind, *staged, ws_.store(), ws_.settings().clean_options(c.path),
+    // What is staged is clean's output (or, with no filter, JP's form with
+    // nothing reference-shaped taken for the user's): read as committed,
+    // so a second clean changes nothing clean wrote.
+    const auto result = clean_document(kind, *staged, ws_.store(),
+                                       ws_.settings().clean_options(c.path, InputForm::Committed),
                                        [&](std::string_view s) { cleaned.append(s); });
     if (result.replaced > 0) restage(c.path, cleaned);
     // 2. Every reference, wherever it stands, needs its blob in the commit.

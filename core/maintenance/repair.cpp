@@ -41,7 +41,10 @@ std::unordered_map<Digest, std::string, DigestHash> from_documents(
         bool useful = false;
         for (const auto& p : needs.inline_payloads) useful = useful || wanted.count(p.digest);
         if (!useful) return;
-        clean_document(doc.kind, text, store, ws.settings().clean_options(doc.what), [](std::string_view) {});
+        // Only the payloads it stores count, and they are the same in
+        // either form: wrapping or respelling a reference stores nothing.
+        clean_document(doc.kind, text, store, ws.settings().clean_options(doc.what, InputForm::Committed),
+                       [](std::string_view) {});
         for (const auto& p : needs.inline_payloads)
           if (wanted.count(p.digest))
             if (auto bytes = store.get(p.digest)) {
