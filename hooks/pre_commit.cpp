@@ -123,7 +123,7 @@ class Hook {
       if (e.stage != 0 || changed.count(e.path) || (e.mode != "100644" && e.mode != "100755")) continue;
       const auto text = ws_.repo()->read_object(e.id);
       if (!text) continue;
-      for (const auto& ref : document_needs(document_kind(e.path), *text, 0).references)
+      for (const auto& ref : document_needs(document_kind(e.path), *text, 0, InputForm::Committed).references)
         if (deleted_blobs_.count(ref.digest) && referenced_.emplace(ref.digest).second) check_blob(e.path, ref);
     }
   }
@@ -148,7 +148,7 @@ class Hook {
     // 2. Every reference, wherever it stands, needs its blob in the commit.
     // Not readable as its kind: it holds no references, and the filter
     // passed it through.
-    const DocumentNeeds needs = document_needs(kind, cleaned, 0);
+    const DocumentNeeds needs = document_needs(kind, cleaned, 0, InputForm::Committed);
     for (const auto& ref : needs.references)
       if (referenced_.emplace(ref.digest).second) check_blob(c.path, ref);
   }

@@ -90,7 +90,9 @@ struct DocumentNeeds {
 };
 
 // What a document needs from the store; nothing is stored. `min_size` as
-// in CleanOptions.
-DocumentNeeds document_needs(DocumentKind kind, std::string_view text, std::uint64_t min_size);
+// in CleanOptions. `form`: the form `text` is in, as clean would read it (a
+// work-tree file in JP's form holds the user's reference-shaped objects
+// where the committed form holds literals).
+DocumentNeeds document_needs(DocumentKind kind, std::string_view text, std::uint64_t min_size, InputForm form);
 
 }  // namespace jpblob

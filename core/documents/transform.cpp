@@ -189,7 +189,7 @@ TransformReport clean(std::string_view input, const BlobStore& store, const Clea
 
 bool referenced_digests(std::string_view input, std::uint64_t min_size, std::vector<Reference>& references,
                         std::vector<Digest>& named, std::vector<Reference>& payloads, std::string& why,
-                        std::vector<Digest>* in_literals) {
+                        std::vector<Digest>* in_literals, InputForm form) {
   std::vector<PayloadSite> sites;
   std::vector<FoundReference> found;
   std::vector<Digest> unused;
@@ -197,7 +197,11 @@ bool referenced_digests(std::string_view input, std::uint64_t min_size, std::vec
     sites.clear();
     find_payload_sites(event, sites);
     found.clear();
-    const std::vector<std::uint32_t> literals = literal_sites(sites);
+    std::vector<std::uint32_t> literals;
+    for (const PayloadSite& site : sites)
+      if (site.kind == SiteKind::Literal ||
+          (form == InputForm::WorkTree && site.kind == SiteKind::Reference && wrapped_in_work_tree(event, site.node)))
+        literals.push_back(site.node);
     find_references(event, found, &named, &literals, in_literals ? in_literals : &unused);
     for (const auto& f : found) references.push_back(f.ref);
     for (const PayloadSite& site : sites) {

@@ -107,7 +107,7 @@ LiveSet build_live_set(const Workspace& ws, const Progress& progress) {
         [&](const DocumentRef& doc, const std::string& text) {
           // Every payload counts whatever jpblob.minSize says: gc keeps
           // anything it cannot prove unreferenced.
-          const DocumentNeeds needs = document_needs(doc.kind, text, 0);
+          const DocumentNeeds needs = document_needs(doc.kind, text, 0, form_of(ws, doc));
           if (needs.unreadable) throw Error(doc.what + " is " + *needs.unreadable);
           std::lock_guard lock(mutex);
           for (const auto& r : needs.references) {

@@ -88,7 +88,7 @@ MigrateReport run_migrate(const Workspace& ws, bool dry_run, const Progress& pro
                    [&](const std::string& name, const std::string& input) -> std::optional<InPlace> {
     const DocumentKind kind = document_kind(name);
     if (dry_run) {
-      const DocumentNeeds needs = document_needs(kind, input, ws.settings().min_size);
+      const DocumentNeeds needs = document_needs(kind, input, ws.settings().min_size, ws.work_tree_form(name));
       if (needs.unreadable) report.skipped.push_back(name + ": " + *needs.unreadable);
       else if (!needs.inline_payloads.empty()) report.rewritten.push_back(name);
       else ++report.unchanged;

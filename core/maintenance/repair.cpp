@@ -37,7 +37,7 @@ std::unordered_map<Digest, std::string, DigestHash> from_documents(
       ws,
       [&](const DocumentRef& doc, const std::string& text) {
         if (doc.origin != DocumentOrigin::WorkTree) return;
-        const DocumentNeeds needs = document_needs(doc.kind, text, 0);
+        const DocumentNeeds needs = document_needs(doc.kind, text, 0, form_of(ws, doc));
         bool useful = false;
         for (const auto& p : needs.inline_payloads) useful = useful || wanted.count(p.digest);
         if (!useful) return;
@@ -128,7 +128,7 @@ RepairReport run_repair(const Workspace& ws, const Progress& progress) {
         ws,
         [&](const DocumentRef& doc, const std::string& text) {
           if (doc.origin != DocumentOrigin::Index) return;
-          const DocumentNeeds needs = document_needs(doc.kind, text, 0);
+          const DocumentNeeds needs = document_needs(doc.kind, text, 0, InputForm::Committed);  // the index's
           std::lock_guard lock(mutex);
           for (const BlobUse& r : needs.references)
             if (!indexed.count(tracked_blob_path(r.digest)) && present.count(r.digest) && !corrupt.count(r.digest))

@@ -140,7 +140,7 @@ VerifyReport run_verify(const Workspace& ws, bool history, const Progress& progr
   for_each_document(
       ws,
       [&](const DocumentRef& doc, const std::string& text) {
-        const DocumentNeeds needs = document_needs(doc.kind, text, 0);
+        const DocumentNeeds needs = document_needs(doc.kind, text, 0, form_of(ws, doc));
         std::lock_guard lock(mutex);
         if (needs.unreadable) {
           report.problems.push_back(doc.what + " is " + *needs.unreadable);

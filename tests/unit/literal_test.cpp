@@ -58,9 +58,15 @@ TEST_F(LiteralTest, EncodedReferenceShapedArgumentsAreTheUsersInJPsForm) {
   EXPECT_EQ(c, R"([{"type":"tool_call_request","arguments":{"a":)" + lit(present) + R"(,"deep":[{"b":)" +
                    lit(absent) + R"(}],"c":)" + lit(pretty) + "}}]");
   // Nothing inside a literal is required; the blobs stay alive.
-  const DocumentNeeds needs = document_needs(DocumentKind::Conversation, c, 0);
+  const DocumentNeeds needs = document_needs(DocumentKind::Conversation, c, 0, InputForm::Committed);
   EXPECT_TRUE(needs.references.empty());
   EXPECT_EQ(needs.in_literals.size(), 3u);
+  // Nor in the work tree's form, where they stand bare.
+  const DocumentNeeds work_tree = document_needs(DocumentKind::Conversation, x, 0, InputForm::WorkTree);
+  EXPECT_TRUE(work_tree.references.empty());
+  EXPECT_EQ(work_tree.in_literals.size(), 3u);
+  // Read as committed, they would be references.
+  EXPECT_EQ(document_needs(DocumentKind::Conversation, x, 0, InputForm::Committed).references.size(), 3u);
 }
 
 TEST_F(LiteralTest, EveryPositionSmudgeReads) {
