@@ -106,4 +106,26 @@ skipped_checkout_stays_committed() {
 case_ "after JPBLOB_SKIP_SMUDGE=1, status is clean and git jpblob checkout restores the user's objects" \
   skipped_checkout_stays_committed
 
+# The merge driver merges two sides line by line in JP's form, where the
+# user's objects stand bare, and cleans the result reading JP's form.
+merge_keeps_them() {
+  git checkout -q -b side
+  sed -i 's/"name": "remember"/"name": "recall"/' "$SHAPED"
+  git commit -qam "side: rename the tool"
+  git checkout -q -
+  sed -i 's/"is_error": false/"is_error": true/' "$SHAPED"
+  git commit -qam "main: an error after all"
+  git merge -q --no-edit side 2> "$TEST_ROOT/merge.err" || fail "the merge failed: $(cat "$TEST_ROOT/merge.err")"
+  sed 's/"name": "remember"/"name": "recall"/; s/"is_error": false/"is_error": true/' "$TEST_ROOT/shaped.json" \
+    > "$TEST_ROOT/merged.json"
+  cmp -s "$SHAPED" "$TEST_ROOT/merged.json" || fail "the merge changed the user's objects: $(diff "$SHAPED" "$TEST_ROOT/merged.json")"
+  git show "HEAD:$SHAPED" | grep -q '"missing": {"\$jpblob-literal":' ||
+    fail "the merge committed the user's objects as references: $(git show "HEAD:$SHAPED")"
+  rm "$SHAPED"
+  git checkout -- "$SHAPED"
+  cmp -s "$SHAPED" "$TEST_ROOT/merged.json" || fail "checkout after the merge changed the user's objects"
+  assert_clean_status
+}
+case_ "a line merge by the merge driver keeps the user's objects as they were" merge_keeps_them
+
 pass
