@@ -132,7 +132,7 @@ void run_files_command(const MaintenanceArgs& args) {
     if (type.kind == kind)
       for (const auto companion : type.companions)
         if (ws.base()->lstat(document.parent_path() / companion)) show(document.parent_path() / companion);
-  const DocumentNeeds needs = document_needs(kind, read_document(ws, document), 0);
+  const DocumentNeeds needs = document_needs(kind, read_document(ws, document), 0, ws.work_tree_form(document.string()));
   if (needs.unreadable) throw Error(document.string() + " is " + *needs.unreadable);
   // A lean work tree's blobs are outside its sparse patterns, where `git
   // add` refuses every path: the pre-commit hook stages them, so only the

@@ -34,14 +34,19 @@ void Filter::run(FilterMode mode, std::string_view input, const std::string& pat
   TransformReport report;
   if (mode == FilterMode::Clean) {
     for (const auto& w : workspace_.read_shared_settings()) std::cerr << "git-jpblob: warning: " + w + "\n";
-    report = clean_document(kind, input, workspace_.new_blobs(), workspace_.settings().clean_options(name), out);
+    report = clean_document(kind, input, workspace_.new_blobs(),
+                            workspace_.settings().clean_options(name, workspace_.work_tree_form(name)), out);
   } else if (workspace_.settings().smudge_refs_only) {
     out(input);  // JPBLOB_SKIP_SMUDGE=1 or jpblob.smudge=refs: the committed form
+    // Left so for one checkout: clean must read it as committed until
+    // `git jpblob checkout` restores it (core/workspace/committed_form).
+    if (context.checkout && !workspace_.settings().refs_mode) note_form(name, true);
   } else {
     SmudgeOptions options = workspace_.settings().smudge_options(name);
     options.keep_missing = !context.checkout;
     try {
       report = smudge_document(kind, input, *workspace_.blobs().at(context.treeish), options, out);
+      if (context.checkout) note_form(name, false);
     } catch (const Error& e) {
       // A checkout that cannot restore this file: nothing was written to
       // `out`, so the committed form can stand in for it (git-lfs's
@@ -49,6 +54,7 @@ void Filter::run(FilterMode mode, std::string_view input, const std::string& pat
       if (!workspace_.settings().skip_smudge_errors)
         throw Error(std::string(e.what()) + way_out_of_smudge(!dynamic_cast<const TooLargeToRestore*>(&e)));
       out(input);
+      if (context.checkout) note_form(name, true);
       report = TransformReport{};
       report.warnings.push_back(std::string(e.what()) + "; left in its committed reference form " +
                                 "(jpblob.skipSmudgeErrors): `git jpblob checkout " + name +
@@ -59,6 +65,10 @@ void Filter::run(FilterMode mode, std::string_view input, const std::string& pat
   for (const auto& w : report.warnings) std::cerr << "git-jpblob: warning: " + w + "\n" << std::flush;
 }
 
+
+void Filter::note_form(const std::string& path, bool committed) {
+  if (CommittedFormRecord* record = workspace_.committed_form()) record->note(path, committed);
+}
 
 void finish(const Workspace& ws) {
   try {

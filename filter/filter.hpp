@@ -46,6 +46,9 @@ class Filter {
   const Workspace& workspace() const { return workspace_; }
 
  private:
+  // Records that git wrote `path` in the committed form, or in JP's.
+  void note_form(const std::string& path, bool committed);
+
   Workspace workspace_;
 };
 

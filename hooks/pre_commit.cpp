@@ -125,7 +125,7 @@ class Hook {
       if (e.stage != 0 || changed.count(e.path) || (e.mode != "100644" && e.mode != "100755")) continue;
       const auto text = ws_.repo()->read_object(e.id);
       if (!text) continue;
-      for (const auto& ref : document_needs(document_kind(e.path), *text, 0).references)
+      for (const auto& ref : document_needs(document_kind(e.path), *text, 0, InputForm::Committed).references)
         if (deleted_blobs_.count(ref.digest) && referenced_.emplace(ref.digest).second) check_blob(e.path, ref);
     }
   }
@@ -140,13 +140,17 @@ class Hook {
     // 1. Inline payloads left by a missing filter: clean the staged version.
     const DocumentKind kind = document_kind(c.path);
     std::string cleaned;
-    const auto result = clean_document(kind, *staged, ws_.new_blobs(), ws_.settings().clean_options(c.path),
+    // What is staged is clean's output (or, with no filter, JP's form with
+    // nothing reference-shaped taken for the user's): read as committed,
+    // so a second clean changes nothing clean wrote.
+    const auto result = clean_document(kind, *staged, ws_.new_blobs(),
+                                       ws_.settings().clean_options(c.path, InputForm::Committed),
                                        [&](std::string_view s) { cleaned.append(s); });
     if (result.replaced > 0) restage(c.path, cleaned);
     // 2. Every reference, wherever it stands, needs its blob in the commit.
     // Not readable as its kind: it holds no references, and the filter
     // passed it through.
-    const DocumentNeeds needs = document_needs(kind, cleaned, 0);
+    const DocumentNeeds needs = document_needs(kind, cleaned, 0, InputForm::Committed);
     for (const auto& ref : needs.references)
       if (referenced_.emplace(ref.digest).second) check_blob(c.path, ref);
   }

@@ -136,7 +136,7 @@ TransformReport smudge_document(DocumentKind kind, std::string_view input, const
   }
 }
 
-DocumentNeeds document_needs(DocumentKind kind, std::string_view text, std::uint64_t min_size) {
+DocumentNeeds document_needs(DocumentKind kind, std::string_view text, std::uint64_t min_size, InputForm form) {
   DocumentNeeds out;
   if (kind == DocumentKind::Session) {
     const SessionImages images = session_images(text);
@@ -147,7 +147,7 @@ DocumentNeeds document_needs(DocumentKind kind, std::string_view text, std::uint
   std::vector<Reference> references, payloads;
   std::vector<Digest> named;
   std::string why;
-  if (!referenced_digests(text, min_size, references, named, payloads, why)) {
+  if (!referenced_digests(text, min_size, references, named, payloads, why, &out.in_literals, form)) {
     out.unreadable = why;
     return out;
   }

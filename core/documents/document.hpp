@@ -79,6 +79,9 @@ struct BlobUse {
 struct DocumentNeeds {
   std::vector<BlobUse> references;  // what it references now
   std::vector<BlobUse> inline_payloads;  // what clean would store from it
+  // Blobs the user's own data names inside literal objects (docs/FORMAT.md,
+  // "Literal objects"): gc keeps them, nothing requires them.
+  std::vector<Digest> in_literals;
   // Set, with why, when the text is not a document of its kind (a
   // conversation that is not valid JSON, say): it then needs nothing, and
   // the filter passes it through. A session is read line by line and is
@@ -87,7 +90,9 @@ struct DocumentNeeds {
 };
 
 // What a document needs from the store; nothing is stored. `min_size` as
-// in CleanOptions.
-DocumentNeeds document_needs(DocumentKind kind, std::string_view text, std::uint64_t min_size);
+// in CleanOptions. `form`: the form `text` is in, as clean would read it (a
+// work-tree file in JP's form holds the user's reference-shaped objects
+// where the committed form holds literals).
+DocumentNeeds document_needs(DocumentKind kind, std::string_view text, std::uint64_t min_size, InputForm form);
 
 }  // namespace jpblob

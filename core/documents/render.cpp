@@ -33,12 +33,14 @@ std::string render_conversation(std::string_view input, const BlobSource& source
   std::vector<FoundReference> found;
   std::vector<PayloadSite> payloads;
   const auto scan = scan_events(input, [&](const JsonTree& event) {
-    found.clear();
-    find_references(event, found);
-    for (const auto& f : found)
-      sites.push_back({event.node(f.node).begin, event.node(f.node).end, f.ref, PayloadEncoding::None});
     payloads.clear();
     find_payload_sites(event, payloads);
+    // A literal is the user's own value: shown as it is.
+    const std::vector<std::uint32_t> literals = literal_sites(payloads);
+    found.clear();
+    find_references(event, found, nullptr, &literals);
+    for (const auto& f : found)
+      sites.push_back({event.node(f.node).begin, event.node(f.node).end, f.ref, PayloadEncoding::None});
     for (const auto& p : payloads) {
       if (p.kind != SiteKind::String) continue;
       const std::string_view token = event.span(p.node);

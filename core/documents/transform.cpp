@@ -8,6 +8,7 @@
 #include "core/base/error.hpp"
 #include "core/format/json_scan.hpp"
 #include "core/format/json_string.hpp"
+#include "core/format/literal.hpp"
 #include "core/base/parallel.hpp"
 #include "core/format/payload.hpp"
 #include "core/store/restore_budget.hpp"
@@ -21,6 +22,7 @@ struct Splice {
   std::size_t begin, end;
   SiteKind kind;
   PayloadEncoding encoding;
+  bool wrap = false;  // the user's object, written inside a literal
 };
 
 // Whether a string token is the canonical encoding of its text, with the
@@ -101,6 +103,15 @@ TransformReport clean(std::string_view input, const BlobStore& store, const Clea
     find_payload_sites(event, sites);
     for (const PayloadSite& site : sites) {
       const JsonNode& n = event.node(site.node);
+      if (site.kind == SiteKind::Reference || site.kind == SiteKind::Literal) {
+        // In JP's form, what smudge would interpret is the user's own
+        // object: written back as it came, inside a literal.
+        if (options.form == InputForm::WorkTree && wrapped_in_work_tree(event, site.node)) {
+          splices.push_back({n.begin, n.end, site.kind, PayloadEncoding::None, true});
+          continue;
+        }
+      }
+      if (site.kind == SiteKind::Literal) continue;
       if (site.kind == SiteKind::Reference) {
         // Clean owns the spelling of the references it writes: one written
         // another way (a JSON tool resolving a merge conflict adds spaces)
@@ -129,7 +140,7 @@ TransformReport clean(std::string_view input, const BlobStore& store, const Clea
   std::vector<char> keep(splices.size(), 1);
   parallel_for(splices.size(), [&](std::size_t k) {
     const Splice& s = splices[k];
-    if (s.kind == SiteKind::Reference) return;
+    if (s.kind == SiteKind::Reference || s.kind == SiteKind::Literal) return;
     if (s.kind == SiteKind::ContentObject) {
       // Re-scan the small object to decode it; its validity is known.
       std::vector<JsonNode> nodes;
@@ -146,7 +157,7 @@ TransformReport clean(std::string_view input, const BlobStore& store, const Clea
   std::vector<std::string_view> to_store;
   std::vector<std::size_t> stored_at(splices.size(), SIZE_MAX);
   for (std::size_t k = 0; k < splices.size(); ++k)
-    if (splices[k].kind != SiteKind::Reference && keep[k]) {
+    if (splices[k].kind != SiteKind::Reference && splices[k].kind != SiteKind::Literal && keep[k]) {
       stored_at[k] = to_store.size();
       to_store.push_back(decoded[k]);
     }
@@ -159,7 +170,9 @@ TransformReport clean(std::string_view input, const BlobStore& store, const Clea
     const Splice& s = splices[k];
     if (!keep[k]) continue;
     output.append(input.substr(copied, s.begin - copied));
-    if (s.kind == SiteKind::Reference) {
+    if (s.wrap) {
+      append_literal(output, input.substr(s.begin, s.end - s.begin));
+    } else if (s.kind == SiteKind::Reference) {
       append_reference(output, *parse_reference_json(input.substr(s.begin, s.end - s.begin)));
     } else {
       const auto& put = puts[stored_at[k]];
@@ -175,15 +188,22 @@ TransformReport clean(std::string_view input, const BlobStore& store, const Clea
 }
 
 bool referenced_digests(std::string_view input, std::uint64_t min_size, std::vector<Reference>& references,
-                        std::vector<Digest>& named, std::vector<Reference>& payloads, std::string& why) {
+                        std::vector<Digest>& named, std::vector<Reference>& payloads, std::string& why,
+                        std::vector<Digest>* in_literals, InputForm form) {
   std::vector<PayloadSite> sites;
   std::vector<FoundReference> found;
+  std::vector<Digest> unused;
   const EventScan scan = scan_events(input, [&](const JsonTree& event) {
-    found.clear();
-    find_references(event, found, &named);
-    for (const auto& f : found) references.push_back(f.ref);
     sites.clear();
     find_payload_sites(event, sites);
+    found.clear();
+    std::vector<std::uint32_t> literals;
+    for (const PayloadSite& site : sites)
+      if (site.kind == SiteKind::Literal ||
+          (form == InputForm::WorkTree && site.kind == SiteKind::Reference && wrapped_in_work_tree(event, site.node)))
+        literals.push_back(site.node);
+    find_references(event, found, &named, &literals, in_literals ? in_literals : &unused);
+    for (const auto& f : found) references.push_back(f.ref);
     for (const PayloadSite& site : sites) {
       std::optional<std::string> bytes;
       if (site.kind == SiteKind::ContentObject) {
@@ -211,10 +231,20 @@ TransformReport smudge(std::string_view input, const BlobSource& source,
     Reference ref;
   };
   std::vector<Restore> restores;
+  // Literals clean wrote: [begin, end) becomes the value's bytes [value_begin, value_end).
+  struct Unwrap {
+    std::size_t begin, end, value_begin, value_end;
+  };
+  std::vector<Unwrap> unwrapped;
   const EventScan scan = scan_events(input, [&](const JsonTree& event) {
     sites.clear();
     find_payload_sites(event, sites);
     for (const auto& site : sites) {
+      if (site.kind == SiteKind::Literal && unwraps(event, site.node)) {
+        const JsonNode& value = event.node(literal_value(event, site.node));
+        unwrapped.push_back({event.node(site.node).begin, event.node(site.node).end, value.begin, value.end});
+        continue;
+      }
       if (site.kind != SiteKind::Reference) continue;
       auto ref = parse_reference(event, site.node);
       if (ref->encoding != PayloadEncoding::None)
@@ -224,7 +254,7 @@ TransformReport smudge(std::string_view input, const BlobSource& source,
   if (auto why = passthrough_warning(scan)) return pass_through(input, options.path, *why, out);
 
   TransformReport report;
-  if (restores.empty()) {
+  if (restores.empty() && unwrapped.empty()) {
     out(input);
     return report;
   }
@@ -282,8 +312,20 @@ TransformReport smudge(std::string_view input, const BlobSource& source,
   output.reserve(static_cast<std::size_t>(budget.used()));
   std::size_t copied = 0;
   std::string token;
+  std::size_t next_unwrap = 0;
+  // Literals before `offset`, in document order among the restores.
+  const auto unwrap_before = [&](std::size_t offset) {
+    for (; next_unwrap < unwrapped.size() && unwrapped[next_unwrap].begin < offset; ++next_unwrap) {
+      const Unwrap& u = unwrapped[next_unwrap];
+      output.append(input.substr(copied, u.begin - copied));
+      output.append(input.substr(u.value_begin, u.value_end - u.value_begin));
+      copied = u.end;
+      ++report.replaced;
+    }
+  };
   for (std::size_t k = 0; k < restores.size(); ++k) {
     const Restore& r = restores[k];
+    unwrap_before(r.begin);
     const std::optional<std::string>& bytes = fetched[slot[k]];
     if (!bytes) {  // kept as a reference (keep_missing)
       keep_reference(r);
@@ -331,6 +373,7 @@ TransformReport smudge(std::string_view input, const BlobSource& source,
     copied = r.end;
     ++report.replaced;
   }
+  unwrap_before(input.size());
   output.append(input.substr(copied));
   out(output);
   return report;

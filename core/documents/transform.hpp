@@ -34,7 +34,18 @@ struct TransformReport {
   std::size_t blobs_written = 0;   // new blob files (clean only)
 };
 
+// Which form clean's input is in (docs/FORMAT.md, "Literal objects"). A
+// reference-shaped object in JP's own form is the user's data, and clean
+// wraps it in a literal; in clean's own form it is clean's, and stays.
+enum class InputForm {
+  WorkTree,   // JP's form: what smudge gives back (the filter in restore mode, the merge driver, migrate)
+  Committed,  // clean's own output (the refs mode, the pre-commit hook's re-clean of what is staged)
+};
+
 struct CleanOptions {
+  // The form of the input. Every caller chooses: WorkTree wraps what smudge
+  // would interpret, Committed keeps clean idempotent on its own output.
+  InputForm form = InputForm::WorkTree;
   // Payload strings whose decoded size is below this stay inline (git
   // config jpblob.minSize). Inline content objects are always externalized.
   std::uint64_t min_size = 0;
@@ -63,9 +74,12 @@ TransformReport clean(std::string_view input, const BlobStore& store, const Clea
 // until it is added). Nothing is stored. Returns false, with `why`, when the
 // input is not a conversation.
 // `named` gets the blobs objects that are no references name under `$blob`
-// (named_blobs), which have no size to trust.
+// (named_blobs), which have no size to trust; `in_literals` the blobs named
+// inside literal objects (the user's data): kept alive, never required.
+// In JP's form (`form`), what clean would wrap is such data too.
 bool referenced_digests(std::string_view input, std::uint64_t min_size, std::vector<Reference>& references,
-                        std::vector<Digest>& named, std::vector<Reference>& payloads, std::string& why);
+                        std::vector<Digest>& named, std::vector<Reference>& payloads, std::string& why,
+                        std::vector<Digest>* in_literals = nullptr, InputForm form = InputForm::Committed);
 
 struct SmudgeOptions {
   std::string path = "<stdin>";

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "core/format/literal.hpp"
+
 namespace jpblob {
 
 std::string describe_offset(std::string_view text, std::size_t offset) {
@@ -98,6 +100,10 @@ void find_payload_sites(const JsonTree& event, std::vector<PayloadSite>& out) {
         out.push_back({SiteKind::Reference, c});
         continue;
       }
+      if (is_literal_object(event, c)) {
+        out.push_back({SiteKind::Literal, c});
+        continue;
+      }
     }
     const bool context = (type == "tool_call_request" && event.key_is(c, "arguments")) ||
                          (metadata_is_payload && event.key_is(c, "metadata"));
@@ -120,6 +126,11 @@ void find_payload_sites(const JsonTree& event, std::vector<PayloadSite>& out) {
       if (item.payload_context) out.push_back({SiteKind::Reference, item.node});
       continue;
     }
+    // The user's own value: nothing inside it is ours.
+    if (item.payload_context && is_literal_object(event, item.node)) {
+      out.push_back({SiteKind::Literal, item.node});
+      continue;
+    }
     // A reference with more keys (an encrypted one, say) is someone
     // else's form: nothing inside it is ours to move or restore.
     if (!named_blobs(event, item.node).empty()) continue;
@@ -132,14 +143,42 @@ void find_payload_sites(const JsonTree& event, std::vector<PayloadSite>& out) {
             });
 }
 
-void find_references(const JsonTree& tree, std::vector<FoundReference>& out, std::vector<Digest>* named) {
+std::vector<std::uint32_t> literal_sites(const std::vector<PayloadSite>& sites) {
+  std::vector<std::uint32_t> out;
+  for (const PayloadSite& s : sites)
+    if (s.kind == SiteKind::Literal) out.push_back(s.node);
+  return out;
+}
+
+void find_references(const JsonTree& tree, std::vector<FoundReference>& out, std::vector<Digest>* named,
+                     const std::vector<std::uint32_t>* literals, std::vector<Digest>* in_literals) {
   std::vector<std::uint32_t> stack{tree.root()};
   const std::size_t first = out.size();
+  const auto is_literal = [&](std::uint32_t i) {
+    return literals && std::binary_search(literals->begin(), literals->end(), i,
+                                          [&](std::uint32_t a, std::uint32_t b) {
+                                            return tree.node(a).begin < tree.node(b).begin;
+                                          });
+  };
   while (!stack.empty()) {
     const auto i = stack.back();
     stack.pop_back();
     const JsonNode& n = tree.node(i);
     if (n.kind != JsonKind::Object && n.kind != JsonKind::Array) continue;
+    if (is_literal(i)) {
+      // Conservative, like named_blobs: whatever the user's value names.
+      std::vector<std::uint32_t> inner{i};
+      while (!inner.empty()) {
+        const auto k = inner.back();
+        inner.pop_back();
+        if (in_literals) {
+          const std::vector<Digest> digests = named_blobs(tree, k);
+          in_literals->insert(in_literals->end(), digests.begin(), digests.end());
+        }
+        for (auto c = tree.node(k).first_child; c != kNoNode; c = tree.node(c).next_sibling) inner.push_back(c);
+      }
+      continue;
+    }
     if (auto ref = parse_reference(tree, i)) {
       out.push_back({i, *ref});
       continue;

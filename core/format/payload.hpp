@@ -35,6 +35,7 @@ enum class SiteKind {
   String,         // a payload string (FORMAT "Payload positions"), replaced by an encoded reference
   ContentObject,  // an inline content object (FORMAT "Payload positions"), replaced by a plain reference
   Reference,      // a reference where a payload string may stand: what smudge restores
+  Literal,        // a literal object where a payload string may stand (FORMAT "Literal objects")
 };
 
 struct PayloadSite {
@@ -50,7 +51,9 @@ struct PayloadSite {
 // - anywhere: an object under a key `content` whose only key is `text` (a
 //   string) or `blob` (a string).
 // A reference standing where a payload string may stand is reported as a
-// Reference site; references elsewhere are skipped. An object that names a
+// Reference site; references elsewhere are skipped. An object whose one key
+// is `$jpblob-literal` standing there is a Literal site: the user's own
+// value, with no site inside it. An object that names a
 // blob under `$blob` but is no reference (named_blobs) is left whole: no
 // site inside it. Clean and smudge share this walk, so smudge restores
 // exactly the positions clean externalizes.
@@ -65,9 +68,17 @@ struct FoundReference {
 // blobs a conversation keeps alive, wherever its references stand. With
 // `named`, also appends the blobs every other object names under `$blob`
 // (named_blobs: a reference with more keys, say), at any depth: liveness
-// keeps them too, with no size to check.
+// keeps them too, with no size to check. With `literals` (the Literal
+// sites of the tree, sorted), nothing inside them is a reference or named:
+// every blob named there goes to `in_literals` instead, which keeps it alive
+// but which nothing requires (a user's own data may name a blob that never
+// existed).
 void find_references(const JsonTree& tree, std::vector<FoundReference>& out,
-                     std::vector<Digest>* named = nullptr);
+                     std::vector<Digest>* named = nullptr, const std::vector<std::uint32_t>* literals = nullptr,
+                     std::vector<Digest>* in_literals = nullptr);
+
+// The Literal sites among `sites`, in order.
+std::vector<std::uint32_t> literal_sites(const std::vector<PayloadSite>& sites);
 
 // "line L, column C" for a byte offset, for error messages.
 std::string describe_offset(std::string_view text, std::size_t offset);

@@ -47,7 +47,7 @@ void CommitChecker::check(const std::string& commit, std::size_t& references,
     if (cached == references_of_.end()) {
       std::vector<BlobUse> refs;
       if (auto text = repo_.read_object(entry.id)) {
-        refs = document_needs(*kind, *text, 0).references;
+        refs = document_needs(*kind, *text, 0, InputForm::Committed).references;
       } else if (!repo_.promisor_remote()) {
         // Not a partial clone, which fetches what it lacks: an object git
         // should hold and libgit2 cannot see (a push's quarantine, before

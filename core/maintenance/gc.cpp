@@ -49,7 +49,9 @@ DigestSet reflog_references(const Workspace& ws, const LiveSet& live) {
       if (live.versions.count(read_as(e.id, *kind))) continue;
       const auto text = ws.repo()->read_object(e.id);
       if (!text) continue;
-      for (const BlobUse& use : document_needs(*kind, *text, 0).references) out.insert(use.digest);
+      const DocumentNeeds needs = document_needs(*kind, *text, 0, InputForm::Committed);
+      for (const BlobUse& use : needs.references) out.insert(use.digest);
+      out.insert(needs.in_literals.begin(), needs.in_literals.end());
     }
   }
   return out;

@@ -107,7 +107,7 @@ LiveSet build_live_set(const Workspace& ws, const Progress& progress) {
         [&](const DocumentRef& doc, const std::string& text) {
           // Every payload counts whatever jpblob.minSize says: gc keeps
           // anything it cannot prove unreferenced.
-          const DocumentNeeds needs = document_needs(doc.kind, text, 0);
+          const DocumentNeeds needs = document_needs(doc.kind, text, 0, form_of(ws, doc));
           if (needs.unreadable) throw Error(doc.what + " is " + *needs.unreadable);
           std::lock_guard lock(mutex);
           for (const auto& r : needs.references) {
@@ -115,7 +115,9 @@ LiveSet build_live_set(const Workspace& ws, const Progress& progress) {
             live.referenced.insert(r.digest);
           }
           for (const auto& p : needs.inline_payloads) live.digests.insert(p.digest);
+          live.digests.insert(needs.in_literals.begin(), needs.in_literals.end());
           if (doc.origin == DocumentOrigin::Stashed) {
+            live.stashed.insert(needs.in_literals.begin(), needs.in_literals.end());
             for (const auto& r : needs.references) live.stashed.insert(r.digest);
             for (const auto& p : needs.inline_payloads) live.stashed.insert(p.digest);
           }

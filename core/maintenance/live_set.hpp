@@ -42,6 +42,12 @@ struct DocumentRef {
 // Throws Error on a file or object that cannot be read. With
 // `temporaries`, the walk of this workspace's document folders also
 // collects the temporaries below them (see list_documents).
+// The form a document is in, as clean would read it: a work-tree file's
+// (Workspace::work_tree_form), else the committed form.
+inline InputForm form_of(const Workspace& ws, const DocumentRef& doc) {
+  return doc.origin == DocumentOrigin::WorkTree ? ws.work_tree_form(doc.path) : InputForm::Committed;
+}
+
 using DocumentFn = std::function<void(const DocumentRef& doc, const std::string& text)>;
 void for_each_document(const Workspace& ws, const DocumentFn& fn, const Progress& progress,
                        std::vector<std::filesystem::path>* temporaries = nullptr);

@@ -39,7 +39,7 @@ std::vector<ListedDocument> list_documents_with_blobs(const GitRepo& repo, const
     if (!text) throw Error(v.path + " (object " + v.id + ") is missing from git's objects");
     ListedDocument doc{v.path, v.kind, {}};
     std::set<Digest> seen;
-    for (const BlobUse& use : document_needs(v.kind, *text, 0).references)
+    for (const BlobUse& use : document_needs(v.kind, *text, 0, InputForm::Committed).references)
       if (seen.insert(use.digest).second)
         doc.blobs.push_back({use.digest, use.size, files.contains(tracked_blob_path(use.digest))});
     out.push_back(std::move(doc));

@@ -73,6 +73,9 @@ void rewrite_in_place(const Workspace& ws, const std::vector<fs::path>& files, b
     }
     if (progress) progress(what, i + 1, files.size());
   }
+  // The index refresh cleans these files in git's own filter process,
+  // which must read them in the form they are in now.
+  if (ws.committed_form() && !dry_run) ws.committed_form()->flush();
   refresh_index(ws, refreshed);
 }
 
@@ -85,14 +88,15 @@ MigrateReport run_migrate(const Workspace& ws, bool dry_run, const Progress& pro
                    [&](const std::string& name, const std::string& input) -> std::optional<InPlace> {
     const DocumentKind kind = document_kind(name);
     if (dry_run) {
-      const DocumentNeeds needs = document_needs(kind, input, ws.settings().min_size);
+      const DocumentNeeds needs = document_needs(kind, input, ws.settings().min_size, ws.work_tree_form(name));
       if (needs.unreadable) report.skipped.push_back(name + ": " + *needs.unreadable);
       else if (!needs.inline_payloads.empty()) report.rewritten.push_back(name);
       else ++report.unchanged;
       return std::nullopt;
     }
     std::string cleaned;
-    const TransformReport r = clean_document(kind, input, ws.new_blobs(), ws.settings().clean_options(name),
+    const TransformReport r = clean_document(kind, input, ws.new_blobs(),
+                                             ws.settings().clean_options(name, ws.work_tree_form(name)),
                                              [&](std::string_view s) { cleaned.append(s); });
     if (r.passthrough) {
       report.skipped.push_back(name + ": " + (r.warnings.empty() ? std::string() : r.warnings.front()));
@@ -103,6 +107,9 @@ MigrateReport run_migrate(const Workspace& ws, bool dry_run, const Progress& pro
       return std::nullopt;
     }
     report.rewritten.push_back(name);  // written after clean stored every blob
+    // In JP's form it is now in the committed form: clean must read it so
+    // until `git jpblob checkout` restores it.
+    if (ws.committed_form() && !ws.settings().smudge_refs_only) ws.committed_form()->note(name, true);
     return InPlace{cleaned, cleaned};
   });
   return report;
@@ -132,6 +139,7 @@ CheckoutReport run_checkout(const Workspace& ws, const std::vector<std::string>&
       return std::nullopt;
     }
     report.restored.push_back(name);
+    if (ws.committed_form() && !dry_run) ws.committed_form()->note(name, false);  // JP's form again
     return InPlace{std::move(restored), input};  // the reference form is what it cleans back to
   });
   return report;

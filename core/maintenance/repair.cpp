@@ -38,11 +38,14 @@ std::unordered_map<Digest, std::string, DigestHash> from_documents(
       ws,
       [&](const DocumentRef& doc, const std::string& text) {
         if (doc.origin != DocumentOrigin::WorkTree) return;
-        const DocumentNeeds needs = document_needs(doc.kind, text, 0);
+        const DocumentNeeds needs = document_needs(doc.kind, text, 0, form_of(ws, doc));
         bool useful = false;
         for (const auto& p : needs.inline_payloads) useful = useful || wanted.count(p.digest);
         if (!useful) return;
-        clean_document(doc.kind, text, store, ws.settings().clean_options(doc.what), [](std::string_view) {});
+        // Only the payloads it stores count, and they are the same in
+        // either form: wrapping or respelling a reference stores nothing.
+        clean_document(doc.kind, text, store, ws.settings().clean_options(doc.what, InputForm::Committed),
+                       [](std::string_view) {});
         for (const auto& p : needs.inline_payloads)
           if (wanted.count(p.digest))
             if (auto bytes = store.get(p.digest)) {
@@ -129,7 +132,7 @@ RepairReport run_repair(const Workspace& ws, const Progress& progress) {
         ws,
         [&](const DocumentRef& doc, const std::string& text) {
           if (doc.origin != DocumentOrigin::Index) return;
-          const DocumentNeeds needs = document_needs(doc.kind, text, 0);
+          const DocumentNeeds needs = document_needs(doc.kind, text, 0, InputForm::Committed);  // the index's
           std::lock_guard lock(mutex);
           for (const BlobUse& r : needs.references)
             if (!indexed.count(tracked_blob_path(r.digest)) && present.count(r.digest) && !corrupt.count(r.digest))

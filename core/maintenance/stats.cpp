@@ -20,7 +20,7 @@ StatsReport run_stats(const Workspace& ws, const Progress& progress) {
       ws,
       [&](const DocumentRef& doc, const std::string& text) {
         if (doc.origin != DocumentOrigin::WorkTree) return;  // the work tree's view only
-        const DocumentNeeds needs = document_needs(doc.kind, text, 0);
+        const DocumentNeeds needs = document_needs(doc.kind, text, 0, form_of(ws, doc));
         if (needs.unreadable) return;
         std::lock_guard lock(mutex);
         ++s.conversations;

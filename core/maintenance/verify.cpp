@@ -140,13 +140,14 @@ VerifyReport run_verify(const Workspace& ws, bool history, const Progress& progr
   for_each_document(
       ws,
       [&](const DocumentRef& doc, const std::string& text) {
-        const DocumentNeeds needs = document_needs(doc.kind, text, 0);
+        const DocumentNeeds needs = document_needs(doc.kind, text, 0, form_of(ws, doc));
         std::lock_guard lock(mutex);
         if (needs.unreadable) {
           report.problems.push_back(doc.what + " is " + *needs.unreadable);
           return;
         }
         for (const auto& p : needs.inline_payloads) live.insert(p.digest);
+        live.insert(needs.in_literals.begin(), needs.in_literals.end());  // kept, not required
         for (const auto& r : needs.references) {
           live.insert(r.digest);
           // A stash entry or an operation in progress keeps its blobs,

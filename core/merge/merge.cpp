@@ -201,8 +201,9 @@ MergeOutcome merge_file(const Workspace& ws, const std::string& path, std::strin
   // until the next `git add`, whose commit the hook checks.
   std::unordered_set<Digest, DigestHash> held;
   for (const std::string_view side : {base, ours, theirs})
-    for (const BlobUse& use : document_needs(*kind, side, 0).references) held.insert(use.digest);
-  CleanOptions options = ws.settings().clean_options(path);
+    for (const BlobUse& use : document_needs(*kind, side, 0, InputForm::Committed).references) held.insert(use.digest);
+  // The sides were merged in JP's form (restored): what is reference-shaped in it is the user's.
+  CleanOptions options = ws.settings().clean_options(path, InputForm::WorkTree);
   options.may_reference = [&held](const Digest& d) { return held.count(d) > 0; };
   std::string cleaned;
   clean_document(*kind, merged.text, ws.new_blobs(), options, [&](std::string_view piece) { cleaned.append(piece); });

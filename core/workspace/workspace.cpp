@@ -1,5 +1,6 @@
 #include "core/workspace/workspace.hpp"
 
+#include <exception>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -35,7 +36,7 @@ Settings load_settings(const GitRepo* repo, const SafeDir* work_tree) {
   if (auto v = get("jpblob.minSize")) s.min_size = parse_config_size("jpblob.minSize", *v);
   if (auto v = get("jpblob.fsync")) s.store.fsync = parse_config_bool("jpblob.fsync", *v);
   if (auto v = get("jpblob.smudge")) {
-    if (*v == "refs") s.smudge_refs_only = true;
+    if (*v == "refs") s.smudge_refs_only = s.refs_mode = true;
     else if (*v != "restore")
       throw Error("bad value for git config jpblob.smudge: '" + *v +
                   "' (expected 'restore' or 'refs')");
@@ -83,7 +84,21 @@ void apply_shared_settings(Settings& s, const SafeDir& work_tree) {
 }
 
 void Workspace::finish() const {
+  // Both are tried: either failing must not keep the other from its work.
+  std::exception_ptr failed;
+  try {
+    if (committed_form_) committed_form_->flush();
+  } catch (...) {
+    failed = std::current_exception();
+  }
   if (store_) store_->keep_pending();  // null when moved from
+  if (failed) std::rethrow_exception(failed);
+}
+
+InputForm Workspace::work_tree_form(const std::string& path) const {
+  if (settings_.smudge_refs_only) return InputForm::Committed;
+  if (committed_form_ && committed_form_->contains(path)) return InputForm::Committed;
+  return InputForm::WorkTree;
 }
 
 Workspace::~Workspace() {
@@ -141,6 +156,7 @@ Workspace Workspace::open(const fs::path& cwd, const std::optional<fs::path>& st
   if (w.in_work_tree_) {
     w.kept_ = std::make_unique<BlobStore>(BlobStore::kept_copies(w.repo_->commondir(), w.settings_.store));
     w.store_->keep_copies_in(w.kept_.get());
+    w.committed_form_ = std::make_unique<CommittedFormRecord>(w.repo_->gitdir());
   }
   if (w.lean_) {
     // No file for a blob git holds out of the work tree already.

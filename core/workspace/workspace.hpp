@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "core/store/blob_lookup.hpp"
+#include "core/workspace/committed_form.hpp"
 #include "core/store/blob_store.hpp"
 #include "core/git/git_repo.hpp"
 #include "core/base/safe_path.hpp"
@@ -26,6 +27,7 @@ struct Settings {
   StoreOptions store;  // jpblob.compressionLevel, jpblob.maxBlobSize, jpblob.fsync
   std::uint64_t min_size = 0;  // jpblob.minSize
   bool smudge_refs_only = false;  // jpblob.smudge=refs or JPBLOB_SKIP_SMUDGE=1
+  bool refs_mode = false;         // jpblob.smudge=refs: the whole work tree in the committed form
   // jpblob.skipSmudgeErrors or JPBLOB_SKIP_SMUDGE_ERRORS=1: a file a
   // checkout cannot restore is left in its committed form, with a warning.
   bool skip_smudge_errors = false;
@@ -35,8 +37,9 @@ struct Settings {
 
   // What the settings decide of clean and smudge for the file `path`:
   // every caller of the transforms builds its options here.
-  CleanOptions clean_options(std::string path) const {
+  CleanOptions clean_options(std::string path, InputForm form) const {
     CleanOptions o;
+    o.form = form;
     o.min_size = min_size;
     o.max_file_size = store.max_blob_size;
     o.path = std::move(path);
@@ -127,6 +130,15 @@ class Workspace {
   // for a --store folder.
   const std::filesystem::path& storage() const { return storage_; }
 
+  // The documents this work tree holds in the committed form although
+  // smudge restores (core/workspace/committed_form); null outside a work
+  // tree. finish() writes what was noted.
+  CommittedFormRecord* committed_form() const { return committed_form_.get(); }
+  // The form the work-tree file `path` (relative to the top) is in, for
+  // clean: Committed with jpblob.smudge=refs or JPBLOB_SKIP_SMUDGE=1, or
+  // when the record lists it; else JP's own (WorkTree).
+  InputForm work_tree_form(const std::string& path) const;
+
   // Blob bytes for smudge and readers: the store first, then, when the
   // store is the work tree's, its kept copies and git's objects
   // (core/store/blob_lookup).
@@ -145,6 +157,7 @@ class Workspace {
   std::unique_ptr<BlobStore> store_;
   std::unique_ptr<BlobStore> kept_;
   std::unique_ptr<BlobLookup> source_;
+  std::unique_ptr<CommittedFormRecord> committed_form_;
   Settings settings_;
   std::filesystem::path top_;
   std::unique_ptr<SafeDir> base_;

@@ -1,4 +1,5 @@
-// The invariants of docs/FORMAT.md "The filter", for real conversations and generated ones:
+// The invariants of docs/FORMAT.md "The filter", for real conversations and generated ones
+// (clean reads x and smudge's output in JP's form, its own output in the committed form):
 //   clean(clean(x)) == clean(x)
 //   clean(smudge(clean(x))) == clean(x)
 //   smudge(clean(x)) == x, byte for byte, when x has no inline content objects
@@ -7,6 +8,7 @@
 #include <random>
 
 #include "core/format/base64.hpp"
+#include "core/format/digest.hpp"
 #include "core/format/json_string.hpp"
 #include "core/documents/transform.hpp"
 #include "test_support.hpp"
@@ -20,9 +22,11 @@ class Invariants {
  public:
   explicit Invariants(const BlobStore& store) : store_(store), source_(store) {}
 
-  std::string clean_of(std::string_view in) {
+  std::string clean_of(std::string_view in, InputForm form = InputForm::WorkTree) {
     std::string out;
-    clean(in, store_, {}, [&](std::string_view s) { out.append(s); });
+    CleanOptions options;
+    options.form = form;
+    clean(in, store_, options, [&](std::string_view s) { out.append(s); });
     return out;
   }
   std::string smudge_of(std::string_view in) {
@@ -33,7 +37,7 @@ class Invariants {
   // Checks all three; returns clean(x).
   std::string check(const std::string& x, bool restorable, const std::string& label) {
     const std::string c = clean_of(x);
-    EXPECT_EQ(clean_of(c), c) << "clean(clean(x)) != clean(x) for " << label;
+    EXPECT_EQ(clean_of(c, InputForm::Committed), c) << "clean(clean(x)) != clean(x) for " << label;
     const std::string s = smudge_of(c);
     EXPECT_EQ(clean_of(s), c) << "clean(smudge(clean(x))) != clean(x) for " << label;
     if (restorable) {
@@ -146,7 +150,42 @@ class Generator {
     }
   }
 
+  // An object shaped like an encoded reference (issue 25): the user's data
+  // at any position, in the compact spelling clean writes or a pretty one,
+  // naming a blob that exists or one that does not.
+  std::string reference_shaped(int depth) {
+    static const char* const encodings[] = {"base64", "base64url", "text"};
+    const std::string hex = coin() ? Sha256::of("stored " + std::to_string(pick(4))).hex()
+                                   : std::string(64, "0123456789abcdef"[pick(16)]);
+    std::vector<std::pair<std::string, std::string>> m = {
+        {"$blob", "\"" + hex + "\""},
+        {"size", std::to_string(pick(100))},
+        {"encoding", std::string("\"") + encodings[pick(3)] + "\""}};
+    if (pick(3) == 0) return R"({"$blob":")" + hex + R"(","size":)" + m[1].second + R"(,"encoding":)" +
+                             m[2].second + "}";
+    std::shuffle(m.begin(), m.end(), rng_);
+    std::string o = "{";
+    for (std::size_t i = 0; i < m.size(); ++i)
+      o += (i ? "," : "") + nl(depth + 1) + "\"" + m[i].first + "\"" + colon() + m[i].second;
+    return o + nl(depth) + "}";
+  }
+
+  // A literal object as a user might write one: clean's spelling or
+  // another, around a reference-shaped object, a literal or anything.
+  std::string literal_shaped(int depth) {
+    std::string inner;
+    switch (pick(4)) {
+      case 0: inner = reference_shaped(depth + 1); break;
+      case 1: inner = depth > 5 ? reference_shaped(depth + 1) : literal_shaped(depth + 1); break;
+      case 2: inner = payload_token(); break;
+      default: inner = depth > 3 ? "null" : value(depth + 1);
+    }
+    if (coin()) return R"({"$jpblob-literal":)" + inner + "}";
+    return "{" + nl(depth + 1) + "\"$jpblob-literal\"" + colon() + inner + nl(depth) + "}";
+  }
+
   std::string value(int depth) {
+    if (pick(8) == 0) return coin() ? reference_shaped(depth) : literal_shaped(depth);
     switch (depth > 3 ? 0 : pick(6)) {
       case 0: return payload_token();
       case 1: return pick(2) ? "-12.5e+3" : "0";
@@ -180,12 +219,14 @@ class Generator {
     const std::string type = types[static_cast<std::size_t>(pick(static_cast<int>(types.size())))];
     std::vector<std::pair<std::string, std::string>> m = {
         {"type", "\"" + type + "\""}, {"timestamp", "\"2026-04-10 17:04:20.531233\""}};
-    if (type == "tool_call_response") m.emplace_back("content", payload_token());
+    if (type == "tool_call_response")
+      m.emplace_back("content", pick(4) ? payload_token() : coin() ? reference_shaped(1) : literal_shaped(1));
     if (type == "tool_call_request") m.emplace_back("arguments", object(2, {}));
     if (coin()) m.emplace_back("metadata", object(2, {}));
     if (type == "chat_request") m.emplace_back("content", payload_token());
     if (allow_content_objects && coin())
-      m.emplace_back("content", coin() ? R"({"text":"hand edited"})"
+      m.emplace_back("content", pick(3) == 0 ? literal_shaped(1)
+                                : coin()      ? R"({"text":"hand edited"})"
                                        : "{\"blob\":\"" + base64_encode(random_bytes(false),
                                                                         Base64Alphabet::Standard) +
                                              "\"}");
@@ -198,22 +239,32 @@ class Generator {
 
 TEST(Properties, HoldOnTenThousandGeneratedConversations) {
   test::TempDir dir;
-  BlobStore store = BlobStore::for_storage(dir / ".jp", dir.path());
+  // Durability is not what is tested: without fsync the run takes seconds, not a minute.
+  StoreOptions options;
+  options.fsync = false;
+  BlobStore store = BlobStore::for_storage(dir / ".jp", dir.path(), options);
   Invariants inv(store);
+  // Blobs some reference-shaped objects of the generator name.
+  for (int k = 0; k < 4; ++k) store.put("stored " + std::to_string(k));
   const std::uint32_t seed = 20261122;
   Generator gen(seed);
   int changed = 0;
+  int literals = 0;
   for (int i = 0; i < 10000; ++i) {
     const bool content_objects = i % 5 == 4;
     const std::string x = gen.conversation(content_objects);
     const std::string c =
         inv.check(x, !content_objects, "generated #" + std::to_string(i) + " (seed " + std::to_string(seed) + ")");
     changed += c != x;
+    literals += c.find(R"({"$jpblob-literal":)") != std::string::npos;
     if (HasFailure()) break;  // one readable failure beats ten thousand
   }
   // The generator must actually exercise the transforms (about 64% of its
   // conversations hold a payload; the rest hold only inline text).
   EXPECT_GT(changed, 5000);
+  // And reference-shaped user data, wrapped (issue 25).
+  EXPECT_GT(literals, 1500);
+  std::cout << "[ generated ] " << changed << " of 10000 changed by clean, " << literals << " holding literals\n";
 }
 
 }  // namespace

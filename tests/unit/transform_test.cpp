@@ -22,8 +22,17 @@ class TransformTest : public ::testing::Test {
  protected:
   test::TempDir dir;
   BlobStore store = BlobStore::for_storage(dir / ".jp", dir.path());
+  InputForm form = InputForm::WorkTree;  // of what do_clean reads
+  Outcome committed_clean(std::string_view in) {
+    const InputForm was = form;
+    form = InputForm::Committed;
+    Outcome r = do_clean(in);
+    form = was;
+    return r;
+  }
 
   Outcome do_clean(std::string_view in, CleanOptions opts = {}) {
+    opts.form = form;
     Outcome r;
     r.report = clean(in, store, opts, [&](std::string_view s) {
       r.sink_called = true;
@@ -46,7 +55,7 @@ class TransformTest : public ::testing::Test {
   // Round trip that also checks both idempotence invariants.
   std::string round_trip(const std::string& in) {
     const std::string c = do_clean(in).out;
-    EXPECT_EQ(do_clean(c).out, c);
+    EXPECT_EQ(committed_clean(c).out, c);
     const std::string s = do_smudge(c).out;
     EXPECT_EQ(s, in);
     EXPECT_EQ(do_clean(s).out, c);
@@ -124,7 +133,8 @@ TEST_F(TransformTest, InlineContentObjectsBecomeRfdReferences) {
   const std::string c = do_clean(in).out;
   EXPECT_EQ(c, R"([{"type":"chat_request","resources":[{"content":)" + ref("fn main() {}", nullptr) +
                    R"(},{"content":)" + ref(std::string("\0\1\2", 3), nullptr) + "}]}]");
-  EXPECT_EQ(do_clean(c).out, c);
+  EXPECT_EQ(committed_clean(c).out, c);
+  EXPECT_EQ(do_clean(c).out, c) << "plain references are JP's format in either form";
   // Smudge leaves RFD 066 references alone: JP reads them itself.
   EXPECT_EQ(do_smudge(c).out, c);
 }
@@ -164,7 +174,10 @@ TEST_F(TransformTest, SmudgeRestoresOnlyWhatCleanWouldRecreate) {
   };
   for (const auto& c : committed) {
     EXPECT_EQ(do_smudge(c).out, c);
-    EXPECT_EQ(do_clean(do_smudge(c).out).out, c);
+    EXPECT_EQ(committed_clean(do_smudge(c).out).out, c);
+    // In JP's form such a reference is the user's (clean never writes
+    // one): kept as a literal, and given back as it was.
+    EXPECT_EQ(do_smudge(do_clean(c).out).out, c);
   }
   // The same blobs at payload positions with the encodings clean picks are
   // restored.
@@ -183,11 +196,14 @@ TEST_F(TransformTest, CleanRewritesRespelledReferencesToTheCanonicalForm) {
                              "\", \"size\": 5, \"encoding\": \"base64\"}";
   const std::string in = R"([{"type":"tool_call_response","content":)" + spaced +
                          R"(},{"type":"chat_response","data":)" + spaced + "}]";
-  const std::string c = do_clean(in).out;
+  const std::string c = committed_clean(in).out;
   // At a payload position it is respelled; elsewhere it is data.
   EXPECT_EQ(c, R"([{"type":"tool_call_response","content":)" + canonical +
                    R"(},{"type":"chat_response","data":)" + spaced + "}]");
-  EXPECT_EQ(do_clean(c).out, c);
+  EXPECT_EQ(committed_clean(c).out, c);
+  // In JP's form it is the user's object, wrapped byte for byte.
+  EXPECT_EQ(do_clean(in).out, R"([{"type":"tool_call_response","content":{"$jpblob-literal":)" + spaced +
+                                  R"(}},{"type":"chat_response","data":)" + spaced + "}]");
 }
 
 TEST_F(TransformTest, NotAConversationPassesThroughWithOneWarning) {
