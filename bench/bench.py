@@ -297,6 +297,20 @@ class Bench:
         # As a teammate who ran `git jpblob install` once has it: a lean
         # work tree (blob files written by git, then dropped by the hook).
         clone_rows("")
+
+        # The floor of the default mechanism: git writes the blob files
+        # before anything of git-jpblob runs (the post-checkout hook drops
+        # them), so what writing and removing them costs git itself is plain
+        # git's clone of the same repository, blob files and all, then
+        # their removal (on a disk that discards freed blocks, most of it).
+        def floor_clone():
+            dest = d / "clone-floor"
+            self.discard(dest)
+            return timed(f"git clone -q {origins['jpblob']} {dest} && rm -rf {dest}/.jp/blobs", d, plain_env)
+
+        ratio, a, b = interleave(lambda: clone("jpblob"), floor_clone, self.reps)
+        row(f"git clone + checkout, {n} conversations", "floor: plain clone + removing its blob files", ratio,
+            "<= 1.1x", 1.1, f"({a:.2f}s vs {b:.2f}s)")
         status_row("", "<= 1.2x")
         self.status_against_index_floor(d, origins["jpblob"], plain_env)
         # The opt-in clone template: no blob file is ever written.

@@ -1,10 +1,13 @@
 #include "core/workspace/kept.hpp"
 
+#include <filesystem>
 #include <limits>
 
 #include "core/store/blob_store.hpp"
 
 namespace jpblob {
+
+namespace fs = std::filesystem;
 
 std::vector<Digest> kept_copies_staged(const Workspace& ws, const GitCli& index,
                                        const std::vector<Digest>& digests) {
@@ -27,7 +30,13 @@ std::vector<Digest> kept_copies_held(const Workspace& ws, const std::unordered_m
   return out;
 }
 
-bool kept_copies_may_go(const Workspace& ws) { return ws.repo() && !ws.repo()->has_ref("refs/stash"); }
+bool kept_copies_may_go(const Workspace& ws) {
+  if (!ws.repo() || ws.repo()->has_ref("refs/stash")) return false;
+  // Another worktree shares the folder: its staged conversations may need
+  // a copy this index holds, and its hook may be reading it right now.
+  std::error_code ec;
+  return fs::is_empty(ws.repo()->commondir() / "worktrees", ec) || ec;
+}
 
 namespace {
 std::size_t remove_all(const Workspace& ws, const std::vector<Digest>& digests) {

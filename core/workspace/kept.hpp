@@ -19,7 +19,11 @@ namespace jpblob {
 // kept copy is its only one although the index holds the same bytes today
 // (another conversation with the same output), and the index can drop them
 // again (a refused commit, then `git reset`). Then only gc, which reads
-// what the stash needs, removes copies. One reference lookup, no git call.
+// what the stash needs, removes copies. False too while the repository has
+// other worktrees, which share the folder: their staged conversations may
+// need a copy this index holds (a lean tree's new blobs live there only),
+// and their hooks may be staging from it at that moment. One reference
+// lookup and one folder look, no git call.
 bool kept_copies_may_go(const Workspace& ws);
 
 // The blobs of `digests` whose kept copy `index` (a GitCli with the index
