@@ -97,12 +97,9 @@ concurrent_worktrees() {
   ! grep -qi "warning\|error" "$TEST_ROOT/repo.log" "$TEST_ROOT/other.log" || fail "$(cat "$TEST_ROOT"/*.log)"
   git jpblob verify --history > "$TEST_ROOT/out" 2>&1 || fail "verify after concurrent adds: $(cat "$TEST_ROOT/out")"
   (cd "$TEST_ROOT/other" && git jpblob verify > /dev/null) || fail "verify in the other worktree"
-  local kept f
+  local kept
   kept="$(git rev-parse --git-common-dir)/jpblob/kept"
-  for f in "$kept"/*.blob.gz; do
-    [ -e "$f" ] || continue
-    [ "$(gzip -dc < "$f" | sha256sum | cut -c1-64)" = "$(basename "$f" .blob.gz)" ] || fail "kept copy $f is corrupt"
-  done
+  verify_blobs "$kept"  # every kept copy whole and under its own name
   ! ls "$kept" 2> /dev/null | grep -qv '\.blob\.gz$' || fail "temporaries left in the kept folder: $(ls "$kept")"
   git jpblob gc --prune=now > /dev/null
   git jpblob verify --history > /dev/null || fail "a commit lost a blob to gc after the concurrent adds"
