@@ -41,8 +41,8 @@ quiet() {
   if grep -q "warning" "$TEST_ROOT/err"; then fail "a warning remains: $(cat "$TEST_ROOT/err")"; fi
 }
 
-pre_commit_framework() {
-  managed_repo framework
+# The pre-commit framework's configuration with git-jpblob as a local entry.
+local_framework_config() {
   cat > .pre-commit-config.yaml <<'YAML'
 repos:
   - repo: local
@@ -54,6 +54,11 @@ repos:
         pass_filenames: false
         always_run: true
 YAML
+}
+
+pre_commit_framework() {
+  managed_repo framework
+  local_framework_config
   git add .pre-commit-config.yaml && git commit -qm config --no-verify
   pre-commit install > /dev/null
   git config --unset jpblob.autoInstallHook
@@ -128,17 +133,7 @@ case_ "the .pre-commit-hooks.yaml manifest: both hooks from this repository, the
 framework_over_our_hook() {
   git init -q "$TEST_ROOT/over" && cd "$TEST_ROOT/over"
   install_jpblob
-  cat > .pre-commit-config.yaml <<'YAML'
-repos:
-  - repo: local
-    hooks:
-      - id: git-jpblob
-        name: git-jpblob
-        entry: git jpblob pre-commit
-        language: system
-        pass_filenames: false
-        always_run: true
-YAML
+  local_framework_config
   pre-commit install > /dev/null
   grep -q "jpblob pre-commit" .git/hooks/pre-commit.legacy || fail "the framework did not keep git-jpblob's hook as legacy"
   write_conversation 1-once "tool output checked once"
