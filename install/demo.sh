@@ -27,7 +27,10 @@ b64 = lambda s: base64.b64encode(s.encode() if isinstance(s, str) else s).decode
 events = [{"timestamp": "2026-11-22 10:00:00.000001", "type": "turn_start"},
           {"timestamp": "2026-11-22 10:00:00.000002", "type": "chat_request",
            "content": "Walk me through the core library of git-jpblob."}]
-files = sorted(glob.glob(os.path.join(root, "core", "*.[ch]pp")))
+# core/ has a folder a room (docs/ARCHITECTURE.md): every source below it.
+files = sorted(glob.glob(os.path.join(root, "core", "**", "*.[ch]pp"), recursive=True))
+if not files:
+    sys.exit(f"demo: no sources under {root}/core to read")
 for i, path in enumerate(files):
     rel = os.path.relpath(path, root)
     call = f"toolu_{i:04d}"
@@ -54,6 +57,10 @@ working=$(wc -c < "$conv/events.json")
 committed=$(git cat-file -s "HEAD:$conv/events.json")
 blob_files=$(git ls-tree -r --name-only HEAD .jp/blobs | wc -l)
 blob_bytes=$(git ls-tree -r -l HEAD .jp/blobs | awk '{s+=$4} END {print s}')
+if [ "$blob_files" -eq 0 ]; then
+  echo "demo: the commit holds no blob file; the filter or the hook did not run" >&2
+  exit 1
+fi
 cat <<REPORT
 
 Demo repository: $demo
