@@ -22,8 +22,18 @@ struct Splice {
   std::size_t begin, end;
   SiteKind kind;
   PayloadEncoding encoding;
-  bool wrap = false;  // the user's object, written inside a literal
+  bool wrap = false;                // the user's object, written inside a literal
+  bool only_where_it_pays = false;  // PayloadSite's
 };
+
+// Whether clean stores a payload string of `token` whose bytes decoded
+// as `encoding` are `bytes`: clean and every count of what it would store
+// (referenced_digests) share this one rule.
+bool stores(const PayloadSite& site, std::string_view token, const std::string& bytes, PayloadEncoding encoding,
+            std::uint64_t min_size) {
+  if (bytes.size() < min_size) return false;
+  return !site.only_where_it_pays || reference_pays(token.size(), Reference{Digest(Digest::Bytes{}), bytes.size(), encoding});
+}
 
 // Whether a string token is the canonical encoding of its text, with the
 // text in `out`. Without a backslash the token is its own text, and the
@@ -128,7 +138,7 @@ TransformReport clean(std::string_view input, const BlobStore& store, const Clea
         continue;
       }
       // The encoding is found while decoding, on every core, in pass 2.
-      splices.push_back({n.begin, n.end, site.kind, PayloadEncoding::None});
+      splices.push_back({n.begin, n.end, site.kind, PayloadEncoding::None, false, site.only_where_it_pays});
     }
   });
   if (auto why = passthrough_warning(scan)) return pass_through(input, options.path, *why, out);
@@ -148,8 +158,9 @@ TransformReport clean(std::string_view input, const BlobStore& store, const Clea
       scan_json_value(input, s.begin, nodes, error);
       decoded[k] = *content_object_bytes(JsonTree(input, std::move(nodes)), 0);
     } else {
-      const auto encoding = decode_payload(input.substr(s.begin, s.end - s.begin), decoded[k]);
-      keep[k] = encoding && decoded[k].size() >= options.min_size;
+      const std::string_view token = input.substr(s.begin, s.end - s.begin);
+      const auto encoding = decode_payload(token, decoded[k]);
+      keep[k] = encoding && stores({s.kind, 0, s.only_where_it_pays}, token, decoded[k], *encoding, options.min_size);
       if (encoding) splices[k].encoding = *encoding;
     }
     if (keep[k] && options.may_reference && !options.may_reference(Sha256::of(decoded[k]))) keep[k] = 0;
@@ -210,8 +221,8 @@ bool referenced_digests(std::string_view input, std::uint64_t min_size, std::vec
         bytes = content_object_bytes(event, site.node);
       } else if (site.kind == SiteKind::String) {
         std::string decoded;
-        if (decode_payload(event.span(site.node), decoded) && decoded.size() >= min_size)
-          bytes = std::move(decoded);
+        const auto encoding = decode_payload(event.span(site.node), decoded);
+        if (encoding && stores(site, event.span(site.node), decoded, *encoding, min_size)) bytes = std::move(decoded);
       }
       if (bytes) payloads.push_back(Reference{Sha256::of(*bytes), bytes->size(), PayloadEncoding::None});
     }

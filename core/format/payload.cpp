@@ -114,7 +114,7 @@ void find_payload_sites(const JsonTree& event, std::vector<PayloadSite>& out) {
     stack.pop_back();
     const JsonNode& n = event.node(item.node);
     if (n.kind == JsonKind::String) {
-      if (item.payload_context) out.push_back({SiteKind::String, item.node});
+      if (item.payload_context) out.push_back({SiteKind::String, item.node, true});
       continue;
     }
     if (n.kind != JsonKind::Object && n.kind != JsonKind::Array) continue;
@@ -141,6 +141,10 @@ void find_payload_sites(const JsonTree& event, std::vector<PayloadSite>& out) {
             [&](const PayloadSite& a, const PayloadSite& b) {
               return event.node(a.node).begin < event.node(b.node).begin;
             });
+}
+
+bool reference_pays(std::size_t token_length, const Reference& ref) {
+  return format_reference(ref).size() < token_length;
 }
 
 std::vector<std::uint32_t> literal_sites(const std::vector<PayloadSite>& sites) {

@@ -41,13 +41,24 @@ enum class SiteKind {
 struct PayloadSite {
   SiteKind kind;
   std::uint32_t node;
+  // A String inside `arguments` or `metadata`: not a content payload, so
+  // it becomes a blob only where that pays (reference_pays).
+  bool only_where_it_pays = false;
 };
+
+// Whether a string token of `token_length` bytes (quotes included) is
+// replaced by `ref`: only where the reference clean writes is shorter
+// (docs/FORMAT.md, "Payload positions"). A path or a flag in a tool call's
+// arguments stays as JP wrote it; it would cost more bytes, a blob file and
+// an index entry in every clone.
+bool reference_pays(std::size_t token_length, const Reference& ref);
 
 // Appends the payload sites of one event, in document order:
 // - tool_call_response: its `content` when it is a string;
 // - tool_call_request: every string inside `arguments`, at any depth;
 // - every event but config_delta and compaction: every string inside
 //   `metadata`, at any depth;
+//   (these two only where the reference pays: only_where_it_pays)
 // - anywhere: an object under a key `content` whose only key is `text` (a
 //   string) or `blob` (a string).
 // A reference standing where a payload string may stand is reported as a

@@ -42,7 +42,7 @@ case_error() {
 }
 
 case_() {
-  local name=$1 fn=$2 rc why
+  local name=$1 fn=$2 rc why started=$EPOCHREALTIME
   shift 2
   rm -f "$CASE_WHY" "$CASE_FAIL"
   # errexit is off around the subshell so that it can fail without ending
@@ -56,12 +56,15 @@ case_() {
   )
   rc=$?
   set -e
+  # Each line ends with the case's seconds, so a slow case shows in the log.
+  local took
+  took=$(awk -v a="$started" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }')
   if [ "$rc" -eq 0 ]; then
-    echo "ok - $name"
+    echo "ok - $name (${took}s)"
     CASES_PASSED=$((CASES_PASSED + 1))
   else
     why=$(cat "$CASE_FAIL" 2>/dev/null || cat "$CASE_WHY" 2>/dev/null || echo "exit $rc")
-    echo "FAIL - $name: $why"
+    echo "FAIL - $name (${took}s): $why"
     CASES_FAILED=$((CASES_FAILED + 1))
   fi
 }
@@ -189,6 +192,11 @@ new_repo() {
   use_oneshot_filter
 }
 
+# The tool call's argument in write_conversation: long enough for its
+# reference to pay (docs/FORMAT.md, "Payload positions"), so each such
+# conversation stores two blobs, its output and this.
+CONVERSATION_ARGUMENT="jp_cli --all-features --manifest-path crates/jp_cli/Cargo.toml --message-format json"
+
 # A conversation with tool output in today's JP format.
 write_conversation() {
   local dir=".jp/conversations/${1:-17758406187-demo}"
@@ -209,7 +217,7 @@ write_conversation() {
     "id": "toolu_1",
     "name": "cargo_check",
     "arguments": {
-      "package": "$(printf 'jp_cli' | base64 -w0)"
+      "package": "$(printf '%s' "$CONVERSATION_ARGUMENT" | base64 -w0)"
     }
   },
   {

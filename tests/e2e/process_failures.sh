@@ -19,7 +19,7 @@ missing_blob() {
   if git checkout -- "$conv" 2> "$TEST_ROOT/err"; then fail "checkout succeeded without the blob"; fi
   grep -q "blob [0-9a-f]\{64\} referenced by $conv is missing" "$TEST_ROOT/err" ||
     fail "no clear message: $(cat "$TEST_ROOT/err")"
-  grep -q "$digest\|$(printf jp_cli | sha256sum | cut -c1-64)" "$TEST_ROOT/err" || fail "wrong digest: $(cat "$TEST_ROOT/err")"
+  grep -q "$digest\|$(printf '%s' "$CONVERSATION_ARGUMENT" | sha256sum | cut -c1-64)" "$TEST_ROOT/err" || fail "wrong digest: $(cat "$TEST_ROOT/err")"
   [ ! -e "$conv" ] || fail "a failed checkout left a file"
   JPBLOB_SKIP_SMUDGE=1 git checkout -- "$conv"
   grep -q "\"\$blob\":\"$digest\"" "$conv" || fail "skip did not leave the committed form"

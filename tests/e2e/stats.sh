@@ -8,19 +8,19 @@ a="alpha payload text, stored by git add"
 c="never stored: this conversation was not added"
 extra="an unreferenced blob, put there by git jpblob store"
 write_conversation 1-a "$a"
-git add .jp/conversations && git commit -qm a   # stores "$a" and "jp_cli"
+git add .jp/conversations && git commit -qm a   # stores "$a" and the argument
 write_conversation 2-b "$a"                    # not added: both its blobs are there already
-write_conversation 3-c "$c"                    # not added: "jp_cli" is stored, "$c" is not
+write_conversation 3-c "$c"                    # not added: the argument is stored, "$c" is not
 printf '%s' "$extra" > extra.txt
 git jpblob store extra.txt > /dev/null
 gz_bytes=$(held_blob_bytes)
 
 stats_json_is_the_truth() {
-  git jpblob stats --json | A=${#a} C=${#c} EXTRA=${#extra} GZ=$gz_bytes python3 -c '
+  git jpblob stats --json | A=${#a} C=${#c} EXTRA=${#extra} GZ=$gz_bytes ARG=${#CONVERSATION_ARGUMENT} python3 -c '
 import json, os, sys
 s = json.load(sys.stdin)
 a, c, extra, gz = (int(os.environ[k]) for k in ("A", "C", "EXTRA", "GZ"))
-arg = len("jp_cli")
+arg = int(os.environ["ARG"])
 want = {
     "conversations": 3, "references": 0, "inline_payloads": 6,
     "inline_bytes": 2 * a + c + 3 * arg,
@@ -39,9 +39,9 @@ case_ "stats --json: dedup from stored blobs only, unstored payloads apart" stat
 stats_text() {
   local out
   out=$(git jpblob stats)
-  grep -qx "saved by dedup:    $(( ${#a} + 12 )) bytes" <<<"$out" || fail "dedup line: $out"
+  grep -qx "saved by dedup:    $(( ${#a} + 2 * ${#CONVERSATION_ARGUMENT} )) bytes" <<<"$out" || fail "dedup line: $out"
   grep -qx "  not stored yet:  1 (${#c} bytes)" <<<"$out" || fail "not-stored line: $out"
-  grep -qx "  in the store:    5 ($(( 2 * ${#a} + 18 )) bytes)" <<<"$out" || fail "in-store line: $out"
+  grep -qx "  in the store:    5 ($(( 2 * ${#a} + 3 * ${#CONVERSATION_ARGUMENT} )) bytes)" <<<"$out" || fail "in-store line: $out"
 }
 case_ "stats says the same in words" stats_text
 pass

@@ -114,17 +114,21 @@ TEST_F(LiteralTest, PlainReferencesAreJPsFormatAndStay) {
 }
 
 TEST_F(LiteralTest, TheCommittedFormKeepsReferencesAndLiteralsAsTheyAre) {
-  store.put("hello");
-  const std::string spaced = "{\"$blob\": \"" + Sha256::of("hello").hex() + "\", \"size\": 5, \"encoding\": \"text\"}";
-  const std::string c = R"([{"type":"tool_call_request","arguments":{"a":)" + lit(ref("hello", "text")) +
-                        R"(,"b":)" + ref("hello", "text") + R"(,"s":)" + spaced + "}}]";
+  // An argument long enough for its reference to pay.
+  std::string h;
+  while (h.size() < 200) h += "hello ";
+  store.put(h);
+  const std::string spaced = "{\"$blob\": \"" + Sha256::of(h).hex() + "\", \"size\": " + std::to_string(h.size()) +
+                             ", \"encoding\": \"text\"}";
+  const std::string c = R"([{"type":"tool_call_request","arguments":{"a":)" + lit(ref(h, "text")) +
+                        R"(,"b":)" + ref(h, "text") + R"(,"s":)" + spaced + "}}]";
   // Respelled canonical, as before; the literal and the reference stay.
-  const std::string expected = R"([{"type":"tool_call_request","arguments":{"a":)" + lit(ref("hello", "text")) +
-                               R"(,"b":)" + ref("hello", "text") + R"(,"s":)" + ref("hello", "text") + "}}]";
+  const std::string expected = R"([{"type":"tool_call_request","arguments":{"a":)" + lit(ref(h, "text")) +
+                               R"(,"b":)" + ref(h, "text") + R"(,"s":)" + ref(h, "text") + "}}]";
   EXPECT_EQ(clean_of(c, InputForm::Committed), expected);
   EXPECT_EQ(clean_of(expected, InputForm::Committed), expected);
-  EXPECT_EQ(smudge_of(expected), R"([{"type":"tool_call_request","arguments":{"a":)" + ref("hello", "text") +
-                                     R"(,"b":"hello","s":"hello"}}])");
+  EXPECT_EQ(smudge_of(expected), R"([{"type":"tool_call_request","arguments":{"a":)" + ref(h, "text") +
+                                     R"(,"b":")" + h + R"(","s":")" + h + R"("}}])");
   EXPECT_EQ(clean_of(smudge_of(expected)), expected);
 }
 

@@ -1,4 +1,5 @@
 #include "core/documents/transform.hpp"
+#include "core/documents/document.hpp"
 
 #include <gtest/gtest.h>
 
@@ -84,30 +85,77 @@ TEST_F(TransformTest, ExternalizesBase64ToolOutput) {
 TEST_F(TransformTest, PreservesEveryByteOutsideThePayloads) {
   // Odd whitespace, CRLF, key order, number spellings, escapes in
   // non-payload text, no trailing newline.
+  const std::string bytes(200, 'a');
   const std::string in =
-      "[{\"z\":1.50e+2,\r\n\"type\" :\t\"tool_call_request\",\"arguments\":{\"p\":\"YQ==\"},"
-      "\"n\":-0.0,\"t\":\"\\u00e9\\/\"}  ,{\"type\":\"chat_request\",\"content\":\"\\u0041\"}]";
+      "[{\"z\":1.50e+2,\r\n\"type\" :\t\"tool_call_request\",\"arguments\":{\"p\":\"" +
+      base64_encode(bytes, Base64Alphabet::Standard) +
+      "\"},\"n\":-0.0,\"t\":\"\\u00e9\\/\"}  ,{\"type\":\"chat_request\",\"content\":\"\\u0041\"}]";
   const std::string c = round_trip(in);
   EXPECT_EQ(c, "[{\"z\":1.50e+2,\r\n\"type\" :\t\"tool_call_request\",\"arguments\":{\"p\":" +
-                   ref("a", "base64") +
+                   ref(bytes, "base64") +
                    "},\"n\":-0.0,\"t\":\"\\u00e9\\/\"}  ,{\"type\":\"chat_request\",\"content\":\"\\u0041\"}]");
 }
 
+std::string times(std::string_view s, int n) {
+  std::string out;
+  for (int i = 0; i < n; ++i) out += s;
+  return out;
+}
+
 TEST_F(TransformTest, PicksTheFirstEncodingThatRestoresExactly) {
-  const std::string url = base64_encode("\xfb\xff\xfe", Base64Alphabet::UrlSafe);  // "-__-"
-  const std::string in = R"([{"type":"tool_call_request","arguments":{)"
-                         R"("a":"aGk=","b":")" + url + R"(","c":"hello world","d":"tab\there",)"
-                         R"("e":"\u00e9","f":"a\/b","g":"\ud800","h":"x\u001fy"}}])";
+  // Argument strings long enough for their references to pay.
+  const std::string url = base64_encode(times("\xfb\xff\xfe", 40), Base64Alphabet::UrlSafe);  // "-__-"…
+  const std::string in = R"([{"type":"tool_call_request","arguments":{"a":")" +
+                         base64_encode(times("hi", 60), Base64Alphabet::Standard) + R"(","b":")" + url +
+                         R"(","c":")" + times("hello world", 12) + R"(","d":")" + times(R"(tab\there)", 15) +
+                         R"(",)"
+                         R"("e":"\u00e9","f":"a\/b","g":"\ud800","h":")" + times(R"(x\u001fy)", 20) + R"("}}])";
   const std::string c = round_trip(in);
-  EXPECT_NE(c.find(ref("hi", "base64")), std::string::npos);
-  EXPECT_NE(c.find(ref("\xfb\xff\xfe", "base64url")), std::string::npos);
-  EXPECT_NE(c.find(ref("hello world", "text")), std::string::npos);
-  EXPECT_NE(c.find(ref("tab\there", "text")), std::string::npos);
-  EXPECT_NE(c.find(ref("x\x1fy", "text")), std::string::npos);
+  EXPECT_NE(c.find(ref(times("hi", 60), "base64")), std::string::npos);
+  EXPECT_NE(c.find(ref(times("\xfb\xff\xfe", 40), "base64url")), std::string::npos);
+  EXPECT_NE(c.find(ref(times("hello world", 12), "text")), std::string::npos);
+  EXPECT_NE(c.find(ref(times("tab\there", 15), "text")), std::string::npos);
+  EXPECT_NE(c.find(ref(times("x\x1fy", 20), "text")), std::string::npos);
   // Non-canonical escapes and lone surrogates cannot be restored: inline.
   EXPECT_NE(c.find(R"("e":"\u00e9")"), std::string::npos);
   EXPECT_NE(c.find(R"("f":"a\/b")"), std::string::npos);
   EXPECT_NE(c.find(R"("g":"\ud800")"), std::string::npos);
+}
+
+TEST_F(TransformTest, ArgumentAndMetadataStringsBecomeBlobsOnlyWhereTheReferenceIsShorter) {
+  // A text reference of a size under 1000: {"$blob":"<64>","size":NNN,"encoding":"text"}.
+  const std::size_t ref_length = ref(std::string(100, 'x'), "text").size();
+  const std::string even(ref_length - 2, '.');    // token as long as its reference: stays
+  const std::string longer(ref_length - 1, ':');  // one byte longer: a blob (neither is base64)
+  for (const char* shape : {R"({"type":"tool_call_request","arguments":{"k":"%"}})",
+                            R"({"type":"chat_request","content":"q","metadata":{"deep":["%"]}})"}) {
+    const std::string tmpl(shape);
+    const auto fill = [&](const std::string& v) {
+      std::string e = tmpl;
+      e.replace(e.find('%'), 1, v);
+      return e;
+    };
+    const std::string in = "[" + fill(even) + "," + fill(longer) + "," + fill("/src/main.rs") + "]";
+    const std::string c = round_trip(in);
+    EXPECT_NE(c.find('"' + even + '"'), std::string::npos) << shape;
+    EXPECT_NE(c.find("\"/src/main.rs\""), std::string::npos) << shape;
+    EXPECT_EQ(c.find(longer), std::string::npos) << shape;
+    EXPECT_NE(c.find(ref(longer, "text")), std::string::npos) << shape;
+    // What the hook counts as payloads to store is what clean stored.
+    const DocumentNeeds needs = document_needs(DocumentKind::Conversation, in, 0, InputForm::WorkTree);
+    EXPECT_EQ(needs.inline_payloads.size(), 1u) << shape;
+  }
+  // A tool's output is content: a blob however short.
+  const std::string c = round_trip(R"([{"type":"tool_call_response","content":"ok"}])");
+  EXPECT_NE(c.find(ref("ok", "text")), std::string::npos);
+  // What an earlier version committed (every argument a blob) still
+  // restores; cleaning it again brings the short string back inline, once.
+  store.put("/src/main.rs");
+  const std::string old = R"([{"type":"tool_call_request","arguments":{"k":)" + ref("/src/main.rs", "text") + "}}]";
+  const std::string restored = do_smudge(old).out;
+  EXPECT_EQ(restored, R"([{"type":"tool_call_request","arguments":{"k":"/src/main.rs"}}])");
+  EXPECT_EQ(do_clean(restored).out, restored);
+  EXPECT_EQ(committed_clean(old).out, old) << "the committed form is left as it is";
 }
 
 TEST_F(TransformTest, InvalidOrNonCanonicalBase64FallsBackToTextOrStays) {
@@ -232,10 +280,12 @@ TEST_F(TransformTest, NotAConversationPassesThroughWithOneWarning) {
 
 TEST_F(TransformTest, HundredThousandLevelsDeep) {
   const std::size_t depth = 100000;
-  const std::string deep = std::string(depth, '[') + "\"aGk=\"" + std::string(depth, ']');
+  const std::string bytes = times("hi", 60);
+  const std::string deep = std::string(depth, '[') + "\"" + base64_encode(bytes, Base64Alphabet::Standard) + "\"" +
+                           std::string(depth, ']');
   const std::string in = R"([{"type":"tool_call_request","arguments":{"x":)" + deep + "}}]";
   const std::string c = round_trip(in);
-  EXPECT_NE(c.find(ref("hi", "base64")), std::string::npos);
+  EXPECT_NE(c.find(ref(bytes, "base64")), std::string::npos);
   // And an unterminated one passes through.
   const std::string broken = in.substr(0, in.size() - 10);
   EXPECT_EQ(do_clean(broken).out, broken);
