@@ -1,6 +1,11 @@
 #include "delayed.hpp"
 
 #include <algorithm>
+#include <charconv>
+#include <cstdlib>
+#include <cstring>
+
+#include "core/base/error.hpp"
 
 namespace jpblob {
 
@@ -17,7 +22,36 @@ DelayedSmudges::~DelayedSmudges() {
   for (auto& t : pool_) t.join();
 }
 
+unsigned threads_from_environment() {
+  const char* value = std::getenv("JPBLOB_THREADS");
+  if (!value || !*value) return 0;
+  unsigned n = 0;
+  const auto [end, ec] = std::from_chars(value, value + std::strlen(value), n);
+  if (ec != std::errc() || *end != '\0' || n == 0 || n > 256)
+    throw Error(std::string("JPBLOB_THREADS: '") + value + "' is not a number of threads from 1 to 256");
+  return n;
+}
+
 bool DelayedSmudges::may_start() const { return ready_count_ == 0 || ready_bytes_ < budget_; }
+
+void DelayedSmudges::admit(std::unique_lock<std::mutex>& lock, std::uint64_t id, std::size_t bytes) {
+  // In turn: every job before this one was let in or ended. Within the
+  // budget: beside what is held, or alone when nothing is.
+  wake_workers_.wait(lock, [&] {
+    if (stopping_) return true;
+    if (*waiting_.begin() != id) return false;
+    const std::size_t held = ready_bytes_ + reserved_bytes_;
+    return bytes == 0 || held == 0 || (held <= budget_ && bytes <= budget_ - held);
+  });
+  if (stopping_ && bytes != 0) throw Error("the filter is stopping");
+  waiting_.erase(id);
+  wake_workers_.notify_all();
+}
+
+std::size_t DelayedSmudges::peak_held() const {
+  std::lock_guard lock(mutex_);
+  return peak_;
+}
 
 void DelayedSmudges::add(const std::string& path, Job job) {
   std::lock_guard lock(mutex_);
@@ -49,15 +83,28 @@ void DelayedSmudges::work() {
     Job job = std::move(it->second.job);
     it->second.state = State::Running;
     ++running_;
+    waiting_.insert(id);
     lock.unlock();
     Result result;
+    std::size_t reserved = 0;
+    const Reserve reserve = [&, id = id](std::size_t bytes) {
+      std::unique_lock inner(mutex_);
+      if (!waiting_.contains(id)) return;  // once only
+      admit(inner, id, bytes);
+      reserved = bytes;
+      reserved_bytes_ += bytes;
+      peak_ = std::max(peak_, ready_bytes_ + reserved_bytes_);
+    };
     try {
-      result = job();
+      result = job(reserve);
     } catch (...) {  // a job must not throw; should one, its file fails, not the process
       result = Result{false, {}, path + ": unexpected failure"};
     }
     job = nullptr;  // its copy of the input goes now, not under the lock
     lock.lock();
+    // A job that declared nothing is charged its result, in its turn.
+    if (waiting_.contains(id)) admit(lock, id, 0);
+    reserved_bytes_ -= reserved;
     --running_;
     it = entries_.find(path);
     if (it != entries_.end() && it->second.id == id) {
@@ -66,11 +113,13 @@ void DelayedSmudges::work() {
       // other file to be listed, and must not pause the pool they need.
       it->second.held = result.ok ? result.content.capacity() : 0;
       ready_bytes_ += it->second.held;
+      peak_ = std::max(peak_, ready_bytes_ + reserved_bytes_);
       ++ready_count_;
       it->second.result = std::move(result);
       it->second.state = State::Ready;
     }
     wake_git_.notify_all();
+    wake_workers_.notify_all();  // a job waiting for its turn
   }
 }
 

@@ -14,12 +14,19 @@
 // back until every other file is listed: git writes the files of a listing
 // and dies at a failed one (a required filter), so every file that can be
 // restored is written before git stops, whichever thread finishes first.
-// Results wait in memory until git fetches them; past
-// `budget` bytes of them the pool pauses (one result of any size is always
-// allowed, so a file larger than the budget still goes through); what a
-// result holds is counted, not its length. Memory is then the budget plus
-// the files being restored, one a thread: two threads restoring two 1 GB
-// conversations at once hold both.
+// Memory is bounded by one budget for everything the pool holds: the
+// results waiting for git to fetch them, and the files being restored. A
+// job declares, before it fetches anything, what restoring its file will
+// hold at its peak (Reserve: the restored file plus the distinct blobs'
+// bytes, which a conversation's references declare), and waits until that
+// fits beside what is held already. Jobs are let in in git's order, so a
+// later file never takes the room an earlier one waits for (git lists
+// files in that order and would wait for the earlier one forever). A file
+// larger than the budget is restored alone, once nothing else is held. A
+// job that declares nothing (a session, whose `blob:` URLs declare no
+// size; a file with nothing to restore) is charged its result, in turn.
+// What a job's input holds is not counted: git sent it, and it is the
+// committed form.
 #pragma once
 
 #include <condition_variable>
@@ -29,6 +36,7 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -44,10 +52,15 @@ class DelayedSmudges {
     std::string content;
     std::string error;
   };
+  // Called by a job, at most once and before it fetches any blob, with
+  // the bytes it will hold at its peak; returns when they fit the budget.
+  // Throws Error when the pool is stopping.
+  using Reserve = std::function<void(std::size_t bytes)>;
   // A job must not throw: it turns its failures into a Result.
-  using Job = std::function<Result()>;
+  using Job = std::function<Result(const Reserve&)>;
 
-  // `threads`: 0 for one per core (at most 8).
+  // `threads`: 0 for one per core (at most 8); JPBLOB_THREADS sets it for
+  // the filter (threads_from_environment).
   explicit DelayedSmudges(std::size_t budget = kDefaultBudget, unsigned threads = 0);
   // Drops what is queued, waits for the jobs running, and stops the pool.
   ~DelayedSmudges();
@@ -78,6 +91,9 @@ class DelayedSmudges {
 
   static constexpr std::size_t kDefaultBudget = std::size_t{64} << 20;
 
+  // The most bytes held at once so far: results waiting plus reservations.
+  std::size_t peak_held() const;
+
  private:
   enum class State { Queued, Running, Ready, Listed };
   struct Entry {
@@ -89,6 +105,9 @@ class DelayedSmudges {
   };
   void work();
   bool may_start() const;  // the budget allows another job (lock held)
+  // Lets job `id` in with `bytes` (0 when it declared nothing), in turn
+  // and within the budget (lock held by `lock`).
+  void admit(std::unique_lock<std::mutex>& lock, std::uint64_t id, std::size_t bytes);
 
   const std::size_t budget_;
   const unsigned threads_;
@@ -99,11 +118,18 @@ class DelayedSmudges {
   std::deque<std::pair<std::string, std::uint64_t>> queue_;  // path and entry id, in git's order
   std::map<std::uint64_t, std::string> unlisted_;  // entry id -> path, of entries not listed yet
   std::size_t ready_bytes_ = 0;
+  std::size_t reserved_bytes_ = 0;  // declared by running jobs that were let in
+  std::size_t peak_ = 0;
+  std::set<std::uint64_t> waiting_;  // ids of running jobs not let in yet
   std::size_t ready_count_ = 0;
   std::size_t running_ = 0;
   std::uint64_t next_id_ = 1;
   bool stopping_ = false;
   std::vector<std::thread> pool_;
 };
+
+// The pool's threads JPBLOB_THREADS asks for (a positive number), or 0
+// (one per core) when it is unset; a value that is no number is an Error.
+unsigned threads_from_environment();
 
 }  // namespace jpblob

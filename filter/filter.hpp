@@ -4,6 +4,7 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -23,6 +24,8 @@ struct SmudgeContext {
   // blob then (`blob`). A smudge without it is for a display (git diff and
   // log through textconv), which never fails for a missing blob.
   bool checkout = true;
+  // A delayed smudge's turn in the pool's memory budget (filter/delayed).
+  std::function<void(std::uint64_t bytes)> reserve;
 };
 
 class Filter {

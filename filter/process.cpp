@@ -81,7 +81,14 @@ void run_filter_process(int in_fd, int out_fd, const std::optional<std::filesyst
   if (filter && on_ready) on_ready(filter->workspace());
   // Smudges git lets wait run on every core while git writes the files
   // (filter/delayed). Destroyed before `filter`, whose workspace its jobs use.
-  auto delayed = std::make_unique<DelayedSmudges>();
+  std::unique_ptr<DelayedSmudges> delayed;
+  try {
+    delayed = std::make_unique<DelayedSmudges>(DelayedSmudges::kDefaultBudget, threads_from_environment());
+  } catch (const Error& e) {
+    if (unusable.empty()) unusable = e.what();
+    filter.reset();
+    delayed = std::make_unique<DelayedSmudges>();
+  }
   std::string result;
   auto say = [](const std::string& message) { std::cerr << "git-jpblob: " + message + "\n" << std::flush; };
   auto fail = [&](const std::string& message) {
@@ -134,11 +141,13 @@ void run_filter_process(int in_fd, int out_fd, const std::optional<std::filesyst
     if (command == "smudge" && may_delay && filter && can_delay &&
         !filter->workspace().settings().smudge_refs_only) {
       Filter* f = &*filter;
-      delayed->add(path, [f, input = std::move(input), path, context]() {
+      delayed->add(path, [f, input = std::move(input), path, context](const DelayedSmudges::Reserve& reserve) {
         DelayedSmudges::Result r;
         try {
+          SmudgeContext in_pool = context;
+          in_pool.reserve = reserve;
           f->run(FilterMode::Smudge, input, path, [&](std::string_view piece) { r.content.append(piece); },
-                 context);
+                 in_pool);
           r.ok = true;
         } catch (...) {
           r.content = std::string();

@@ -293,6 +293,11 @@ TransformReport smudge(std::string_view input, const BlobSource& source,
     if (added) wanted.push_back(&ref);
     slot[k] = it->second;
   }
+  if (options.reserve) {
+    std::uint64_t blob_bytes = 0;
+    for (const Reference* ref : wanted) blob_bytes += ref->size;
+    options.reserve(budget.used() + blob_bytes);
+  }
   std::vector<std::optional<std::string>> fetched(wanted.size());
   std::atomic<std::size_t> kept{0};
   parallel_for(wanted.size(), [&](std::size_t k) {

@@ -91,6 +91,11 @@ struct SmudgeOptions {
   // "Bounds"). Past it smudge fails, naming the file, before fetching; a
   // display shows the file as committed instead.
   std::uint64_t max_file_size = kDefaultMaxBlobSize;
+  // Called once before any blob is fetched, with what restoring the file
+  // holds at its peak: the restored file and the distinct blobs' bytes, as
+  // the references declare them. A delayed smudge waits there for room in
+  // the pool's budget (filter/delayed).
+  std::function<void(std::uint64_t bytes)> reserve;
 };
 
 // Throws Error naming the digest and `options.path` when a referenced blob

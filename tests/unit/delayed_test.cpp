@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <mutex>
 #include <set>
 #include <stdexcept>
 #include <thread>
@@ -13,7 +14,7 @@ namespace jpblob {
 namespace {
 
 DelayedSmudges::Job giving(std::string content, std::atomic<int>* started = nullptr) {
-  return [content = std::move(content), started] {
+  return [content = std::move(content), started](auto&) {
     if (started) ++*started;
     return DelayedSmudges::Result{true, content, {}};
   };
@@ -38,7 +39,7 @@ TEST(DelayedSmudges, EachPathIsListedOnceAndTakenOnce) {
 
 TEST(DelayedSmudges, AFailureIsAResult) {
   DelayedSmudges q;
-  q.add("bad", [] { return DelayedSmudges::Result{false, {}, "bad: no such blob"}; });
+  q.add("bad", [](auto&) { return DelayedSmudges::Result{false, {}, "bad: no such blob"}; });
   ASSERT_EQ(q.available(), std::vector<std::string>{"bad"});
   auto r = q.take("bad");
   ASSERT_TRUE(r);
@@ -49,7 +50,7 @@ TEST(DelayedSmudges, AFailureIsAResult) {
 
 TEST(DelayedSmudges, AJobThatThrowsFailsItsFileOnly) {
   DelayedSmudges q;
-  q.add("throws", []() -> DelayedSmudges::Result { throw std::runtime_error("bug"); });
+  q.add("throws", [](auto&) -> DelayedSmudges::Result { throw std::runtime_error("bug"); });
   q.add("fine", giving("ok"));
   std::size_t failed = 0, fine = 0;
   for (auto paths = q.available(); !paths.empty(); paths = q.available())
@@ -101,12 +102,12 @@ TEST(DelayedSmudges, AbandonedAndRepeatedPaths) {
 TEST(DelayedSmudges, FilesAreListedInQueueOrder) {
   DelayedSmudges q(DelayedSmudges::kDefaultBudget, /*threads=*/2);
   std::atomic<bool> second_done{false};
-  q.add("first", [&] {
+  q.add("first", [&](auto&) {
     while (!second_done) std::this_thread::sleep_for(std::chrono::milliseconds(1));
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
     return DelayedSmudges::Result{true, "1", {}};
   });
-  q.add("second", [&] {
+  q.add("second", [&](auto&) {
     second_done = true;
     return DelayedSmudges::Result{true, "2", {}};
   });
@@ -122,13 +123,13 @@ TEST(DelayedSmudges, FilesAreListedInQueueOrder) {
 TEST(DelayedSmudges, FailuresAreListedAfterEveryOtherFile) {
   DelayedSmudges q(DelayedSmudges::kDefaultBudget, /*threads=*/1);
   std::atomic<bool> go{false};
-  q.add("a", [&] {
+  q.add("a", [&](auto&) {
     while (!go) std::this_thread::sleep_for(std::chrono::milliseconds(1));
     return DelayedSmudges::Result{true, "a", {}};
   });
-  q.add("b", [] { return DelayedSmudges::Result{false, {}, "b: no such blob"}; });
+  q.add("b", [](auto&) { return DelayedSmudges::Result{false, {}, "b: no such blob"}; });
   q.add("c", giving("c"));
-  q.add("d", [] { return DelayedSmudges::Result{false, {}, "d: no such blob"}; });
+  q.add("d", [](auto&) { return DelayedSmudges::Result{false, {}, "d: no such blob"}; });
   q.add("e", giving("e"));
   go = true;
   std::this_thread::sleep_for(std::chrono::milliseconds(100));  // all ready
@@ -145,7 +146,7 @@ TEST(DelayedSmudges, FailuresAreListedAfterEveryOtherFile) {
 // every restored file still comes out, then the failure.
 TEST(DelayedSmudges, AFailureFirstStallsNothing) {
   DelayedSmudges q(/*budget=*/1, /*threads=*/2);
-  q.add("bad", [] { return DelayedSmudges::Result{false, {}, "bad: no such blob"}; });
+  q.add("bad", [](auto&) { return DelayedSmudges::Result{false, {}, "bad: no such blob"}; });
   for (int i = 0; i < 50; ++i) q.add("p" + std::to_string(i), giving(std::string(100, 'x')));
   std::vector<std::string> all;
   for (auto paths = q.available(); !paths.empty(); paths = q.available())
@@ -155,6 +156,80 @@ TEST(DelayedSmudges, AFailureFirstStallsNothing) {
     }
   ASSERT_EQ(all.size(), 51u);
   EXPECT_EQ(all.back(), "bad");
+}
+
+// What git does: list, fetch each listed file, until nothing is left.
+std::vector<std::string> drain(DelayedSmudges& q) {
+  std::vector<std::string> all;
+  for (auto paths = q.available(); !paths.empty(); paths = q.available())
+    for (const auto& p : paths) {
+      all.push_back(p);
+      EXPECT_TRUE(q.take(p)) << p;
+    }
+  return all;
+}
+
+// A job that declares `declared` bytes, then counts how many such jobs
+// hold their room at once while it works.
+DelayedSmudges::Job holding(std::size_t declared, std::size_t result, std::atomic<int>& inside,
+                            std::atomic<int>& most) {
+  return [=, &inside, &most](const DelayedSmudges::Reserve& reserve) {
+    reserve(declared);
+    const int now = ++inside;
+    for (int seen = most; now > seen && !most.compare_exchange_weak(seen, now);) {
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    --inside;
+    return DelayedSmudges::Result{true, std::string(result, 'x'), {}};
+  };
+}
+
+// Files being restored and results waiting share one budget: on 8
+// threads, four jobs of 400 bytes under a budget of 1,000 never hold more
+// than two at once, and never more than the budget.
+TEST(DelayedSmudges, RestoringFilesAndWaitingResultsShareOneBudget) {
+  DelayedSmudges q(/*budget=*/1000, /*threads=*/8);
+  std::atomic<int> inside{0}, most{0};
+  for (int i = 0; i < 4; ++i) q.add("p" + std::to_string(i), holding(400, 100, inside, most));
+  EXPECT_EQ(drain(q).size(), 4u);
+  EXPECT_LE(most.load(), 2);
+  EXPECT_GE(most.load(), 1);
+  EXPECT_LE(q.peak_held(), 1000u);
+}
+
+// A file larger than the budget is restored alone, once nothing else is
+// held, and every file still comes out, in git's order.
+TEST(DelayedSmudges, AFileLargerThanTheBudgetIsRestoredAlone) {
+  DelayedSmudges q(/*budget=*/100, /*threads=*/4);
+  std::atomic<int> inside{0}, most{0};
+  q.add("small-1", holding(60, 10, inside, most));
+  q.add("huge", holding(5000, 10, inside, most));
+  q.add("small-2", holding(60, 10, inside, most));
+  EXPECT_EQ(drain(q), (std::vector<std::string>{"small-1", "huge", "small-2"}));
+  EXPECT_EQ(most.load(), 1);
+}
+
+// Jobs are let in in git's order: a later job that declares first must not
+// take the room an earlier one needs (git waits for the earlier file).
+TEST(DelayedSmudges, JobsAreLetInInGitsOrder) {
+  DelayedSmudges q(/*budget=*/100, /*threads=*/2);
+  std::mutex m;
+  std::vector<std::string> let_in;
+  const auto job = [&](std::string name, int delay_ms) {
+    return [&, name, delay_ms](const DelayedSmudges::Reserve& reserve) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
+      reserve(80);
+      {
+        std::lock_guard lock(m);
+        let_in.push_back(name);
+      }
+      return DelayedSmudges::Result{true, name, {}};
+    };
+  };
+  q.add("first", job("first", 100));
+  q.add("second", job("second", 0));
+  EXPECT_EQ(drain(q), (std::vector<std::string>{"first", "second"}));
+  EXPECT_EQ(let_in, (std::vector<std::string>{"first", "second"}));
 }
 
 TEST(DelayedSmudges, StopsWithJobsQueued) {
