@@ -49,8 +49,23 @@ def peak_kib(cmd, cwd=None, env=None, stdin_path=None):
 
 def interleave(a, b, reps, setup_a=None, setup_b=None):
     """Runs a and b alternately; returns (median ratio, median a, median b)."""
-    (ratio, med_b), med_a = interleave_many(a, [(b, setup_b)], reps, setup_a)
+    ratio, _, _, med_a, med_b = interleave_spread(a, b, reps, setup_a, setup_b)
     return ratio, med_a, med_b
+
+
+def interleave_spread(a, b, reps, setup_a=None, setup_b=None):
+    """interleave, with the range of the per-pair ratios beside the median:
+    (median ratio, lowest, highest, median a, median b)."""
+    ta, tb = [], []
+    for _ in range(reps):
+        if setup_a:
+            setup_a()
+        ta.append(a())
+        if setup_b:
+            setup_b()
+        tb.append(b())
+    ratios = [x / y for x, y in zip(ta, tb)]
+    return statistics.median(ratios), min(ratios), max(ratios), statistics.median(ta), statistics.median(tb)
 
 
 def interleave_many(a, peers, reps, setup_a=None):

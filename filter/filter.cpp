@@ -45,6 +45,7 @@ void Filter::run(FilterMode mode, std::string_view input, const std::string& pat
     SmudgeOptions options = workspace_.settings().smudge_options(name);
     options.keep_missing = !context.checkout;
     options.reserve = context.reserve;
+    options.into = context.into;
     try {
       report = smudge_document(kind, input, *workspace_.blobs().at(context.treeish), options, out);
       if (context.checkout) note_form(name, false);

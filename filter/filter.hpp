@@ -26,6 +26,8 @@ struct SmudgeContext {
   bool checkout = true;
   // A delayed smudge's turn in the pool's memory budget (filter/delayed).
   std::function<void(std::uint64_t bytes)> reserve;
+  // Where a restored file goes instead of `out`, moved (SmudgeOptions::into).
+  std::string* into = nullptr;
 };
 
 class Filter {

@@ -146,6 +146,7 @@ void run_filter_process(int in_fd, int out_fd, const std::optional<std::filesyst
         try {
           SmudgeContext in_pool = context;
           in_pool.reserve = reserve;
+          in_pool.into = &r.content;  // a large file is held once, not copied out of smudge
           f->run(FilterMode::Smudge, input, path, [&](std::string_view piece) { r.content.append(piece); },
                  in_pool);
           r.ok = true;

@@ -225,7 +225,7 @@ TransformReport load_session(std::string_view input, const BlobSource& source,
     return report;
   }
   output.append(input.substr(copied));
-  out(output);
+  deliver(std::move(output), options, out);
   return report;
 }
 

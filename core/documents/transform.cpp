@@ -234,6 +234,13 @@ bool referenced_digests(std::string_view input, std::uint64_t min_size, std::vec
   return true;
 }
 
+void deliver(std::string&& output, const SmudgeOptions& options, const OutputSink& out) {
+  if (options.into)
+    *options.into = std::move(output);
+  else
+    out(output);
+}
+
 TransformReport smudge(std::string_view input, const BlobSource& source,
                        const SmudgeOptions& options, const OutputSink& out) {
   std::vector<PayloadSite> sites;
@@ -339,9 +346,20 @@ TransformReport smudge(std::string_view input, const BlobSource& source,
       ++report.replaced;
     }
   };
+  // A blob's bytes go after their last use: the file grows as they go.
+  std::vector<std::size_t> last_use(wanted.size());
+  for (std::size_t k = 0; k < restores.size(); ++k) last_use[slot[k]] = k;
+  struct ReleaseAfter {
+    std::optional<std::string>& bytes;
+    bool last;
+    ~ReleaseAfter() {
+      if (last) bytes.reset();
+    }
+  };
   for (std::size_t k = 0; k < restores.size(); ++k) {
     const Restore& r = restores[k];
     unwrap_before(r.begin);
+    const ReleaseAfter release{fetched[slot[k]], last_use[slot[k]] == k};
     const std::optional<std::string>& bytes = fetched[slot[k]];
     if (!bytes) {  // kept as a reference (keep_missing)
       keep_reference(r);
@@ -391,7 +409,7 @@ TransformReport smudge(std::string_view input, const BlobSource& source,
   }
   unwrap_before(input.size());
   output.append(input.substr(copied));
-  out(output);
+  deliver(std::move(output), options, out);
   return report;
 }
 

@@ -96,7 +96,13 @@ struct SmudgeOptions {
   // the references declare them. A delayed smudge waits there for room in
   // the pool's budget (filter/delayed).
   std::function<void(std::uint64_t bytes)> reserve;
+  // When set, a restored file is moved here instead of passed to `out`: a
+  // delayed smudge then holds a large file once, not twice.
+  std::string* into = nullptr;
 };
+
+// Hands a restored file to `options.into` (moved) or to `out`.
+void deliver(std::string&& output, const SmudgeOptions& options, const OutputSink& out);
 
 // Throws Error naming the digest and `options.path` when a referenced blob
 // is missing or corrupt (unless keep_missing); nothing has been written to

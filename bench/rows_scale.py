@@ -1,0 +1,162 @@
+"""Rows that grow: every workload at two sizes, ten times apart (`--scale`),
+and the peak memory of a delayed checkout of large conversations."""
+import base64
+import json
+import shutil
+import time
+from pathlib import Path
+
+from harness import *  # noqa: F401,F403
+
+# GIT_CONFIG_PARAMETERS that turn git-jpblob's filter off for plain git's side.
+PLAIN = "'filter.jpblob.process'='' 'filter.jpblob.required'='false'"
+
+
+class Scale:
+    def scale(self):
+        """The default set-up (lean, installed globally) at n and 10n
+        conversations: each workload against plain git (or its floor) at
+        both sizes, and how each side grows from n to 10n."""
+        small, large = (200, 2000) if self.quick else (1000, 10000)
+        print(f"== scale: {small} and {large} conversations", flush=True)
+        sh(f"{self.bin} install --global > /dev/null", self.work, self.env)
+        try:
+            times = {n: self.scale_at(n) for n in (small, large)}
+        finally:
+            sh(f"{self.bin} uninstall --global > /dev/null", self.work, self.env)
+        targets = {"git status after clone": (2.0, "<= 2.0x at the large size")}
+        for name, (peer, _, _) in times[small].items():
+            (_, a1, b1), (_, a2, b2) = times[small][name], times[large][name]
+            row(f"{name}, {small}", peer, a1 / b1, "report", None, f"({a1:.3f}s vs {b1:.3f}s)")
+            limit, text = targets.get(name, (None, "report"))
+            row(f"{name}, {large}", peer, a2 / b2, text, limit, f"({a2:.3f}s vs {b2:.3f}s)")
+            row(f"growth {small} -> {large}: {name}", "the peer's growth", (a2 / a1) / (b2 / b1), "<= 1.1x", 1.1,
+                f"(git-jpblob x{a2 / a1:.2f}, peer x{b2 / b1:.2f})")
+
+    def scale_at(self, n):
+        """{row: (peer, ours seconds, peer seconds)} at n conversations, one
+        interleaved pair a row: at 10,000 a pair takes minutes."""
+        d = self.work / f"scale-{n}"
+        d.mkdir()
+        src = d / "src"
+        self.generate_conversations(n, (src,), seed=n)
+        plain_env = dict(self.env)
+        plain_env["GIT_CONFIG_PARAMETERS"] = PLAIN
+        out = {}
+
+        def fresh(path, kind):
+            # The default set-up: a repository that holds a conversation
+            # already (lean), then the n new ones.
+            self.discard(path)
+            path.mkdir()
+            seed = path / ".jp/conversations/16999999999-seed/events.json"
+            seed.parent.mkdir(parents=True)
+            shutil.copy(self.files[0], seed)
+            self.init_repo(path, kind)
+            self.git("add -A .", path)
+            self.git("commit -qm seed", path)
+            shutil.copytree(src / ".jp/conversations", path / ".jp/conversations", dirs_exist_ok=True)
+
+        ours, plain = d / "ours", d / "plain"
+        fresh(ours, "jpblob")
+        fresh(plain, "plain")
+        add = "git add .jp/conversations"
+        out["git add, cold"] = ("plain git add", timed(add, ours, self.env), timed(add, plain, plain_env))
+        commit = "git commit -qm conversations"
+        kib = peak_kib(commit, ours, self.env)
+        print(f"  peak memory of the commit that stages every blob, {n}: {kib // 1024} MiB", flush=True)
+        # The peak run committed already: time the same commit again on a fresh add.
+        fresh(ours, "jpblob")
+        timed(add, ours, self.env)
+        out["git commit staging every blob"] = ("plain git commit", timed(commit, ours, self.env),
+                                                timed(commit, plain, plain_env))
+
+        def clone(origin, dest, env):
+            self.discard(dest)
+            return timed(f"git clone -q {origin} {dest}", d, env)
+
+        mine, theirs = d / "clone-ours", d / "clone-plain"
+        out["git clone + checkout"] = ("plain git clone", clone(ours, mine, self.env),
+                                       clone(plain, theirs, plain_env))
+        time.sleep(1.1)  # past the racy-git window for both clones
+        timed("git status", mine, self.env)
+        timed("git status", theirs, plain_env)
+        ratio, a, b = interleave(lambda: timed("git status", mine, self.env),
+                                 lambda: timed("git status", theirs, plain_env), self.reps)
+        out["git status after clone"] = ("plain git status", a, b)
+
+        # gc and verify read what the lean clone holds: blobs in the index and
+        # git's objects. Their floors read the same with git itself.
+        read_all = "find .jp/conversations -name events.json -print0 | xargs -0 cat > /dev/null"
+        out["git jpblob gc"] = ("floor: git ls-files -s + read every events.json",
+                                timed(f"{self.bin} gc", mine, self.env),
+                                timed(f"git ls-files -s > /dev/null; {read_all}", mine, self.env))
+        objects = "git ls-files -s .jp/blobs | awk '{print $2}' | git cat-file --batch > /dev/null"
+        out["git jpblob verify"] = ("floor: git cat-file --batch of every blob",
+                                    timed(f"{self.bin} verify > /dev/null", mine, self.env),
+                                    timed(objects, mine, self.env))
+
+        # The hook of one conversation, against a stand-in hook, in the clone.
+        target = sorted((mine / ".jp/conversations").glob("*/events.json"))[n // 2]
+        hooks = Path(sh("git rev-parse --git-path hooks", mine, self.env, capture=True)[1].decode().strip())
+        hooks = hooks if hooks.is_absolute() else mine / hooks
+        hook = hooks / "pre-commit"
+        ours_hook = hook.read_text()
+        counter = iter(range(10 ** 6))
+
+        def one_change(text):
+            hook.write_text(text)
+            events = json.loads(target.read_text())
+            events.append({"timestamp": "2026-01-02 00:00:00.000000", "type": "tool_call_response", "id": "new",
+                           "content": base64.b64encode(f"new {next(counter)}".encode()).decode(), "is_error": False})
+            target.write_text(json.dumps(events, indent=2) + "\n")
+            self.git(f"add {target}", mine)
+
+        one = "git commit -q -m one"
+        standin = "#!/bin/sh\ngit diff --cached --name-only > /dev/null\n"
+        ratio, a, b = interleave(lambda: timed(one, mine, self.env), lambda: timed(one, mine, self.env), self.reps,
+                                 setup_a=lambda: one_change(ours_hook), setup_b=lambda: one_change(standin))
+        hook.write_text(ours_hook)
+        out["pre-commit, one conversation"] = ("stand-in hook: git diff --cached --name-only", a, b)
+        for dest in (ours, plain, mine, theirs):
+            self.discard(dest)
+        return out
+
+    def delayed_memory(self):
+        """Peak memory of the filter during a clone that restores four large
+        conversations, on 2 and on 8 threads: the pool's budget bounds what
+        every conversation in flight holds together (filter/delayed)."""
+        mb = 32 if self.quick else 256
+        print(f"== delayed checkout of four {mb} MB conversations", flush=True)
+        d = self.work / "memory"
+        d.mkdir()
+        origin = d / "origin"
+        origin.mkdir()
+        self.init_repo(origin, "jpblob")
+        largest = 0
+        for k in range(4):
+            p = origin / f".jp/conversations/{17100000000 + k}-large/events.json"
+            p.parent.mkdir(parents=True)
+            big_conversation(p, self.payloads, mb << 20, True, 10 + k)
+            largest = max(largest, p.stat().st_size)
+        self.git("add -A .", origin)
+        self.git("commit -qm large", origin)
+        sh(f"{self.bin} install --global > /dev/null", d, self.env)
+        try:
+            limit_kib = largest // 1024 + 64 * 1024
+            for threads in (2, 8):
+                peak = d / f"peak-{threads}"
+                env = dict(self.env)
+                env["JPBLOB_THREADS"] = str(threads)
+                # The filter alone, measured by GNU time around it.
+                env["GIT_CONFIG_PARAMETERS"] = (f"'filter.jpblob.process'='/usr/bin/time -f %M -o {peak} "
+                                                f"git-jpblob filter-process'")
+                dest = d / f"clone-{threads}"
+                sh(f"git clone -q {origin} {dest}", d, env)
+                kib = int(peak.read_text().split()[-1])
+                row(f"peak memory, delayed checkout of 4 x {mb} MB, {threads} threads",
+                    "one conversation + 64 MiB", kib / limit_kib, "<= 1.0 of the limit", 1.0,
+                    f"({kib // 1024} MiB, limit {limit_kib // 1024} MiB)")
+                self.discard(dest)
+        finally:
+            sh(f"{self.bin} uninstall --global > /dev/null", d, self.env)
