@@ -1,6 +1,7 @@
 #include "core/documents/document.hpp"
 
 #include <fnmatch.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 
@@ -44,6 +45,22 @@ bool name_matches(const DocumentType& type, const std::string& name) {
 
 std::string folder_of(const DocumentType& type) {
   return std::string(type.root) + "/" + std::string(type.folder) + "/";
+}
+
+// Whether `folder` (".claude/projects") and each folder on the way are
+// real folders, or absent. Another tool's folder may be a user's link
+// (`.claude` to a shared configuration): git tracks nothing beyond a link,
+// so nothing of ours is there, and it is passed over, never followed, where
+// a link in `.jp` is refused.
+bool own_folder(const SafeDir& base, const fs::path& folder) {
+  fs::path on_the_way;
+  for (const auto& part : folder) {
+    on_the_way /= part;
+    const auto st = base.lstat(on_the_way);
+    if (!st) return true;  // absent: nothing to list
+    if (!S_ISDIR(st->st_mode)) return false;
+  }
+  return true;
 }
 
 }  // namespace
@@ -114,6 +131,7 @@ std::vector<fs::path> list_documents(const SafeDir& base, const fs::path& storag
     // Another tool's folder is only where a work tree's top is the base.
     if (type.root != kStorageFolder && storage != fs::path(kStorageFolder)) continue;
     const fs::path folder = type.root == kStorageFolder ? storage / type.folder : fs::path(type.root) / type.folder;
+    if (type.root != kStorageFolder && !own_folder(base, folder)) continue;
     base.find_files(
         folder,
         [&](const std::string& name) { return name_matches(type, name) || temporary(name); }, found);

@@ -132,4 +132,22 @@ PY
   assert_no_changes
 }
 case_ "a new image in the transcript: staged, kept by gc before the commit, committed with it" new_image_staged
+
+# .claude is the user's too: a link there (to a configuration shared by
+# several projects) holds nothing git tracks, and is passed over; a link
+# where a transcript would be read is refused, as below .jp.
+claude_links() {
+  git init -q "$TEST_ROOT/linked" && cd "$TEST_ROOT/linked"
+  mkdir -p "$TEST_ROOT/shared-claude/projects/p"
+  cp "$TEST_ROOT/transcript.jsonl" "$TEST_ROOT/shared-claude/projects/p/s.jsonl"
+  ln -s "$TEST_ROOT/shared-claude" .claude
+  git jpblob stats > stats.out 2>&1 || fail "stats failed beside a linked .claude: $(cat stats.out)"
+  git jpblob gc --prune=now > gc.out 2>&1 || fail "gc failed beside a linked .claude: $(cat gc.out)"
+  git jpblob verify > /dev/null 2>&1 || fail "verify failed beside a linked .claude"
+  rm .claude && mkdir -p .claude/projects/p
+  ln -s "$TEST_ROOT/shared-claude/projects/p/s.jsonl" .claude/projects/p/s.jsonl
+  if git jpblob gc --prune=now > gc.out 2>&1; then fail "gc read a transcript through a link"; fi
+  grep -q "refusing .claude/projects/p/s.jsonl: it is a symbolic link" gc.out || fail "gc: $(cat gc.out)"
+}
+case_ "a linked .claude is passed over; a linked transcript below .claude/projects is refused" claude_links
 pass
