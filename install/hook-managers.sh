@@ -1,10 +1,15 @@
 #!/usr/bin/env bash
 # Installs husky and lefthook from the npm registry into build/hook-managers,
 # for the e2e tests of the hook managers (the pre-commit framework comes
-# from Debian, in deps.sh). Safe to run again: npm skips what is there.
+# from Debian, in deps.sh), and through install/agent-clients.sh oh-my-pi
+# and bun into build/agent-clients. Safe to run again: npm skips what is
+# there.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 dest="$root/build/hook-managers"
+# The coding agents for the real-client session test, beside them (best
+# effort: that test skips without them).
+"$root/install/agent-clients.sh"
 mkdir -p "$dest"
 if [ -x "$dest/node_modules/.bin/husky" ] && [ -x "$dest/node_modules/.bin/lefthook" ]; then exit 0; fi
 # --ignore-scripts: lefthook's postinstall would run `lefthook install` in the

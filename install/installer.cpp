@@ -94,15 +94,16 @@ const std::vector<std::string>& attribute_lines() { return document_attribute_li
 const std::vector<std::pair<std::string, std::string>>& legacy_attribute_lines() {
   static const std::vector<std::pair<std::string, std::string>> lines = [] {
     // Lines earlier versions wrote, each with the line that replaces it
-    // (attribute_lines(): conversations, sessions, the store).
+    // (attribute_lines(): conversations, sessions, Claude Code transcripts,
+    // and last the store).
     const std::string store(kWorkTreeStore);
     const auto& now = attribute_lines();
     return std::vector<std::pair<std::string, std::string>>{
         {".jp/conversations/**/events.json filter=jpblob diff=jpblob -text", now[0]},
         {".jp/sessions/**/*.jsonl filter=jpblob -text", now[1]},
-        {store + "/** -text diff=jpblob linguist-generated", now[2]},
-        {store + "/** -text diff=jpblob", now[2]},
-        {store + "/** -text -diff", now[2]}};
+        {store + "/** -text diff=jpblob linguist-generated", now.back()},
+        {store + "/** -text diff=jpblob", now.back()},
+        {store + "/** -text -diff", now.back()}};
   }();
   return lines;
 }

@@ -73,6 +73,14 @@ std::optional<std::uint64_t> artifact_number(std::string_view name) {
   return std::stoull(std::string(name.substr(0, dot)));
 }
 
+// Whether an agent output id's last component is numbered ("Anna.3-C"):
+// the allocator numbers only among those.
+bool numbered_last(std::string_view id) {
+  const auto last = id.rfind('.') == std::string_view::npos ? 0 : id.rfind('.') + 1;
+  const auto dash = id.find('-', last);
+  return dash != std::string_view::npos && is_valid_artifact_id(id.substr(last, dash - last));
+}
+
 // The index of an agent output id's last component: "0-P.12-C" → 12.
 std::uint64_t agent_index(std::string_view id) {
   const auto last = id.rfind('.') == std::string_view::npos ? 0 : id.rfind('.') + 1;
@@ -125,14 +133,13 @@ bool is_valid_artifact_id(std::string_view id) { return id.size() <= 18 && all_d
 
 bool is_valid_agent_id(std::string_view id) {
   if (id.empty() || id.size() > 255) return false;
+  // Each component is a name: "0-Reviewer" (git-jpblob's and older
+  // oh-my-pi's numbered form) and "Anna", "Anna-2" (oh-my-pi's name-first
+  // form since 2026) alike.
   std::size_t start = 0;
   for (;;) {
     const auto end = std::min(id.find('.', start), id.size());
-    const std::string_view part = id.substr(start, end - start);
-    const auto dash = part.find('-');
-    if (dash == std::string_view::npos || !is_valid_artifact_id(part.substr(0, dash)) ||
-        !is_valid_name(part.substr(dash + 1)))
-      return false;
+    if (!is_valid_name(id.substr(start, end - start))) return false;
     if (end == id.size()) return true;
     start = end + 1;
   }
@@ -177,7 +184,8 @@ AllocatedFile AgentOutputAllocator::allocate(std::string_view name, std::string_
   // (outputs are few), so other processes' outputs count too.
   std::uint64_t next = 0;
   for (const auto& entry : folder_names(dir.get(), dir_.string()))
-    if (auto id = agent_id_of(entry); id && is_child_of(*id, parent)) next = std::max(next, agent_index(*id) + 1);
+    if (auto id = agent_id_of(entry); id && numbered_last(*id) && is_child_of(*id, parent))
+      next = std::max(next, agent_index(*id) + 1);
   for (int attempt = 0; attempt < 10000; ++attempt, ++next) {
     const std::string number = std::to_string(next);
     const std::string id = prefix + number + "-" + std::string(name);
@@ -187,8 +195,8 @@ AllocatedFile AgentOutputAllocator::allocate(std::string_view name, std::string_
     if (!fd.valid()) continue;
     bool contested = false;
     for (const auto& entry : folder_names(dir.get(), dir_.string()))
-      if (auto other = agent_id_of(entry);
-          other && *other != id && is_child_of(*other, parent) && agent_index(*other) == next)
+      if (auto other = agent_id_of(entry); other && *other != id && numbered_last(*other) &&
+                                           is_child_of(*other, parent) && agent_index(*other) == next)
         contested = true;
     if (contested) {
       ::unlinkat(dir.get(), file.c_str(), 0);

@@ -42,8 +42,9 @@ std::filesystem::path checked_artifacts_dir(const std::filesystem::path& session
 bool is_valid_name(std::string_view name);
 // An artifact id: 1–18 decimal digits.
 bool is_valid_artifact_id(std::string_view id);
-// An agent output id: `<n>-<name>` components joined by '.', at most 255
-// characters, e.g. "0-Parent.1-Child".
+// An agent output id: names joined by '.', at most 255 characters:
+// numbered ("0-Parent.1-Child", what AgentOutputAllocator writes) or
+// name-first as oh-my-pi writes them ("Anna", "Anna-2", "Parent.Child").
 bool is_valid_agent_id(std::string_view id);
 
 struct AllocatedFile {

@@ -234,11 +234,11 @@ ResolvedUrl UrlResolver::agent(std::string_view rest, const PageOptions& page) c
     if (slash == std::string_view::npos) break;
     start = slash + 1;
   }
-  const std::string id = segments.front();
+  std::string id = segments.front();
   segments.erase(segments.begin());
   if (!segments.empty() && segments.back().empty()) segments.pop_back();  // a trailing slash
   if (!is_valid_agent_id(id))
-    throw Error("agent://" + std::string(rest) + ": '" + id + "' is not an agent output id (<n>-<name>[.<n>-<name>…])",
+    throw Error("agent://" + std::string(rest) + ": '" + id + "' is not an agent output id (<name>[.<name>…], a name being 1-64 letters, digits, '_' or '-')",
                 ErrorKind::Usage);
   std::optional<std::string> q;
   if (!query.empty()) {
@@ -246,6 +246,22 @@ ResolvedUrl UrlResolver::agent(std::string_view rest, const PageOptions& page) c
       throw Error("agent://" + id + ": the only query is ?q=<.key, [n] or ['key'] chain>", ErrorKind::Usage);
     q = percent_decode(query.substr(2));
     if (!q) throw Error("agent://" + id + ": bad percent escape in the query", ErrorKind::Usage);
+  }
+  // oh-my-pi's hierarchy hop: agent://Parent/Child names the nested output
+  // Parent.Child.md when there is one; otherwise the path extracts from
+  // Parent.md as before.
+  if (!segments.empty() && !q && artifacts_dir_ && is_valid_agent_id(id)) {
+    std::string nested = id;
+    bool names = true;
+    for (const auto& s : segments) {
+      names = names && is_valid_name(s);
+      nested += "." + s;
+    }
+    std::error_code ec;
+    if (names && is_valid_agent_id(nested) && fs::exists(fs::symlink_status(*artifacts_dir_ / (nested + ".md"), ec))) {
+      id = std::move(nested);
+      segments.clear();
+    }
   }
   const bool extracting = !segments.empty() || q;
   if (!segments.empty() && q)

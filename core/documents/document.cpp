@@ -1,6 +1,7 @@
 #include "core/documents/document.hpp"
 
 #include <fnmatch.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 
@@ -17,9 +18,15 @@ const std::vector<DocumentType>& document_types() {
   // conversation's payloads through textconv; merge=jpblob merges appended
   // events by themselves (core/merge/merge).
   static const std::vector<DocumentType> types = {
-      {DocumentKind::Conversation, "conversation", "conversations", "**/events.json",
+      {DocumentKind::Conversation, "conversation", kStorageFolder, "conversations", "**/events.json",
        "filter=jpblob diff=jpblob merge=jpblob -text", {"metadata.json", "base_config.json"}},
-      {DocumentKind::Session, "session", "sessions", "**/*.jsonl", "filter=jpblob merge=jpblob -text", {}},
+      {DocumentKind::Session, "session", kStorageFolder, "sessions", "**/*.jsonl", "filter=jpblob merge=jpblob -text",
+       {}},
+      // Claude Code transcripts, committed where Claude Code keeps them
+      // (~/.claude/projects/<project>/<session>.jsonl) below the project's
+      // own .claude folder: docs/FORMAT.md, "Agent sessions".
+      {DocumentKind::Session, "session", ".claude", "projects", "**/*.jsonl", "filter=jpblob merge=jpblob -text",
+       {}},
   };
   return types;
 }
@@ -37,7 +44,23 @@ bool name_matches(const DocumentType& type, const std::string& name) {
 }
 
 std::string folder_of(const DocumentType& type) {
-  return std::string(kStorageFolder) + "/" + std::string(type.folder) + "/";
+  return std::string(type.root) + "/" + std::string(type.folder) + "/";
+}
+
+// Whether `folder` (".claude/projects") and each folder on the way are
+// real folders, or absent. Another tool's folder may be a user's link
+// (`.claude` to a shared configuration): git tracks nothing beyond a link,
+// so nothing of ours is there, and it is passed over, never followed, where
+// a link in `.jp` is refused.
+bool own_folder(const SafeDir& base, const fs::path& folder) {
+  fs::path on_the_way;
+  for (const auto& part : folder) {
+    on_the_way /= part;
+    const auto st = base.lstat(on_the_way);
+    if (!st) return true;  // absent: nothing to list
+    if (!S_ISDIR(st->st_mode)) return false;
+  }
+  return true;
 }
 
 }  // namespace
@@ -55,6 +78,19 @@ std::optional<DocumentKind> document_kind_at(std::string_view repo_path) {
     if (!name.empty() && name_matches(type, name)) return type.kind;
   }
   return std::nullopt;
+}
+
+const std::vector<std::string>& document_roots() {
+  static const std::vector<std::string> roots = [] {
+    std::vector<std::string> out;
+    for (const DocumentType& type : document_types()) {
+      std::string root = type.root == kStorageFolder ? std::string(kStorageFolder) : folder_of(type);
+      if (root.ends_with('/')) root.pop_back();
+      if (std::find(out.begin(), out.end(), root) == out.end()) out.push_back(std::move(root));
+    }
+    return out;
+  }();
+  return roots;
 }
 
 const std::vector<std::string>& document_pathspecs() {
@@ -91,10 +127,15 @@ std::vector<fs::path> list_documents(const SafeDir& base, const fs::path& storag
     return temporaries && name.starts_with(AtomicFile::kTempPrefix);
   };
   std::vector<fs::path> found;
-  for (const DocumentType& type : document_types())
+  for (const DocumentType& type : document_types()) {
+    // Another tool's folder is only where a work tree's top is the base.
+    if (type.root != kStorageFolder && storage != fs::path(kStorageFolder)) continue;
+    const fs::path folder = type.root == kStorageFolder ? storage / type.folder : fs::path(type.root) / type.folder;
+    if (type.root != kStorageFolder && !own_folder(base, folder)) continue;
     base.find_files(
-        storage / type.folder,
+        folder,
         [&](const std::string& name) { return name_matches(type, name) || temporary(name); }, found);
+  }
   // One walk for both: gc's sweep of temporaries used to walk the
   // document folders a second time, one folder per conversation.
   std::vector<fs::path> out;

@@ -26,7 +26,11 @@ enum class DocumentKind { Conversation, Session };
 struct DocumentType {
   DocumentKind kind;
   std::string_view name;        // "conversation", for messages
-  std::string_view folder;      // below a storage folder (`.jp`)
+  // Where the kind's folder is, relative to a work tree's top: kStorageFolder
+  // (`.jp`, which a JP storage folder given with --store stands for), or a
+  // folder of another tool (`.claude`), which only a work tree has.
+  std::string_view root;
+  std::string_view folder;      // below `root`
   std::string_view file_glob;   // below `folder`, in git's glob syntax
   std::string_view attributes;  // what install writes after the path in .gitattributes
   // The other files a document of this kind keeps beside it (`files`).
@@ -43,9 +47,13 @@ DocumentKind document_kind(std::string_view path);
 
 // The kind of document at a path relative to a work tree's top when it is
 // one by the table (".jp/conversations/<any>/events.json", ".jp/sessions/
-// <any>.jsonl"), nullopt otherwise. Files routed to the filter from
+// <any>.jsonl", ".claude/projects/<any>.jsonl"), nullopt otherwise. Files routed to the filter from
 // elsewhere by .gitattributes are not known from the path alone.
 std::optional<DocumentKind> document_kind_at(std::string_view repo_path);
+
+// The folders below which a tree holds documents by the table (".jp",
+// ".claude/projects"): what is read of a commit's tree.
+const std::vector<std::string>& document_roots();
 
 // Git pathspecs of every document in a repository: the conversations and
 // sessions under .jp, and any file .gitattributes routes to the filter.
@@ -56,7 +64,9 @@ const std::vector<std::string>& document_pathspecs();
 const std::vector<std::string>& document_attribute_lines();
 
 // Every document under a JP storage folder (`storage`, relative to
-// `base`: `.jp` in a work tree), by the table, relative to `base`, sorted.
+// `base`: `.jp` in a work tree), by the table, relative to `base`, sorted;
+// when `storage` is `.jp`, the documents of the table's other roots
+// (`.claude/projects`) too.
 // No link is followed; one where a document would be read is refused.
 // Throws Error when a folder cannot be read. With `temporaries`, the same
 // walk also appends to it, sorted, the AtomicFile temporaries (named

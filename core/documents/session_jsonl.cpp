@@ -1,5 +1,6 @@
 #include "core/documents/session_jsonl.hpp"
 
+#include <algorithm>
 #include <functional>
 #include <map>
 
@@ -10,6 +11,8 @@
 #include "core/format/payload.hpp"
 #include "core/format/reference.hpp"
 #include "core/store/restore_budget.hpp"
+#include "core/documents/image_sites.hpp"
+#include "core/format/json_string.hpp"
 
 namespace jpblob {
 
@@ -51,39 +54,7 @@ BadLines scan_lines(std::string_view text, const std::function<void(const JsonTr
   return bad;
 }
 
-// The `data` string of every image block in one line, in document order.
-void find_image_data(const JsonTree& t, std::vector<std::uint32_t>& out) {
-  // Iterative: a line's nesting is bounded only by memory.
-  std::vector<std::uint32_t> stack = {t.root()};
-  std::vector<std::uint32_t> children;
-  while (!stack.empty()) {
-    const std::uint32_t i = stack.back();
-    stack.pop_back();
-    const JsonNode& n = t.node(i);
-    if (n.kind != JsonKind::Array && n.kind != JsonKind::Object) continue;
-    const bool content_array = n.kind == JsonKind::Array && i != t.root() && t.key_is(i, "content");
-    children.clear();
-    for (auto c = n.first_child; c != kNoNode; c = t.node(c).next_sibling) {
-      children.push_back(c);
-      if (!content_array || t.node(c).kind != JsonKind::Object) continue;
-      const auto type = t.member(c, "type");
-      const auto data = t.member(c, "data");
-      if (type != kNoNode && data != kNoNode && t.node(data).kind == JsonKind::String &&
-          t.node(type).kind == JsonKind::String && t.span(type) == "\"image\"")
-        out.push_back(data);
-    }
-    // Push in reverse so the walk visits children in document order.
-    for (auto it = children.rbegin(); it != children.rend(); ++it) stack.push_back(*it);
-  }
-}
-
 std::string_view inner(std::string_view token) { return token.substr(1, token.size() - 2); }
-
-// Whether `token` (quotes included) is inline image data externalize takes.
-bool externalizable(std::string_view token) {
-  return token.size() - 2 >= kImageExternalizeThreshold &&
-         base64_is_canonical(inner(token), Base64Alphabet::Standard);
-}
 
 void add_bad_lines_warning(const BadLines& bad, const std::string& path, TransformReport& report) {
   if (bad.count == 0) return;
@@ -101,21 +72,35 @@ struct Splice {
 TransformReport externalize_session(std::string_view input, const BlobStore& store,
                                     const CleanOptions& options, const OutputSink& out) {
   std::vector<Splice> splices;
-  std::vector<std::uint32_t> data;
+  std::vector<ImageSite> sites;
+  std::vector<ImageSite> chosen;
   const BadLines bad = scan_lines(input, [&](const JsonTree& line) {
-    data.clear();
-    find_image_data(line, data);
-    for (auto d : data)
-      if (externalizable(line.span(d))) splices.push_back({line.node(d).begin, line.node(d).end});
+    sites.clear();
+    find_image_sites(line, sites);
+    for (const auto& site : sites) {
+      splices.push_back({line.node(site.node).begin, line.node(site.node).end});
+      chosen.push_back(site);
+    }
   });
   TransformReport report;
   add_bad_lines_warning(bad, options.path, report);
 
-  std::vector<std::string> decoded(splices.size());
+  // Decoding decides which sites move; a site whose value stays inline
+  // leaves an empty slot, dropped below.
+  std::vector<std::optional<std::string>> payload(splices.size());
   parallel_for(splices.size(), [&](std::size_t k) {
-    decoded[k] = *base64_decode(inner(input.substr(splices[k].begin, splices[k].end - splices[k].begin)),
-                                Base64Alphabet::Standard);
+    payload[k] = inline_image_bytes(input.substr(splices[k].begin, splices[k].end - splices[k].begin), chosen[k]);
   });
+  std::vector<std::string> decoded;
+  {
+    std::size_t kept = 0;
+    for (std::size_t k = 0; k < splices.size(); ++k) {
+      if (!payload[k]) continue;
+      splices[kept++] = splices[k];
+      decoded.push_back(std::move(*payload[k]));
+    }
+    splices.resize(kept);
+  }
   if (options.may_reference) {  // the others stay inline (CleanOptions::may_reference)
     std::size_t kept = 0;
     for (std::size_t k = 0; k < splices.size(); ++k) {
@@ -150,25 +135,29 @@ TransformReport load_session(std::string_view input, const BlobSource& source,
   struct Restore {
     Splice at;
     Digest digest;
+    ImageSite site;
   };
   std::vector<Restore> restores;
-  std::vector<std::uint32_t> data;
+  std::vector<ImageSite> sites;
   // Lines that are not JSON were reported when the file was added; git
   // loads a file far more often, so loading stays quiet about them.
   scan_lines(input, [&](const JsonTree& line) {
-    data.clear();
-    find_image_data(line, data);
-    for (auto d : data)
-      if (auto digest = parse_blob_url(inner(line.span(d))))
-        restores.push_back({{line.node(d).begin, line.node(d).end}, *digest});
+    sites.clear();
+    find_image_sites(line, sites);
+    for (const auto& site : sites)
+      if (auto digest = parse_blob_url(inner(line.span(site.node))))
+        restores.push_back({{line.node(site.node).begin, line.node(site.node).end}, *digest, site});
   });
   TransformReport report;
 
-  // Each distinct blob is fetched once, on every core.
-  std::map<Digest, std::size_t> index;
-  std::vector<Digest> wanted;
+  // Each distinct blob is fetched once, on every core (once for each
+  // encoding it is restored in: in practice one).
+  using Wanted = std::pair<Digest, ImageEncoding>;
+  std::map<Wanted, std::size_t> index;
+  std::vector<Wanted> wanted;
   for (const auto& r : restores)
-    if (index.emplace(r.digest, wanted.size()).second) wanted.push_back(r.digest);
+    if (index.emplace(Wanted{r.digest, r.site.encoding}, wanted.size()).second)
+      wanted.push_back({r.digest, r.site.encoding});
   std::vector<std::string> tokens(wanted.size());
   std::vector<std::string> problems(wanted.size());
   // A session's blob: URLs declare no size: the distinct blobs are charged
@@ -184,33 +173,33 @@ TransformReport load_session(std::string_view input, const BlobSource& source,
   parallel_for(wanted.size(), [&](std::size_t k) {
     std::optional<std::string> bytes;
     try {
-      bytes = source.fetch(wanted[k], std::nullopt);
+      bytes = source.fetch(wanted[k].first, std::nullopt);
     } catch (const Error& e) {
       problems[k] = std::string(e.what()) + "; left as a reference in " + options.path;
       return;
     }
     if (!bytes) {
-      problems[k] = "blob " + wanted[k].hex() + " referenced by " + options.path +
+      problems[k] = "blob " + wanted[k].first.hex() + " referenced by " + options.path +
                     " is missing; left as a reference";
       return;
     }
-    distinct.charge(quoted_base64_length(bytes->size()), &wanted[k]);
-    std::string token = "\"";
-    append_base64(token, *bytes, Base64Alphabet::Standard);
-    token.push_back('"');
+    distinct.charge(wanted[k].second == ImageEncoding::Base64 ? quoted_base64_length(bytes->size())
+                                                              : json_string_length(*bytes),
+                    &wanted[k].first);
     // Restore only what externalizing would turn back into this very
     // reference, so a hand-written reference to a small blob stays put and
     // the round trip holds for every committed file.
-    if (externalizable(token)) tokens[k] = std::move(token);
+    if (auto token = restored_image_token(*bytes, wanted[k].second)) tokens[k] = std::move(*token);
   });
   for (const auto& p : problems)
-    if (!p.empty()) report.warnings.push_back(p);
+    if (!p.empty() && std::find(report.warnings.begin(), report.warnings.end(), p) == report.warnings.end())
+      report.warnings.push_back(p);
 
   std::string output;
   std::size_t copied = 0;
   for (const auto& r : restores) {
-    const std::string& token = tokens[index[r.digest]];
-    if (token.empty()) {
+    const std::string& token = tokens[index[Wanted{r.digest, r.site.encoding}]];
+    if (token.empty() || !restored_fits(token, r.site)) {
       budget.charge(r.at.end - r.at.begin);
       continue;
     }
@@ -231,17 +220,15 @@ TransformReport load_session(std::string_view input, const BlobSource& source,
 
 SessionImages session_images(std::string_view input) {
   SessionImages images;
-  std::vector<std::uint32_t> data;
+  std::vector<ImageSite> sites;
   scan_lines(input, [&](const JsonTree& line) {
-    data.clear();
-    find_image_data(line, data);
-    for (auto d : data) {
-      const std::string_view token = line.span(d);
+    sites.clear();
+    find_image_sites(line, sites);
+    for (const auto& site : sites) {
+      const std::string_view token = line.span(site.node);
       if (auto digest = parse_blob_url(inner(token))) images.referenced.push_back(*digest);
-      else if (externalizable(token)) {
-        const std::string bytes = *base64_decode(inner(token), Base64Alphabet::Standard);
-        images.inline_images.push_back({Sha256::of(bytes), bytes.size()});
-      }
+      else if (auto bytes = inline_image_bytes(token, site))
+        images.inline_images.push_back({Sha256::of(*bytes), bytes->size()});
     }
   });
   return images;

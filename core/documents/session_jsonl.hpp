@@ -1,17 +1,17 @@
 // Coding-agent session files (docs/FORMAT.md, "Agent sessions"): JSON Lines, one entry a line.
 //
-// Image blocks inside `content` arrays carry their picture as base64 in
-// `data`. Externalizing (the clean direction) stores the decoded bytes in the
-// same gzip blob store as conversations and writes "blob:sha256:<hex>" in
-// place of the base64; loading (the smudge direction) puts the base64 back.
-// Every other byte of the file is kept as it was, so a session round-trips
-// byte for byte.
+// Image payloads (core/documents/image_sites: pi's and oh-my-pi's image
+// blocks, oh-my-pi's `images`, `image_generation_call` results and
+// `image_url` data URLs, Claude Code's base64 image sources) are stored in
+// the same gzip blob store as conversations, and "blob:sha256:<hex>" is
+// written in their place; loading (the smudge direction) puts the value
+// back. Every other byte of the file is kept as it was, so a session
+// round-trips byte for byte.
 //
 // Rules:
-// - An image block is an object element of an array held under a key
-//   `content`, at any depth, with "type": "image" and a string `data`.
-// - Only canonical standard base64 of at least kImageExternalizeThreshold
-//   characters is externalized: exactly what loading writes back.
+// - Only a value that loading writes back exactly is externalized:
+//   canonical standard base64 (of at least the site's threshold), or a
+//   data URL in its canonical JSON spelling.
 // - A line that is not valid JSON (a session cut short by a killed agent)
 //   stays as it is, with one warning when externalizing; the other lines
 //   are still processed.
@@ -27,12 +27,10 @@
 #include <vector>
 
 #include "core/store/blob_store.hpp"
+#include "core/documents/image_sites.hpp"
 #include "core/documents/transform.hpp"
 
 namespace jpblob {
-
-// The seed's BLOB_EXTERNALIZE_THRESHOLD: base64 characters.
-inline constexpr std::size_t kImageExternalizeThreshold = 1024;
 
 // Externalizes the large images of a session. Throws Error when a blob
 // cannot be stored; nothing has been written to `out` then.

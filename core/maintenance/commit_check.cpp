@@ -30,7 +30,7 @@ void CommitChecker::check(const std::string& commit, std::size_t& references,
     std::string mode, id;
   };
   std::unordered_map<std::string, Entry> files;  // path -> entry
-  for (TreeEntry& e : git_.tree_entries(commit, {std::string(kStorageFolder)}))
+  for (TreeEntry& e : git_.tree_entries(commit, document_roots()))
     files.emplace(std::move(e.path), Entry{std::move(e.mode), std::move(e.id)});
   const std::string short_commit = commit.substr(0, 12);
   for (const auto& [path, entry] : files) {

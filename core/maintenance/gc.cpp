@@ -43,7 +43,7 @@ DigestSet reflog_references(const Workspace& ws, const LiveSet& live) {
     for (auto& c : GitCli(wt).rev_list({"--no-walk", "--reflog"})) commits.insert(std::move(c));
   }
   for (const std::string& commit : commits) {
-    for (const TreeEntry& e : git.tree_entries(commit, {std::string(kStorageFolder)})) {
+    for (const TreeEntry& e : git.tree_entries(commit, document_roots())) {
       const auto kind = document_kind_at(e.path);
       if (!kind || !e.mode.starts_with("100") || !documents.insert(e.id).second) continue;
       if (live.versions.count(read_as(e.id, *kind))) continue;

@@ -44,7 +44,7 @@ void add_files(const SafeDir& base, const fs::path& storage, const std::string& 
 void add_pending(const GitCli& git, const std::vector<std::string>& commits, DocumentOrigin origin,
                  std::unordered_set<std::string>& seen, std::vector<Source>& out) {
   for (const std::string& commit : commits) {
-    for (const TreeEntry& e : git.tree_entries(commit, {std::string(kStorageFolder)})) {
+    for (const TreeEntry& e : git.tree_entries(commit, document_roots())) {
       const auto kind = document_kind_at(e.path);
       if (!kind || !e.mode.starts_with("100") || !seen.insert(e.id).second) continue;
       out.push_back(

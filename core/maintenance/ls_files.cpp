@@ -20,7 +20,7 @@ std::vector<ListedDocument> list_documents_with_blobs(const GitRepo& repo, const
   if (commit) {
     const auto resolved = git.resolve_commit(*commit);
     if (!resolved) throw Error("'" + *commit + "' names no commit", ErrorKind::Usage);
-    for (const TreeEntry& e : git.tree_entries(*resolved, {std::string(kStorageFolder)})) {
+    for (const TreeEntry& e : git.tree_entries(*resolved, document_roots())) {
       if (!e.mode.starts_with("100")) continue;
       if (const auto kind = document_kind_at(e.path)) versions.push_back({e.path, e.id, *kind});
       files.insert(e.path);

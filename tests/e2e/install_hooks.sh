@@ -149,7 +149,11 @@ old_store_line_upgraded() {
     [ "$(sed -n 1p .gitattributes)" = '.jp/conversations/**/events.json filter=jpblob diff=jpblob merge=jpblob -text' ] ||
       fail "the conversations line was not upgraded: $(cat .gitattributes)"
     [ "$(sed -n 3p .gitattributes)" = "$store_line" ] || fail "'$old' not upgraded in place: $(cat .gitattributes)"
-    [ "$(wc -l < .gitattributes)" -eq 4 ] || fail "lines added beside the upgrade: $(cat .gitattributes)"
+    # The one line added is the Claude Code transcripts' row, which no old
+    # version wrote.
+    [ "$(wc -l < .gitattributes)" -eq 5 ] || fail "lines added beside the upgrade: $(cat .gitattributes)"
+    [ "$(tail -n 1 .gitattributes)" = '.claude/projects/**/*.jsonl filter=jpblob merge=jpblob -text' ] ||
+      fail "the transcripts' line is not the one added: $(cat .gitattributes)"
     git jpblob install --local | grep -qx "Nothing to change." || fail "a second install changed something"
     git jpblob uninstall --local > /dev/null
     [ "$(cat .gitattributes)" = '*.png binary' ] || fail "uninstall left: $(cat .gitattributes)"

@@ -354,3 +354,38 @@ commit_conversation() {
   git add ".jp/conversations/$1"
   git commit -qm "$1"
 }
+
+# An oh-my-pi session in its current format (title slot, version 3 header,
+# id/parentId): an image block, `images`, an OpenAI image_generation_call
+# and an image_url data URL. Prints the digests oh-my-pi would name, one a
+# line: of decoded base64, and of the data URL's text.
+write_omp_session() {
+  python3 - "$1" <<'PY'
+import base64, hashlib, json, os, random, sys
+path = sys.argv[1]
+os.makedirs(os.path.dirname(path), exist_ok=True)
+rng = random.Random(3)
+raw = lambda n: bytes(rng.getrandbits(8) for _ in range(n))
+block, attached, generated = raw(9000), raw(4000), raw(12000)
+url = "data:image/png;base64," + base64.b64encode(raw(40)).decode()
+b64 = lambda b: base64.b64encode(b).decode()
+title = '{"type":"title","v":1,"title":"","updatedAt":"2026-11-20T10:00:00.000Z","pad":"'
+title += " " * (255 - len(title) - 2) + '"}'
+lines = [
+    {"type": "session", "version": 3, "id": "0b7a", "timestamp": "2026-11-20T10:00:00.000Z", "cwd": "/home/u/proj"},
+    {"type": "message", "id": "e1", "parentId": None, "message": {"role": "user", "content": [
+        {"type": "text", "text": "look"}, {"type": "image", "data": b64(block), "mimeType": "image/png"}],
+        "images": [{"data": b64(attached), "mimeType": "image/webp"}]}},
+    {"type": "message", "id": "e2", "parentId": "e1", "message": {"role": "assistant", "content": [{"type": "text", "text": "drawn"}],
+        "providerPayload": {"type": "openaiResponsesHistory", "items": [
+            {"type": "image_generation_call", "id": "ig_1", "status": "completed", "result": b64(generated)},
+            {"type": "message", "role": "user", "content": [{"type": "input_image", "image_url": url, "detail": "auto"}]}]}}},
+]
+with open(path, "w") as f:
+    f.write(title + "\n")
+    for l in lines:
+        f.write(json.dumps(l, separators=(",", ":")) + "\n")
+for b in (block, attached, generated, url.encode()):
+    print(hashlib.sha256(b).hexdigest())
+PY
+}

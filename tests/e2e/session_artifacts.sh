@@ -111,6 +111,20 @@ agent_extraction() {
 }
 case_ "subagent outputs through agent://, with extraction" agent_extraction
 
+# Today's oh-my-pi names subagent outputs by name: Anna, a repeated name
+# Anna-2, Anna's child Anna.Bob, reached as agent://Anna/Bob too.
+name_first_ids() {
+  printf 'first\n' > "$artifacts/Anna.md"
+  printf 'second\n' > "$artifacts/Anna-2.md"
+  printf '{"verdict":"ok"}\n' > "$artifacts/Anna.Bob.md"
+  [ "$(git jpblob cat 'agent://Anna-2' --session "$session")" = "second" ] || fail "agent://Anna-2"
+  [ "$(git jpblob cat 'agent://Anna.Bob' --session "$session")" = '{"verdict":"ok"}' ] || fail "agent://Anna.Bob"
+  [ "$(git jpblob cat 'agent://Anna/Bob' --session "$session")" = '{"verdict":"ok"}' ] || fail "agent://Anna/Bob"
+  [ "$(git jpblob cat 'agent://Anna.Bob/verdict' --session "$session")" = "ok" ] || fail "extraction from Anna.Bob"
+  cat_says "agent://Zoe" "$session" "git-jpblob: Not found: Zoe. Available: 0-Explore, Anna, Anna-2, Anna.Bob"
+}
+case_ "oh-my-pi's name-first agent ids (Anna, Anna-2, Anna.Bob, agent://Anna/Bob)" name_first_ids
+
 terminal_streams() {
   script -qec "git jpblob run --session '$session' --tool tty -- sh -c 'seq 1 30000'" /dev/null > tty.txt
   tr -d '\r' < tty.txt > tty.clean

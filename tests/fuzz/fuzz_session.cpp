@@ -1,4 +1,5 @@
-// Fuzzes the session JSONL transform (docs/FORMAT.md, "Agent sessions") against its invariants:
+// Fuzzes the session JSONL transform (docs/FORMAT.md, "Agent sessions": every image site, pi's,
+// oh-my-pi's and Claude Code's; the corpus seeds each) against its invariants:
 //   externalize(externalize(x)) == externalize(x),
 //   externalize(load(externalize(x))) == externalize(x),
 //   load(externalize(x)) == x when x held no blob: references of its own;

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <csignal>
 #include <set>
 #include <thread>
@@ -34,9 +35,13 @@ TEST(Artifacts, IdsAndNamesAreValidated) {
   for (const char* ok : {"0", "7", "123456789012345678"}) EXPECT_TRUE(is_valid_artifact_id(ok)) << ok;
   for (const char* bad : {"", "-1", "1.5", "../../x", "1/../x", "1234567890123456789", "1 ", "x"})
     EXPECT_FALSE(is_valid_artifact_id(bad)) << bad;
-  for (const char* ok : {"0-Parent", "0-Parent.1-Child", "12-a_b-c.0-x.3-y"}) EXPECT_TRUE(is_valid_agent_id(ok)) << ok;
-  for (const char* bad : {"", "..", "../../etc", "0-", "-x", "0-a..1-b", "0-a.", ".0-a", "0-a/1-b", "a-b", "0-a b",
-                          "0-a\n"})
+  // Numbered (git-jpblob's, older oh-my-pi's) and name-first (oh-my-pi's
+  // since 2026: a repeated name gets -2, -3…) alike.
+  for (const char* ok : {"0-Parent", "0-Parent.1-Child", "12-a_b-c.0-x.3-y", "Anna", "Anna-2", "Parent.Child",
+                         "Anna.0-Bob", "__advisor-2", "a-b"})
+    EXPECT_TRUE(is_valid_agent_id(ok)) << ok;
+  for (const char* bad : {"", "..", "../../etc", "0-a..1-b", "0-a.", ".0-a", "0-a/1-b", "0-a b", "0-a\n",
+                          "Anna.", ".Anna", "Anna..Bob", "Anna/Bob", "Anna%2F", "An na", "Anna:2"})
     EXPECT_FALSE(is_valid_agent_id(bad)) << bad;
   for (const char* bad : {"", "a.b", "a/b", "..", std::string(65, 'a').c_str()})
     EXPECT_FALSE(is_valid_name(bad)) << bad;
@@ -141,6 +146,19 @@ TEST(Artifacts, AgentOutputsNumberPerParentAndResume) {
   EXPECT_THROW(resumed.allocate("x", "../../etc"), Error);
   EXPECT_THROW(resumed.allocate("a.b"), Error);
   EXPECT_EQ(list_agent_ids(dir).front(), "0-Explore");
+  // oh-my-pi's name-first outputs in the same folder are listed, and
+  // numbering skips them ("Anna-2" is not number 2 of anything), also under
+  // a name-first parent.
+  test::write_text(dir / "Anna.md", "x");
+  test::write_text(dir / "Anna-20.md", "x");
+  test::write_text(dir / "Anna.Bob.md", "x");
+  AgentOutputAllocator again(dir);
+  EXPECT_EQ(again.allocate("More").id, "11-More");
+  EXPECT_EQ(again.allocate("Kid", "Anna").id, "Anna.0-Kid");
+  EXPECT_EQ(again.allocate("Kid", "Anna").id, "Anna.1-Kid");
+  const auto ids = list_agent_ids(dir);
+  EXPECT_NE(std::find(ids.begin(), ids.end(), "Anna-20"), ids.end());
+  EXPECT_NE(std::find(ids.begin(), ids.end(), "Anna.Bob"), ids.end());
 }
 
 TEST(Artifacts, ConcurrentAgentOutputsNeverShareANumber) {

@@ -120,6 +120,29 @@ TEST_F(ResolverTest, AgentOutputsAndExtraction) {
   EXPECT_NE(fail("agent://1-Data?x=1").find("the only query is ?q="), std::string::npos);
 }
 
+// oh-my-pi names subagent outputs by name since 2026 ("Anna", a repeated
+// name "Anna-2", a child "Anna.Bob"), and agent://Parent/Child names the
+// child's output when there is one.
+TEST_F(ResolverTest, NameFirstAgentIdsAndTheHierarchyHop) {
+  test::write_text(dir / "Anna.md", R"({"Bob":"a key of Anna's output","n":1})");
+  test::write_text(dir / "Anna-2.md", "second Anna\n");
+  test::write_text(dir / "Anna.Bob.md", "Bob's own output\n");
+  test::write_text(dir / "Parent.Child.md", "nested\n");
+  test::write_text(dir / "0-Old.md", "numbered\n");
+  EXPECT_EQ(get("agent://Anna-2"), "second Anna\n");
+  EXPECT_EQ(resolver.resolve("agent://Anna-2").content_type, "text/markdown");
+  EXPECT_EQ(get("agent://Parent.Child"), "nested\n");
+  EXPECT_EQ(get("agent://0-Old"), "numbered\n");
+  EXPECT_EQ(get("agent://Anna.Bob"), "Bob's own output\n");
+  EXPECT_EQ(get("agent://Anna/Bob"), "Bob's own output\n") << "a nested output wins over extraction";
+  EXPECT_EQ(get("agent://Parent/Child", {1, 1}), "nested\n") << "a hop is no extraction: it pages";
+  EXPECT_EQ(get("agent://Anna/n"), "1") << "no Anna.n.md: the path extracts";
+  EXPECT_EQ(get("agent://Anna?q=.Bob"), "a key of Anna's output") << "?q= always extracts";
+  EXPECT_EQ(fail("agent://Zoe"), "Not found: Zoe. Available: 0-Old, Anna, Anna-2, Anna.Bob, Parent.Child");
+  EXPECT_NE(fail("agent://Anna..Bob").find("is not an agent output id"), std::string::npos);
+  EXPECT_NE(fail("agent://An%20na").find("is not an agent output id"), std::string::npos);
+}
+
 TEST_F(ResolverTest, PaginationByLines) {
   std::string text;
   for (int i = 1; i <= 10; ++i) text += "line " + std::to_string(i) + "\n";

@@ -135,6 +135,23 @@ std::optional<fs::path> fixture_conversations() {
   return std::nullopt;
 }
 
+std::vector<fs::path> realdata_sessions() {
+  std::vector<fs::path> files;
+  for (fs::path dir = fs::path(JPBLOB_SOURCE_DIR); dir.has_parent_path() && dir != dir.parent_path();
+       dir = dir.parent_path()) {
+    const fs::path realdata = dir.parent_path() / "shared/realdata";
+    if (!fs::is_directory(realdata)) continue;
+    for (const char* sub : {"turn3/sessions", "pi-sessions"}) {
+      std::error_code ec;
+      for (auto it = fs::directory_iterator(realdata / sub, ec); !ec && it != fs::directory_iterator(); ++it)
+        if (it->path().extension() == ".jsonl") files.push_back(it->path());
+    }
+    break;
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
 std::vector<fs::path> fixture_event_files() {
   std::vector<fs::path> files;
   auto root = fixture_conversations();

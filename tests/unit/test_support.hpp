@@ -48,6 +48,10 @@ std::string read_text(const std::filesystem::path& path);
 // shared folder is absent (tests then skip).
 std::optional<std::filesystem::path> fixture_conversations();
 
+// The agent sessions (*.jsonl) of ../shared/realdata/turn3/sessions and
+// ../shared/realdata/pi-sessions, sorted; none when the folder is absent.
+std::vector<std::filesystem::path> realdata_sessions();
+
 // Every events.json under the fixtures, .archive included.
 std::vector<std::filesystem::path> fixture_event_files();
 

@@ -1,0 +1,153 @@
+#!/usr/bin/env bash
+# Claude Code transcripts and today's oh-my-pi sessions through real git:
+# their images are committed as blob:sha256: references with their blobs,
+# named as oh-my-pi names them, and come back byte for byte in a clone.
+. "$(dirname "$0")/lib.sh"
+
+# A Claude Code transcript as Claude Code writes it (~/.claude/projects/
+# <project>/<session>.jsonl): a summary, a pasted screenshot, a Read tool
+# call whose result holds the picture, a tiny image, and other lines.
+write_claude_transcript() {
+  python3 - "$1" <<'PY'
+import base64, json, os, random, sys
+path = sys.argv[1]
+os.makedirs(os.path.dirname(path), exist_ok=True)
+rng = random.Random(26)
+pic = lambda n: base64.b64encode(bytes(rng.getrandbits(8) for _ in range(n))).decode()
+def image(data, mime="image/png"):
+    return {"type": "image", "source": {"type": "base64", "media_type": mime, "data": data}}
+common = {"isSidechain": False, "userType": "external", "cwd": "/home/u/proj", "sessionId": "5c1e0b7a",
+          "version": "1.0.98", "gitBranch": "main"}
+shot, pasted, tiny = pic(40 * 1024), pic(6000), pic(50)
+lines = [
+    {"type": "summary", "summary": "Fix the login page", "leafUuid": "u3"},
+    dict(common, parentUuid=None, type="user", uuid="u1", timestamp="2026-11-20T10:00:00.000Z",
+         message={"role": "user", "content": [{"type": "text", "text": "what is wrong here?"}, image(pasted, "image/jpeg")]}),
+    dict(common, parentUuid="u1", type="assistant", uuid="u2", timestamp="2026-11-20T10:00:01.000Z",
+         message={"id": "msg_1", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5",
+                  "content": [{"type": "tool_use", "id": "toolu_1", "name": "Read", "input": {"file_path": "/home/u/proj/shot.png"}}],
+                  "stop_reason": "tool_use", "usage": {"input_tokens": 12, "output_tokens": 7}}),
+    dict(common, parentUuid="u2", type="user", uuid="u3", timestamp="2026-11-20T10:00:02.000Z",
+         message={"role": "user", "content": [{"tool_use_id": "toolu_1", "type": "tool_result",
+                                               "content": [image(shot), image(tiny), image(pasted, "image/jpeg")]}]}),
+]
+with open(path, "w") as f:
+    for l in lines:
+        f.write(json.dumps(l, separators=(",", ":")) + "\n")
+PY
+}
+
+new_installed_repo origin
+transcript=.claude/projects/-home-u-proj/5c1e0b7a-1111-2222-3333-444455556666.jsonl
+omp=.jp/sessions/omp/2026-11-20T10-00-00_0b7a.jsonl
+write_claude_transcript "$transcript"
+write_omp_session "$omp" | sort > "$TEST_ROOT/omp-digests"
+cp "$transcript" "$TEST_ROOT/transcript.jsonl"
+cp "$omp" "$TEST_ROOT/omp.jsonl"
+refs_in() { git cat-file -p "HEAD:$1" | grep -o 'blob:sha256:[0-9a-f]\{64\}' | cut -c13- | sort -u; }
+
+install_routes_claude() {
+  grep -qx '.claude/projects/\*\*/\*.jsonl filter=jpblob merge=jpblob -text' .gitattributes ||
+    fail "install does not route Claude Code transcripts: $(cat .gitattributes)"
+  [ "$(git check-attr filter -- "$transcript")" = "$transcript: filter: jpblob" ] || fail "git does not route the transcript"
+}
+case_ "install routes .claude/projects/**/*.jsonl to the filter" install_routes_claude
+
+commit_claude() {
+  git add "$transcript" .gitattributes
+  git commit -qm "a Claude Code transcript"
+  [ "$(refs_in "$transcript" | wc -l)" -eq 3 ] || fail "the transcript does not reference three images"
+  [ "$(git cat-file -p "HEAD:$transcript" | grep -c '"type":"base64","media_type":"image/[a-z]*","data":"blob:sha256:')" -eq 2 ] ||
+    fail "the images are not references in both messages"
+  [ "$(git cat-file -s "HEAD:$transcript")" -lt 3000 ] || fail "the committed transcript is not small"
+  local d
+  for d in $(refs_in "$transcript"); do
+    git cat-file -e "HEAD:.jp/blobs/${d:0:2}/${d:2:2}/$d.blob.gz" || fail "blob $d is not in the commit"
+  done
+  cmp -s "$transcript" "$TEST_ROOT/transcript.jsonl" || fail "the work tree file changed"
+  assert_no_changes
+}
+case_ "a Claude Code transcript commits its three images as references, with their blobs" commit_claude
+
+commit_omp() {
+  git add "$omp"
+  git commit -qm "an oh-my-pi session"
+  refs_in "$omp" > "$TEST_ROOT/omp-refs"
+  diff "$TEST_ROOT/omp-digests" "$TEST_ROOT/omp-refs" > /dev/null ||
+    fail "the references are not the names oh-my-pi gives: $(diff "$TEST_ROOT/omp-digests" "$TEST_ROOT/omp-refs")"
+  git cat-file -p "HEAD:$omp" | grep -q '"image_url":"blob:sha256:' || fail "the data URL is not a reference"
+  local url_digest
+  url_digest=$(tail -n 1 <<< "$(write_omp_session "$TEST_ROOT/again.jsonl")")
+  [ "$(git jpblob cat "blob:sha256:$url_digest")" = "$(grep -o 'data:image/png;base64,[A-Za-z0-9+/=]*' "$TEST_ROOT/omp.jsonl")" ] ||
+    fail "the data URL's blob does not hold the URL's text"
+  [ "$(head -c 256 "$omp" | tail -c 1 | od -An -c | tr -d ' ')" = '\n' ] || fail "the title slot moved"
+  assert_no_changes
+}
+case_ "an oh-my-pi session's four image sources become the blobs oh-my-pi would name" commit_omp
+
+clone_restores() {
+  git clone -q "$TEST_ROOT/origin" "$TEST_ROOT/clone"
+  cd "$TEST_ROOT/clone"
+  cmp "$transcript" "$TEST_ROOT/transcript.jsonl" || fail "the clone's transcript differs"
+  cmp "$omp" "$TEST_ROOT/omp.jsonl" || fail "the clone's oh-my-pi session differs"
+  rm "$transcript" "$omp"
+  git checkout -q -- .
+  cmp -s "$transcript" "$TEST_ROOT/transcript.jsonl" || fail "checkout did not restore the transcript"
+  cmp -s "$omp" "$TEST_ROOT/omp.jsonl" || fail "checkout did not restore the oh-my-pi session"
+  assert_clean_status
+}
+case_ "a clone, and a checkout, give both sessions back byte for byte" clone_restores
+
+gc_and_verify() {
+  cd "$TEST_ROOT/clone"
+  git jpblob gc --prune=now > /dev/null
+  [ "$(held_blobs)" -eq 7 ] || fail "gc left $(held_blobs) of the 7 blobs"
+  git jpblob verify > /dev/null || fail "verify failed"
+  git jpblob verify --history > /dev/null || fail "verify --history failed"
+  git jpblob ls-files | grep -q "^$transcript" || fail "ls-files does not list the transcript: $(git jpblob ls-files)"
+}
+case_ "gc keeps the blobs the transcript references; verify and ls-files see it" gc_and_verify
+
+# Only what the transcript references is committed: a blob of a working
+# copy never added stays out, and gc in a work tree keeps the staged
+# transcript's blobs.
+new_image_staged() {
+  cd "$TEST_ROOT/clone"
+  python3 - "$transcript" <<'PY'
+import base64, json, random, sys
+rng = random.Random(99)
+data = base64.b64encode(bytes(rng.getrandbits(8) for _ in range(5000))).decode()
+with open(sys.argv[1], "a") as f:
+    f.write(json.dumps({"type": "user", "uuid": "u4", "message": {"role": "user", "content": [
+        {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": data}}]}},
+        separators=(",", ":")) + "\n")
+PY
+  git add "$transcript"
+  git jpblob gc --prune=now > /dev/null
+  git commit -qm "one more screenshot"
+  [ "$(refs_in "$transcript" | wc -l)" -eq 4 ] || fail "the new image is not a reference"
+  local d
+  d=$(comm -13 <(git cat-file -p "HEAD~1:$transcript" | grep -o 'blob:sha256:[0-9a-f]\{64\}' | cut -c13- | sort -u) <(refs_in "$transcript"))
+  git cat-file -e "HEAD:.jp/blobs/${d:0:2}/${d:2:2}/$d.blob.gz" || fail "the new blob is not in the commit"
+  assert_no_changes
+}
+case_ "a new image in the transcript: staged, kept by gc before the commit, committed with it" new_image_staged
+
+# .claude is the user's too: a link there (to a configuration shared by
+# several projects) holds nothing git tracks, and is passed over; a link
+# where a transcript would be read is refused, as below .jp.
+claude_links() {
+  git init -q "$TEST_ROOT/linked" && cd "$TEST_ROOT/linked"
+  mkdir -p "$TEST_ROOT/shared-claude/projects/p"
+  cp "$TEST_ROOT/transcript.jsonl" "$TEST_ROOT/shared-claude/projects/p/s.jsonl"
+  ln -s "$TEST_ROOT/shared-claude" .claude
+  git jpblob stats > stats.out 2>&1 || fail "stats failed beside a linked .claude: $(cat stats.out)"
+  git jpblob gc --prune=now > gc.out 2>&1 || fail "gc failed beside a linked .claude: $(cat gc.out)"
+  git jpblob verify > /dev/null 2>&1 || fail "verify failed beside a linked .claude"
+  rm .claude && mkdir -p .claude/projects/p
+  ln -s "$TEST_ROOT/shared-claude/projects/p/s.jsonl" .claude/projects/p/s.jsonl
+  if git jpblob gc --prune=now > gc.out 2>&1; then fail "gc read a transcript through a link"; fi
+  grep -q "refusing .claude/projects/p/s.jsonl: it is a symbolic link" gc.out || fail "gc: $(cat gc.out)"
+}
+case_ "a linked .claude is passed over; a linked transcript below .claude/projects is refused" claude_links
+pass

@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# The real client: oh-my-pi (npm: @oh-my-pi/pi-coding-agent, run by bun,
+# both installed by install/agent-clients.sh) loads, offline, a session
+# whose images git-jpblob externalized, once `git jpblob cat` has put the
+# blobs in oh-my-pi's own blob folder; every image resolves byte for byte,
+# and oh-my-pi's own writer names and fills the same blobs. Skipped when the
+# package is not installed.
+. "$(dirname "$0")/lib.sh"
+
+clients=${JPBLOB_AGENT_CLIENTS:-${JPBLOB_SOURCE_DIR:-$E2E_DIR/../..}/build/agent-clients}
+bun=
+for candidate in "$clients"/node_modules/@oven/bun-linux-*/bin/bun; do
+  [ -x "$candidate" ] && "$candidate" --version > /dev/null 2>&1 && { bun=$candidate; break; }
+done
+if [ -z "$bun" ] || [ ! -d "$clients/node_modules/@oh-my-pi/pi-coding-agent/src/session" ]; then
+  echo "SKIP: $(basename "$0"): oh-my-pi and bun are not installed in $clients (install/agent-clients.sh)"
+  SUITE_DONE=1
+  exit 77
+fi
+# Offline: no network namespace where one can be made (root, or user
+# namespaces), so nothing the loader does can reach a model or a registry.
+offline=()
+unshare -n true 2> /dev/null && offline=(unshare -n)
+
+# oh-my-pi resolves its packages from the script's folder upwards.
+mkdir -p "$TEST_ROOT/client"
+ln -s "$clients/node_modules" "$TEST_ROOT/client/node_modules"
+cp "$E2E_DIR/omp_load_check.ts" "$TEST_ROOT/client/"
+export PI_CODING_AGENT_DIR="$TEST_ROOT/omp-agent"
+omp_blobs=$(cd "$TEST_ROOT/client" &&
+  "${offline[@]}" "$bun" -e 'import { getBlobsDir } from "@oh-my-pi/pi-utils"; console.log(getBlobsDir())')
+
+new_installed_repo origin
+session=.jp/sessions/omp/2026-11-20T10-00-00_0b7a.jsonl
+write_omp_session "$session" > /dev/null
+
+# The blobs a committed session references, into oh-my-pi's blob folder,
+# each by `git jpblob cat`.
+export_blobs() {
+  local d
+  mkdir -p "$omp_blobs"
+  for d in $(grep -o 'blob:sha256:[0-9a-f]\{64\}' "$1" | cut -c13- | sort -u); do
+    git jpblob cat "blob:sha256:$d" > "$omp_blobs/$d"
+  done
+}
+
+# Commits session $1 and has oh-my-pi load its committed form.
+load_committed() {
+  local s=$1 name
+  name=$(basename "$s" .jsonl)
+  git add "$s"
+  git commit -qm "session $name"
+  cp "$s" "$TEST_ROOT/$name.original.jsonl"
+  git cat-file -p "HEAD:$s" > "$TEST_ROOT/$name.cleaned.jsonl"
+  grep -q 'blob:sha256:' "$TEST_ROOT/$name.cleaned.jsonl" || fail "nothing was externalized"
+  export_blobs "$TEST_ROOT/$name.cleaned.jsonl"
+  mkdir "$TEST_ROOT/$name.writer"
+  (cd "$TEST_ROOT/client" && "${offline[@]}" "$bun" omp_load_check.ts "$TEST_ROOT/$name.original.jsonl" \
+    "$TEST_ROOT/$name.cleaned.jsonl" "$TEST_ROOT/$name.writer") > "$TEST_ROOT/$name.check" 2>&1 ||
+    fail "oh-my-pi's check failed: $(grep -v '^ok' "$TEST_ROOT/$name.check" | head -5)"
+}
+
+omp_loads_generated() {
+  load_committed "$session"
+  grep -q '^ok every entry equals the original' "$TEST_ROOT/2026-11-20T10-00-00_0b7a.check" || fail "no entry check"
+}
+case_ "oh-my-pi loads, offline, a session git-jpblob cleaned: its four images resolve byte for byte" omp_loads_generated
+
+# A real oh-my-pi session in its current format (title slot, version 3),
+# with the image entries appended. Needs ../shared/realdata.
+real=${JPBLOB_SOURCE_DIR:-$E2E_DIR/../..}/../shared/realdata/turn3/sessions/oh-my-pi_28997c0d467c_large-session.jsonl
+omp_loads_real() {
+  local s=.jp/sessions/omp/2026-08-13_real.jsonl
+  cp "$real" "$s"
+  chmod u+w "$s"
+  tail -n 2 "$session" >> "$s"
+  load_committed "$s"
+}
+if [ -f "$real" ]; then
+  case_ "oh-my-pi loads a real session of its current format with images git-jpblob externalized" omp_loads_real
+else
+  echo "skip - a real oh-my-pi session: ../shared/realdata is absent"
+fi
+pass
