@@ -6,6 +6,9 @@
 # and oh-my-pi's own writer names and fills the same blobs. Skipped when the
 # package is not installed.
 . "$(dirname "$0")/lib.sh"
+# What the client reads is the committed session and the blob bytes, the
+# same in either work-tree mode: run once.
+only_in_mode lean "the client reads the committed session and blob bytes, which do not depend on the work-tree mode"
 
 clients=${JPBLOB_AGENT_CLIENTS:-${JPBLOB_SOURCE_DIR:-$E2E_DIR/../..}/build/agent-clients}
 bun=
