@@ -11,6 +11,7 @@
 #include "core/git/git_cli.hpp"
 #include "core/git/git_repo.hpp"
 #include "core/git/subprocess.hpp"
+#include "core/maintenance/blob_status.hpp"
 #include "core/maintenance/ls_files.hpp"
 #include "core/workspace/lean.hpp"
 #include "core/workspace/workspace.hpp"
@@ -131,6 +132,47 @@ void run_ls_files_command(const std::optional<std::string>& commit, bool as_json
     for (const ListedBlob& b : d.blobs)
       std::cout << "  " << (b.present ? "present " : "missing ") << b.digest.hex() << ' ' << size_text(b) << '\n';
   }
+}
+
+void run_status_command(bool as_json) {
+  const GitCli git(fs::current_path());
+  const auto repo = GitRepo::open(fs::current_path());
+  if (!repo || !repo->workdir()) throw Error("status must run in a work tree", ErrorKind::Usage);
+  const Workspace ws = Workspace::open(*repo->workdir());
+  const StatusReport report = blob_status(ws, *repo, git);
+  const auto count = [&](BlobPlace p) { return report.counts[static_cast<int>(p)]; };
+  if (as_json) {
+    json docs = json::array();
+    for (const DocumentStatus& d : report.documents) {
+      json missing = json::array();
+      for (const Digest& m : d.missing) missing.push_back(m.hex());
+      docs.push_back({{"path", d.path}, {"state", place_name(d.place)}, {"blobs", d.blobs}, {"missing", missing}});
+    }
+    json j = {{"lean", report.lean}, {"conversations", report.documents.size()}, {"documents", docs}};
+    for (BlobPlace p : {BlobPlace::Committed, BlobPlace::Staged, BlobPlace::NotStaged, BlobPlace::Missing})
+      j[place_name(p)] = count(p);
+    std::cout << j.dump(2) << '\n';
+    return;
+  }
+  std::cout << "lean work tree: " << (report.lean ? "yes" : "no") << '\n'
+            << report.documents.size() << " conversation(s) in the index: " << count(BlobPlace::Committed)
+            << " with every blob committed, " << count(BlobPlace::Staged) << " with blobs staged, "
+            << count(BlobPlace::NotStaged) << " with blobs not staged yet, " << count(BlobPlace::Missing)
+            << " missing a blob\n";
+  const auto section = [&](BlobPlace p, const char* title) {
+    if (count(p) == 0) return;
+    std::cout << '\n' << title << '\n';
+    for (const DocumentStatus& d : report.documents) {
+      if (d.place != p) continue;
+      std::cout << "  " << d.path << '\n';
+      for (const Digest& m : d.missing) std::cout << "    missing " << m.hex() << '\n';
+    }
+  };
+  section(BlobPlace::Staged, "Blobs staged, for the next commit:");
+  section(BlobPlace::NotStaged,
+          report.lean ? "Blobs only in the git folder (.git/jpblob/kept); the pre-commit hook stages them:"
+                      : "Blob files not staged yet; the pre-commit hook stages them:");
+  section(BlobPlace::Missing, "Blobs in no copy (`git jpblob repair` looks for one anywhere git can reach):");
 }
 
 }  // namespace jpblob

@@ -26,4 +26,10 @@ void run_env_command(const std::string& jpblob_version, bool json);
 // "  missing <hex> <size>" (size "-" when undeclared).
 void run_ls_files_command(const std::optional<std::string>& commit, bool json);
 
+// `status`: whether the work tree is lean, how many conversations of the
+// index have every blob committed, some staged, some not staged yet (in the
+// git folder, or an untracked blob file) or some in no copy, then the
+// conversations of each but the first, naming each missing blob.
+void run_status_command(bool json);
+
 }  // namespace jpblob

@@ -224,6 +224,10 @@ int main(int argc, char** argv) {
   ls_files->add_option("commit", ls_commit, "a commit to list instead of the index");
   ls_files->add_flag("--json", ls_json, "machine output");
   ls_files->callback([&] { jpblob::run_ls_files_command(ls_commit, ls_json); });
+  bool status_json = false;
+  app.add_subcommand("status", "which conversations have every blob committed, staged, not staged yet, or missing")
+      ->callback([&] { jpblob::run_status_command(status_json); })
+      ->add_flag("--json", status_json, "machine output");
   std::string help_topic;
   auto* help = app.add_subcommand("help", "print the commands, or one command's options");
   help->add_option("command", help_topic, "the command");

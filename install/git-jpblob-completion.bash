@@ -6,7 +6,7 @@
 # git's variables set: cur, prev, words, cword and __git_cmd_idx.
 
 __git_jpblob_commands="install uninstall clean smudge filter-process pre-commit pre-push pre-receive post-checkout gc verify
-files print cat store run migrate checkout repair stats textconv merge ls-files env version help"
+files print cat store run migrate checkout repair stats textconv merge status ls-files env version help"
 
 # The flags of one command, each ending in "=" when it takes a value.
 __git_jpblob_flags () {
@@ -21,7 +21,7 @@ __git_jpblob_flags () {
 	run)                    echo "--session= --tool=" ;;
 	migrate|checkout)       echo "--dry-run" ;;
 	stats)                  echo "--json --store=" ;;
-	ls-files|env)           echo "--json" ;;
+	ls-files|env|status)    echo "--json" ;;
 	esac
 }
 

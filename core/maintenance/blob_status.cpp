@@ -1,0 +1,50 @@
+#include "core/maintenance/blob_status.hpp"
+
+#include <algorithm>
+#include <unordered_set>
+
+#include "core/maintenance/ls_files.hpp"
+#include "core/store/blob_store.hpp"
+#include "core/workspace/lean.hpp"
+
+namespace jpblob {
+
+const char* place_name(BlobPlace place) {
+  switch (place) {
+    case BlobPlace::Committed: return "committed";
+    case BlobPlace::Staged: return "staged";
+    case BlobPlace::NotStaged: return "not_staged";
+    case BlobPlace::Missing: return "missing";
+  }
+  return "missing";
+}
+
+StatusReport blob_status(const Workspace& ws, const GitRepo& repo, const GitCli& git) {
+  StatusReport report;
+  report.lean = is_lean(repo);
+  // HEAD's blob paths, once: a new repository has none.
+  std::unordered_set<std::string> in_head;
+  if (const auto head = git.resolve_commit("HEAD"))
+    for (const TreeEntry& e : git.tree_entries(*head, {std::string(kWorkTreeStore)})) in_head.insert(e.path);
+  for (const ListedDocument& d : list_documents_with_blobs(repo, git, std::nullopt)) {
+    DocumentStatus s{d.path, BlobPlace::Committed, d.blobs.size(), {}};
+    for (const ListedBlob& b : d.blobs) {
+      BlobPlace place = BlobPlace::Committed;
+      if (!in_head.contains(tracked_blob_path(b.digest))) {
+        if (b.present)
+          place = BlobPlace::Staged;
+        else if (ws.store().contains(b.digest) || (ws.kept() && ws.kept()->contains(b.digest)))
+          place = BlobPlace::NotStaged;
+        else
+          place = BlobPlace::Missing;
+      }
+      if (place == BlobPlace::Missing) s.missing.push_back(b.digest);
+      s.place = std::max(s.place, place);
+    }
+    ++report.counts[static_cast<int>(s.place)];
+    report.documents.push_back(std::move(s));
+  }
+  return report;
+}
+
+}  // namespace jpblob
