@@ -249,6 +249,7 @@ int main(int argc, char** argv) {
   auto* textconv = app.add_subcommand("textconv", "show a conversation or blob file as text (git diff)");
   textconv->add_option("file", args.file, "the file git hands over")->required();
   textconv->callback([&] { jpblob::run_textconv(args.file); });
+  for (CLI::App* sub : app.get_subcommands({})) sub->footer(jpblob::command_example(sub->get_name()));
 
   if (argc == 1) {
     std::cout.exceptions(std::ios::goodbit);

@@ -2,7 +2,14 @@
 // `git jpblob --help` into `man git-jpblob` itself).
 #pragma once
 
+#include <string>
+#include <string_view>
+
 namespace jpblob {
+
+// The example `help <command>` and `<command> --help` end with, as a
+// footer; empty for a name that is no command.
+std::string command_example(std::string_view command);
 
 // Replaces this process with `man git-jpblob` when man finds the page
 // (`man -w`), restoring the default SIGPIPE action first so the pager

@@ -158,4 +158,17 @@ assert j["conversations"] == 2, j["conversations"]'
 }
 case_ "gc --json counts each conversation once, not once in the work tree and once staged" gc_counts_once
 
+every_command_has_an_example() {
+  local names name n=0
+  names=$(git jpblob | sed -n 's/^  \([a-z-]*\) .*/\1/p')
+  [ "$(wc -l <<<"$names")" -gt 20 ] || fail "the command list is short: $names"
+  for name in $names; do
+    git jpblob help "$name" | grep -A1 '^Example:$' | grep -q "^  .*$name" ||
+      fail "help $name shows no example naming it"
+    "$JPBLOB_BIN" "$name" --help 2> /dev/null | grep -q '^Example:$' || fail "$name --help shows no example"
+    n=$((n + 1))
+  done
+}
+case_ "every command's help ends with an example of it" every_command_has_an_example
+
 pass
