@@ -189,6 +189,7 @@ int main(int argc, char** argv) {
                                 jpblob::run_store_command);
   store_cmd->add_option("files", m.files, "files whose content to store")->required()->check(CLI::ExistingFile);
   store_cmd->add_option("--store", m.store, "a JP storage folder instead of the work tree's .jp");
+  store_cmd->add_flag("--json", m.json, "machine output");
   int run_status = 0;
   auto* run = app.add_subcommand("run", "run a command, keeping its whole output as a session artifact when long");
   run->add_option("--session", m.session, "the session .jsonl whose artifacts folder to use")->required();
@@ -197,11 +198,14 @@ int main(int argc, char** argv) {
   run->callback([&] { run_status = jpblob::run_run_command(m); });
   auto* migrate = maintenance("migrate", "rewrite every conversation to its cleaned form", jpblob::run_migrate_command);
   migrate->add_flag("--dry-run", m.dry_run, "say what would be rewritten");
+  migrate->add_flag("--json", m.json, "machine output");
   auto* checkout = maintenance("checkout", "put JP's own form back in the work tree from the reference form",
                                jpblob::run_checkout_command);
   checkout->add_option("paths", m.files, "documents or folders (default: all)");
   checkout->add_flag("--dry-run", m.dry_run, "say what would be restored");
-  maintenance("repair", "write corrupt or missing blobs again from any good copy", jpblob::run_repair_command);
+  checkout->add_flag("--json", m.json, "machine output");
+  maintenance("repair", "write corrupt or missing blobs again from any good copy", jpblob::run_repair_command)
+      ->add_flag("--json", m.json, "machine output");
   auto* stats = maintenance("stats", "conversations, blobs and savings", jpblob::run_stats_command);
   stats->add_flag("--json", m.json, "machine output");
   stats->add_option("--store", m.store, "a JP storage folder instead of the work tree's .jp");

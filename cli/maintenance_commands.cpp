@@ -203,10 +203,17 @@ void run_cat_command(const MaintenanceArgs& args) {
 void run_store_command(const MaintenanceArgs& args) {
   const Workspace ws = open_workspace(args);
   const std::uint64_t limit = ws.settings().store.max_blob_size;
+  json stored = json::array();
   for (const auto& file : args.files) {
-    const auto put = ws.store().put(read_file(file, limit));
-    std::cout << format_blob_url(put.digest) << "  " << file.string() << '\n';
+    const std::string bytes = read_file(file, limit);
+    const auto put = ws.store().put(bytes);
+    if (args.json)
+      stored.push_back({{"file", file.string()}, {"url", format_blob_url(put.digest)}, {"size", bytes.size()},
+                        {"written", put.written}});
+    else
+      std::cout << format_blob_url(put.digest) << "  " << file.string() << '\n';
   }
+  if (args.json) print_json({{"stored", stored}});
 }
 
 int run_run_command(const MaintenanceArgs& args) {
@@ -243,8 +250,12 @@ void run_migrate_command(const MaintenanceArgs& args) {
     TerminalProgress progress;
     r = run_migrate(ws, args.dry_run, progress.callback());
   }
-  for (const auto& f : r.rewritten) std::cout << (args.dry_run ? "would rewrite " : "rewrote ") << f << '\n';
   for (const auto& f : r.skipped) std::cerr << "git-jpblob: warning: skipped " << f << '\n';
+  if (args.json) {
+    print_json({{"dry_run", args.dry_run}, {"rewritten", r.rewritten}, {"skipped", r.skipped}, {"unchanged", r.unchanged}});
+    return;
+  }
+  for (const auto& f : r.rewritten) std::cout << (args.dry_run ? "would rewrite " : "rewrote ") << f << '\n';
   std::cout << (args.dry_run ? "Would rewrite " : "Rewrote ") << r.rewritten.size() << " conversation(s); "
             << r.unchanged << " already migrated.\n";
 }
@@ -256,10 +267,14 @@ void run_repair_command(const MaintenanceArgs& args) {
     TerminalProgress progress;
     r = run_repair(ws, progress.callback());
   }
-  for (const auto& p : r.repaired) std::cout << "repaired " << p << '\n';
-  for (const auto& p : r.unrecoverable) std::cout << "cannot repair " << p << '\n';
-  std::cout << "Checked " << r.checked << " blob(s): repaired " << r.repaired.size() << ", "
-            << r.unrecoverable.size() << " without a good copy.\n";
+  if (args.json) {
+    print_json({{"checked", r.checked}, {"repaired", r.repaired}, {"unrecoverable", r.unrecoverable}});
+  } else {
+    for (const auto& p : r.repaired) std::cout << "repaired " << p << '\n';
+    for (const auto& p : r.unrecoverable) std::cout << "cannot repair " << p << '\n';
+    std::cout << "Checked " << r.checked << " blob(s): repaired " << r.repaired.size() << ", "
+              << r.unrecoverable.size() << " without a good copy.\n";
+  }
   if (!r.unrecoverable.empty())
     throw Error(std::to_string(r.unrecoverable.size()) + " blob(s) have no good copy anywhere");
 }
@@ -285,10 +300,15 @@ void run_checkout_command(const MaintenanceArgs& args) {
     TerminalProgress progress;
     r = run_checkout(ws, paths, args.dry_run, progress.callback());
   }
-  for (const auto& f : r.restored) std::cout << (args.dry_run ? "would restore " : "restored ") << f << '\n';
   for (const auto& p : r.problems) std::cerr << "git-jpblob: " << p << '\n';
-  std::cout << (args.dry_run ? "Would restore " : "Restored ") << r.restored.size() << " document(s) to JP's form; "
-            << r.unchanged << " already were.\n";
+  if (args.json) {
+    print_json({{"dry_run", args.dry_run}, {"restored", r.restored}, {"unchanged", r.unchanged},
+                {"problems", r.problems}});
+  } else {
+    for (const auto& f : r.restored) std::cout << (args.dry_run ? "would restore " : "restored ") << f << '\n';
+    std::cout << (args.dry_run ? "Would restore " : "Restored ") << r.restored.size()
+              << " document(s) to JP's form; " << r.unchanged << " already were.\n";
+  }
   if (!r.problems.empty())
     throw Error(std::to_string(r.problems.size()) + " document(s) could not be restored (see above)");
 }

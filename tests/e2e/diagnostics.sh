@@ -171,4 +171,29 @@ every_command_has_an_example() {
 }
 case_ "every command's help ends with an example of it" every_command_has_an_example
 
+reporting_commands_speak_json() {
+  new_installed_repo json-commands
+  write_conversation 1-a "output the json case commits"
+  git add .jp/conversations && git commit -qm a
+  printf 'stored by the json case' > file.txt
+  git jpblob store file.txt --json > "$TEST_ROOT/store.json"
+  git jpblob migrate --dry-run --json > "$TEST_ROOT/migrate.json"
+  git jpblob checkout --dry-run --json > "$TEST_ROOT/checkout.json"
+  git jpblob repair --json > "$TEST_ROOT/repair.json"
+  WANT=$(printf 'stored by the json case' | sha256sum | cut -c1-64) python3 - "$TEST_ROOT" <<'PY'
+import json, os, sys
+d = sys.argv[1]
+load = lambda name: json.load(open(os.path.join(d, name + ".json")))
+s = load("store")["stored"]
+assert [(x["file"], x["url"], x["size"]) for x in s] == [("file.txt", "blob:sha256:" + os.environ["WANT"], 23)], s
+m = load("migrate")
+assert (m["dry_run"], m["rewritten"], m["unchanged"]) == (True, [".jp/conversations/1-a/events.json"], 0), m
+c = load("checkout")
+assert (c["dry_run"], c["restored"], c["unchanged"], c["problems"]) == (True, [], 1, []), c
+r = load("repair")
+assert (r["checked"], r["repaired"], r["unrecoverable"]) == (3, [], []), r
+PY
+}
+case_ "store, migrate, checkout and repair --json: the same counts as their words" reporting_commands_speak_json
+
 pass
