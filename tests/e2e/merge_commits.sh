@@ -117,6 +117,39 @@ am_commit() {
 }
 case_ "git am of a patch mailed from an adopted branch: the applied commit holds every blob it references" am_commit
 
+# git am -3 of a patch made before adoption: git's recursive merge refreshes
+# the merged file against clean's form, which the driver's inline new
+# content is not, so am stops with no commit made (nothing broken). The
+# README's recipe: apply the patch where it was made, then rebase (which
+# merges through the driver like git merge).
+am_pre_adoption_patch() {
+  from_adopted
+  git format-patch -q -1 feature --stdout > "$TEST_ROOT/old.patch"
+  local before
+  before=$(git rev-parse HEAD)
+  if git am -3 -q "$TEST_ROOT/old.patch" > "$TEST_ROOT/am.out" 2>&1; then
+    # Should git (or the driver) learn to apply it, the commit must hold its blobs.
+    check_branch "edited on feature"
+    return
+  fi
+  [ "$(git rev-parse HEAD)" = "$before" ] || fail "a stopped am made a commit"
+  # am --abort keeps the file git's merge wrote: the patched conversation.
+  git am --abort
+  git restore .jp
+  git jpblob verify --history > /dev/null || fail "the stopped am left a commit lacking a blob"
+  git switch -q -c from-patch adopted~1 2> "$TEST_ROOT/switch.err" || fail "switch: $(cat "$TEST_ROOT/switch.err")"
+  git am -3 -q "$TEST_ROOT/old.patch" > "$TEST_ROOT/am.out" 2>&1 || fail "am where the patch was made: $(tail -3 "$TEST_ROOT/am.out")"
+  git rebase -q main > /dev/null 2>&1 || fail "the rebase stopped: $(git status --short)"
+  # check_branch commits the inline new content through the hook, as the
+  # README says to after a rebase; then main takes the branch.
+  check_branch "edited on feature"
+  git switch -q main 2> "$TEST_ROOT/switch.err" || fail "back to main: $(cat "$TEST_ROOT/switch.err")"
+  git merge -q --ff-only from-patch
+  git jpblob verify --history > /dev/null || fail "main lacks a blob after the fast-forward"
+  git branch -q -D from-patch
+}
+case_ "git am -3 of a patch made before adoption: no commit lacks a blob; applied where it was made and rebased, it lands with its blobs" am_pre_adoption_patch
+
 # commit --amend of a merge commit the driver made, adding a conversation:
 # the amended commit keeps both parents and holds every blob it references.
 amend_commit() {
