@@ -2,10 +2,10 @@
 # Command two: run every test. Installs the dependencies, builds with
 # warnings as errors, runs each fuzz target briefly under ASan + UBSan, then
 # the unit, property and end-to-end tests through ctest.
-# FUZZ_SECONDS (default 15) sets each fuzz target's run.
+# FUZZ_SECONDS (default 10) sets each fuzz target's run.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-fuzz_seconds=${FUZZ_SECONDS:-15}
+fuzz_seconds=${FUZZ_SECONDS:-10}
 
 "$root/install/deps.sh"
 "$root/install/hook-managers.sh"  # husky and lefthook, from npm, for their e2e tests

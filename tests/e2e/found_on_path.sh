@@ -6,6 +6,7 @@
 # runs as is not the one git will find; and what an earlier install wrote
 # with an absolute path is upgraded in place, and still uninstalled.
 . "$(dirname "$0")/lib.sh"
+only_in_mode lean "it checks how install names the binary and how hooks find it on PATH, which no work-tree mode changes"
 BIN_DIR=$(dirname "$JPBLOB_BIN")
 # PATH without any folder holding a git-jpblob: git and the rest of the system.
 BARE_PATH=$(printf '%s' "$PATH" | tr ':' '\n' | while IFS= read -r d; do

@@ -10,6 +10,7 @@
 # The daemon's client keeps its store checked out, the web server's is a
 # lean work tree. Every server is stopped by its PID when the suite ends.
 . "$(dirname "$0")/lib.sh"
+only_in_mode lean "each client sets its own work-tree mode (one --no-lean, one --lean), so the suite covers both in one run"
 
 SERVER_PIDS=()
 stop_servers() {
