@@ -148,6 +148,21 @@ gc_expired() {
 }
 case_ "artifacts gc (from a subfolder) removes what expired, drops its entry, keeps its number; cat still says expired" gc_expired
 
+known_to_index_only() {
+  local s="$sessions/2026-11-22T12-00-00_lone.jsonl" err
+  echo '{}' > "$s"
+  git jpblob run --session "$s" --tool bash -- sh -c 'seq 1 20000' > /dev/null
+  touch -d '2 hours ago' "${s%.jsonl}/0.bash.log"
+  git jpblob artifacts gc > /dev/null
+  [ "$(ls "${s%.jsonl}")" = outputs.json ] || fail "left: $(ls "${s%.jsonl}")"
+  err=$(git jpblob cat artifact://0 --session "$s" 2>&1) && fail "served a removed artifact"
+  [ "$err" = "$(expired_msg 0 1h)" ] || fail "unexpected: $err"
+  err=$(git jpblob cat artifact://1 --session "$s" 2>&1) && fail "served artifact 1"
+  [ "$err" = "git-jpblob: Artifact 1 not found. Available: none" ] || fail "unexpected: $err"
+  rm -r "${s%.jsonl}" "$s"
+}
+case_ "an artifact gc removed is known to the index alone and still answers expired" known_to_index_only
+
 expired_without_index() {
   mv "$a1/outputs.json" "$TEST_ROOT/outputs.saved"
   touch -d '3 hours ago' "$a1/1.small.log"
