@@ -159,6 +159,9 @@ known_to_index_only() {
   [ "$err" = "$(expired_msg 0 1h)" ] || fail "unexpected: $err"
   err=$(git jpblob cat artifact://1 --session "$s" 2>&1) && fail "served artifact 1"
   [ "$err" = "git-jpblob: Artifact 1 not found. Available: none" ] || fail "unexpected: $err"
+  # The number stays taken: the next output is artifact 1, never 0 again.
+  git jpblob run --session "$s" --tool bash -- sh -c 'seq 1 20000' > /dev/null
+  [ -f "${s%.jsonl}/1.bash.log" ] && [ ! -e "${s%.jsonl}/0.bash.log" ] || fail "a removed number was given out again: $(ls "${s%.jsonl}")"
   rm -r "${s%.jsonl}" "$s"
 }
 case_ "an artifact gc removed is known to the index alone and still answers expired" known_to_index_only
