@@ -104,6 +104,26 @@ TEST(OutputIndex, RecordMergesAndWritesAtomically) {
     EXPECT_FALSE(e.path().filename().string().starts_with(".jpblob-tmp-")) << e.path();
 }
 
+TEST(OutputIndex, AFailedWriteLeavesTheOldIndexWhole) {
+  TempDir t;
+  const fs::path dir = t / "sess";
+  fs::create_directories(dir);
+  record_output(dir, 0, {"bash", 10, kNow, "a"});
+  const std::string before = read_file(dir / "outputs.json");
+  {
+    Syscalls s = syscalls();
+    s.write = [](int, const void*, size_t) -> ssize_t {
+      errno = ENOSPC;
+      return -1;
+    };
+    ScopedSyscalls fault(s);
+    EXPECT_THROW(record_output(dir, 1, {"bash", 10, kNow, "b"}), Error);
+  }
+  EXPECT_EQ(read_file(dir / "outputs.json"), before);
+  for (const auto& e : fs::directory_iterator(dir))
+    EXPECT_FALSE(e.path().filename().string().starts_with(".jpblob-tmp-")) << e.path();
+}
+
 TEST(OutputIndex, ConcurrentRecordsLoseNothing) {
   TempDir t;
   const fs::path dir = t / "sess";
