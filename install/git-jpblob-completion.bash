@@ -19,7 +19,7 @@ __git_jpblob_flags () {
 	cat)                    echo "--session= --offset= --limit=" ;;
 	store)                  echo "--store=" ;;
 	run)                    echo "--session= --tool= --threshold= --json" ;;
-	artifacts)              echo "gc stats --session= --expired --dry-run --json" ;;
+	artifacts)              echo "--session= --expired --dry-run --json" ;;
 	migrate|checkout)       echo "--dry-run" ;;
 	stats)                  echo "--json --store=" ;;
 	ls-files|env|status)    echo "--json" ;;
@@ -61,6 +61,7 @@ _git_jpblob () {
 		case "$subcommand" in
 		files|print) __gitcomp_nl "$(__git_jpblob_conversations)" ;;
 		help) __gitcomp "$__git_jpblob_commands" ;;
+		artifacts) [ -n "$(__git_find_on_cmdline "gc stats")" ] || __gitcomp "gc stats" ;;
 		ls-files) __git_complete_refs ;;
 		*) COMPREPLY=() ;;  # files: bash's default completion takes over
 		esac

@@ -248,4 +248,27 @@ help_lists() {
   git jpblob run --help | grep -q -- '--threshold' || fail "run --help lacks --threshold"
 }
 case_ "the commands are listed with their options" help_lists
+
+complete_words() {  # words of the command line; the last is being completed
+  bash -c '
+    . /usr/share/bash-completion/completions/git
+    . "$1"; shift
+    COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1))
+    COMP_LINE="$*"; COMP_POINT=${#COMP_LINE}
+    __git_func_wrap __git_main
+    printf "%s\n" "${COMPREPLY[@]}"' _ "${JPBLOB_SOURCE_DIR:-$E2E_DIR/../..}/install/git-jpblob-completion.bash" "$@"
+}
+completion() {
+  [ -f /usr/share/bash-completion/completions/git ] || fail "git's bash completion is not installed"
+  local out
+  out=$(complete_words git jpblob art)
+  grep -qx "artifacts " <<<"$out" || fail "git jpblob art<TAB>: $out"
+  out=$(complete_words git jpblob artifacts "")
+  grep -qx "gc " <<<"$out" && grep -qx "stats " <<<"$out" || fail "git jpblob artifacts <TAB>: $out"
+  out=$(complete_words git jpblob artifacts gc --ex)
+  grep -qx -- "--expired " <<<"$out" || fail "git jpblob artifacts gc --ex<TAB>: $out"
+  out=$(complete_words git jpblob run --thr)
+  grep -qx -- "--threshold=" <<<"$out" || fail "git jpblob run --thr<TAB>: $out"
+}
+case_ "bash completion: artifacts gc|stats and the new flags" completion
 pass
