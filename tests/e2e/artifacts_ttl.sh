@@ -242,6 +242,31 @@ gc_session() {
 }
 case_ "artifacts gc --session F removes that session's artifacts and index, keeping subagent outputs" gc_session
 
+session_expired() {
+  local s="$TEST_ROOT/elsewhere-sessions/2026-11-23T08-00-00_out.jsonl" inside="$sessions/2026-11-22T13-00-00_in.jsonl"
+  mkdir -p "${s%.jsonl}" "${inside%.jsonl}"
+  echo '{}' > "$s"
+  echo '{}' > "$inside"
+  echo old > "${s%.jsonl}/0.bash.log"
+  echo new > "${s%.jsonl}/1.bash.log"
+  echo old > "${inside%.jsonl}/0.bash.log"
+  touch -d '2 hours ago' "${s%.jsonl}/0.bash.log" "${inside%.jsonl}/0.bash.log"
+  git jpblob artifacts gc --session "$s" --expired --json > se.json
+  python3 - "${s%.jsonl}/0.bash.log" "${inside%.jsonl}/0.bash.log" <<'PY' || fail "unexpected: $(cat se.json)"
+import json, sys
+j = json.load(open("se.json"))
+sys.exit(0 if sorted(j["removed"]) == sorted(sys.argv[1:]) and j["ttl_seconds"] == 3600 else 1)
+PY
+  [ -f "${s%.jsonl}/1.bash.log" ] || fail "the young artifact went"
+  # Named by --session and also under .jp/sessions: swept once, not twice.
+  echo old > "${inside%.jsonl}/1.bash.log"
+  touch -d '2 hours ago' "${inside%.jsonl}/1.bash.log"
+  git jpblob artifacts gc --session "$inside" --expired --json > se2.json
+  py 'len(j["removed"]) == 1' se2.json
+  rm -r "${inside%.jsonl}" "$inside"
+}
+case_ "artifacts gc --session F --expired: F's expired artifacts and every folder's under .jp/sessions, each once" session_expired
+
 help_lists() {
   git jpblob help | grep -q '^  artifacts ' || fail "help does not list artifacts"
   git jpblob artifacts gc --help | grep -q -- '--expired' || fail "gc --help lacks --expired"
