@@ -261,7 +261,7 @@ PY
   # Named by --session and also under .jp/sessions: swept once, not twice.
   echo old > "${inside%.jsonl}/1.bash.log"
   touch -d '2 hours ago' "${inside%.jsonl}/1.bash.log"
-  git jpblob artifacts gc --session "$inside" --expired --json > se2.json
+  git jpblob artifacts gc --session "$inside" --expired --dry-run --json > se2.json
   py 'len(j["removed"]) == 1' se2.json
   rm -r "${inside%.jsonl}" "$inside"
 }
