@@ -205,7 +205,11 @@ int main(int argc, char** argv) {
   run->add_option("command", m.command, "the command and its arguments, after --")->required()->expected(-1);
   run->callback([&] { run_status = jpblob::run_run_command(m); });
   auto* artifacts = app.add_subcommand("artifacts", "expire, remove and count session artifacts (gc, stats)");
-  artifacts->require_subcommand(1);
+  artifacts->require_subcommand(0, 1);
+  // Alone, it lists its subcommands, as `git jpblob` alone lists the commands.
+  artifacts->callback([artifacts] {
+    if (artifacts->get_subcommands().empty()) std::cout << artifacts->help("git jpblob");
+  });
   auto* artifacts_gc = artifacts->add_subcommand(
       "gc", "remove artifacts older than jpblob.artifactTtl and orphaned folders, or one session's artifacts");
   artifacts_gc->add_option("--session", m.session, "remove this session's artifacts and index (with --expired: only "

@@ -271,6 +271,7 @@ help_lists() {
   git jpblob help | grep -q '^  artifacts ' || fail "help does not list artifacts"
   git jpblob artifacts gc --help | grep -q -- '--expired' || fail "gc --help lacks --expired"
   git jpblob run --help | grep -q -- '--threshold' || fail "run --help lacks --threshold"
+  git jpblob artifacts | grep -q '^  stats ' || fail "git jpblob artifacts alone does not list gc and stats"
 }
 case_ "the commands are listed with their options" help_lists
 
