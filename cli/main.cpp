@@ -15,6 +15,7 @@
 #include <cstring>
 #include <iostream>
 
+#include "cli/artifact_commands.hpp"
 #include "cli/closed_pipe.hpp"
 #include "cli/commands.hpp"
 #include "cli/diagnostics.hpp"
@@ -194,8 +195,35 @@ int main(int argc, char** argv) {
   auto* run = app.add_subcommand("run", "run a command, keeping its whole output as a session artifact when long");
   run->add_option("--session", m.session, "the session .jsonl whose artifacts folder to use")->required();
   run->add_option("--tool", m.tool, "the tool name in the artifact's file name")->required();
+  run->add_option("--threshold", m.threshold,
+                  "bytes of output kept on screen before the whole goes to an artifact (default 51200; the "
+                  "ArtifactStore seed's 12000 characters: --threshold 12000)")
+      ->check(CLI::PositiveNumber);
+  run->add_flag("--json", m.json,
+                "print only the reference as JSON (artifact_reference, summary, hint, size_bytes; output when "
+                "nothing was saved)");
   run->add_option("command", m.command, "the command and its arguments, after --")->required()->expected(-1);
   run->callback([&] { run_status = jpblob::run_run_command(m); });
+  auto* artifacts = app.add_subcommand("artifacts", "expire, remove and count session artifacts (gc, stats)");
+  artifacts->require_subcommand(0, 1);
+  // Alone, it lists its subcommands, as `git jpblob` alone lists the commands.
+  artifacts->callback([artifacts] {
+    if (artifacts->get_subcommands().empty()) std::cout << artifacts->help("git jpblob");
+  });
+  auto* artifacts_gc = artifacts->add_subcommand(
+      "gc", "remove artifacts older than jpblob.artifactTtl and orphaned folders, or one session's artifacts");
+  artifacts_gc->add_option("--session", m.session, "remove this session's artifacts and index (with --expired: only "
+                                                    "its expired ones)");
+  artifacts_gc->add_flag("--expired", m.expired,
+                         "remove artifacts past jpblob.artifactTtl in every folder under .jp/sessions (the default "
+                         "without --session)");
+  artifacts_gc->add_flag("--dry-run", m.dry_run, "say what would be removed");
+  artifacts_gc->add_flag("--json", m.json, "machine output");
+  artifacts_gc->callback([&] { jpblob::run_artifacts_gc_command(m); });
+  auto* artifacts_stats = artifacts->add_subcommand("stats", "count artifacts and their bytes, per tool");
+  artifacts_stats->add_option("--session", m.session, "only this session's artifacts (default: all under .jp/sessions)");
+  artifacts_stats->add_flag("--json", m.json, "machine output");
+  artifacts_stats->callback([&] { jpblob::run_artifacts_stats_command(m); });
   auto* migrate = maintenance("migrate", "rewrite every conversation to its cleaned form", jpblob::run_migrate_command);
   migrate->add_flag("--dry-run", m.dry_run, "say what would be rewritten");
   migrate->add_flag("--json", m.json, "machine output");

@@ -2,11 +2,13 @@
 
 #include <unistd.h>
 
+#include <ctime>
 #include <iostream>
 #include <set>
 #include <nlohmann/json.hpp>
 
 #include "cli/progress.hpp"
+#include "core/artifacts/artifact_lifetime.hpp"
 #include "core/artifacts/artifacts.hpp"
 #include "core/documents/conversations.hpp"
 #include "core/documents/document.hpp"
@@ -190,9 +192,11 @@ void run_cat_command(const MaintenanceArgs& args) {
   const std::string url = UrlResolver::is_url(args.target) ? args.target : blob_url_for_name(workspace(), args.target);
   std::optional<fs::path> dir;
   if (args.session) dir = checked_artifacts_dir(*args.session, fs::current_path());
-  const UrlResolver resolver(dir, [&](const Digest& d, std::optional<std::uint64_t> size) {
+  UrlResolver resolver(dir, [&](const Digest& d, std::optional<std::uint64_t> size) {
     return workspace().find_blob(d, size);
   });
+  if (dir && url.starts_with("artifact://"))
+    resolver.set_artifact_expiry(configured_artifact_ttl(fs::current_path()), std::time(nullptr));
   const ResolvedUrl r = resolver.resolve(url, PageOptions{args.offset, args.limit});
   write_all(STDOUT_FILENO, r.content, "standard output");
   if (!r.notice.empty())
@@ -214,33 +218,6 @@ void run_store_command(const MaintenanceArgs& args) {
       std::cout << format_blob_url(put.digest) << "  " << file.string() << '\n';
   }
   if (args.json) print_json({{"stored", stored}});
-}
-
-int run_run_command(const MaintenanceArgs& args) {
-  if (!args.session) throw Error("run needs --session <file.jsonl>", ErrorKind::Usage);
-  ArtifactAllocator artifacts(checked_artifacts_dir(*args.session, fs::current_path()));
-  if (!is_valid_name(args.tool))
-    throw Error("bad tool name '" + args.tool + "': use 1-64 letters, digits, '_' or '-'", ErrorKind::Usage);
-  OutputSpill sink([&] { return artifacts.allocate(args.tool); });
-  // On a terminal a person watches: show the output as it comes. Otherwise
-  // (an agent reading the result) print the tail once the command ends.
-  const bool live = ::isatty(STDOUT_FILENO) == 1;
-  char last = '\n';
-  const int status = stream_command(args.command, fs::current_path(), [&](std::string_view s) {
-    sink.write(s);
-    if (live && !s.empty()) {
-      write_all(STDOUT_FILENO, s, "standard output");
-      last = s.back();
-    }
-  });
-  const SpillSummary summary = sink.finish();
-  if (!live) {
-    write_all(STDOUT_FILENO, summary.tail, "standard output");
-    if (!summary.tail.empty()) last = summary.tail.back();
-  }
-  if (summary.truncated)
-    write_all(STDOUT_FILENO, (last == '\n' ? "" : "\n") + describe_spill(summary, live) + "\n", "standard output");
-  return status;
 }
 
 void run_migrate_command(const MaintenanceArgs& args) {

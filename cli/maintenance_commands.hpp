@@ -4,6 +4,7 @@
 #pragma once
 
 #include <filesystem>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -24,6 +25,8 @@ struct MaintenanceArgs {
   std::string tool;
   std::vector<std::string> command;
   std::vector<std::filesystem::path> files;  // store; checkout's paths
+  std::uint64_t threshold = 50 * 1024;  // run --threshold (kSpillThreshold)
+  bool expired = false;                 // artifacts gc --expired
 };
 
 void run_gc_command(const MaintenanceArgs& args);
@@ -35,8 +38,6 @@ void run_migrate_command(const MaintenanceArgs& args);
 void run_checkout_command(const MaintenanceArgs& args);  // throws when a document could not be restored
 void run_stats_command(const MaintenanceArgs& args);
 void run_repair_command(const MaintenanceArgs& args);  // throws when a blob has no good copy
-// Returns the command's exit status.
-int run_run_command(const MaintenanceArgs& args);
 void run_store_command(const MaintenanceArgs& args);
 
 }  // namespace jpblob

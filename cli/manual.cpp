@@ -46,7 +46,10 @@ std::string command_example(std::string_view command) {
       {"print", "git jpblob print 17758406187 | less"},
       {"cat", "git jpblob cat artifact://3 --session .jp/sessions/2026-04-10_abc.jsonl --offset 100 --limit 20"},
       {"store", "git jpblob store screenshot.png    # prints blob:sha256:<hex>"},
-      {"run", "git jpblob run --session .jp/sessions/2026-04-10_abc.jsonl --tool bash -- make test"},
+      {"run", "git jpblob run --session .jp/sessions/2026-04-10_abc.jsonl --tool bash -- make test\n"
+              "  git jpblob run --json --threshold 12000 --session .jp/sessions/2026-04-10_abc.jsonl --tool bash -- make"},
+      {"artifacts", "git jpblob artifacts gc --dry-run     # artifacts past jpblob.artifactTtl (1h), orphaned folders\n"
+                    "  git jpblob artifacts stats --json"},
       {"migrate", "git jpblob migrate --dry-run"},
       {"checkout", "git jpblob checkout .jp/conversations/1-a"},
       {"repair", "git jpblob repair && git commit --amend --no-edit"},

@@ -6,7 +6,7 @@
 # git's variables set: cur, prev, words, cword and __git_cmd_idx.
 
 __git_jpblob_commands="install uninstall clean smudge filter-process pre-commit pre-push pre-receive post-checkout gc verify
-files print cat store run migrate checkout repair stats textconv merge status ls-files env version help"
+files print cat store run artifacts migrate checkout repair stats textconv merge status ls-files env version help"
 
 # The flags of one command, each ending in "=" when it takes a value.
 __git_jpblob_flags () {
@@ -18,7 +18,8 @@ __git_jpblob_flags () {
 	verify)                 echo "--history --store= --json" ;;
 	cat)                    echo "--session= --offset= --limit=" ;;
 	store)                  echo "--store=" ;;
-	run)                    echo "--session= --tool=" ;;
+	run)                    echo "--session= --tool= --threshold= --json" ;;
+	artifacts)              echo "--session= --expired --dry-run --json" ;;
 	migrate|checkout)       echo "--dry-run" ;;
 	stats)                  echo "--json --store=" ;;
 	ls-files|env|status)    echo "--json" ;;
@@ -60,6 +61,7 @@ _git_jpblob () {
 		case "$subcommand" in
 		files|print) __gitcomp_nl "$(__git_jpblob_conversations)" ;;
 		help) __gitcomp "$__git_jpblob_commands" ;;
+		artifacts) [ -n "$(__git_find_on_cmdline "gc stats")" ] || __gitcomp "gc stats" ;;
 		ls-files) __git_complete_refs ;;
 		*) COMPREPLY=() ;;  # files: bash's default completion takes over
 		esac

@@ -13,6 +13,7 @@
 #include "core/base/error.hpp"
 #include "core/git/git_repo.hpp"
 #include "core/base/safe_path.hpp"
+#include "core/artifacts/output_index.hpp"
 
 namespace jpblob {
 
@@ -42,7 +43,11 @@ bool all_digits(std::string_view s) {
 // folder inside it is named by the session and may have been planted as a
 // link by a repository: that is refused. An invalid Fd when it is missing
 // and not to be created.
-Fd open_folder(const fs::path& dir, bool create) {
+Fd open_folder(const fs::path& dir, bool create) { return open_artifacts_folder(dir, create); }
+
+}  // namespace
+
+Fd open_artifacts_folder(const fs::path& dir, bool create) {
   const fs::path parent = dir.has_parent_path() ? dir.parent_path() : fs::path(".");
   std::error_code ec;
   if (create) {
@@ -57,6 +62,8 @@ Fd open_folder(const fs::path& dir, bool create) {
     throw Error("cannot use the artifacts folder " + dir.string() + ": " + e.what());
   }
 }
+
+namespace {
 
 // The names in a folder, or none when it is missing.
 std::vector<std::string> entries(const fs::path& dir) {
@@ -153,6 +160,12 @@ AllocatedFile ArtifactAllocator::allocate(std::string_view tool) {
     std::uint64_t next = 0;
     for (const auto& name : folder_names(dir.get(), dir_.string()))
       if (auto n = artifact_number(name)) next = std::max(next, *n + 1);
+    // Numbers whose files gc removed stay taken: the index remembers them.
+    // A damaged index must not stop the output being saved.
+    try {
+      next = std::max(next, read_output_index(dir.get(), dir_).next);
+    } catch (const Error&) {
+    }
     next_ = next;
   }
   for (int attempt = 0; attempt < 10000; ++attempt) {

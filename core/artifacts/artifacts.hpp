@@ -38,6 +38,12 @@ std::filesystem::path artifacts_dir_for(const std::filesystem::path& session_fil
 std::filesystem::path checked_artifacts_dir(const std::filesystem::path& session_file,
                                             const std::filesystem::path& cwd);
 
+// The artifacts folder opened without following a link at its last
+// component (the folder holding it is the user's choice), created with its
+// parents when `create` says so; an invalid Fd when it is missing and not
+// created. Throws Error when it is a link or cannot be opened.
+Fd open_artifacts_folder(const std::filesystem::path& dir, bool create);
+
 // A tool name or a subagent name: 1–64 of [A-Za-z0-9_-].
 bool is_valid_name(std::string_view name);
 // An artifact id: 1–18 decimal digits.

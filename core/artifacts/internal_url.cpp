@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "core/artifacts/artifact_lifetime.hpp"
 #include "core/artifacts/artifacts.hpp"
 #include "core/base/error.hpp"
 #include "core/format/json_scan.hpp"
@@ -213,6 +214,9 @@ ResolvedUrl UrlResolver::artifact(std::string_view rest, const PageOptions& page
   if (!is_valid_artifact_id(id))
     throw Error("artifact://" + id + ": an artifact id is a number", ErrorKind::Usage);
   const fs::path& dir = require_dir();
+  if (expiry_ && artifact_state(dir, id, expiry_->ttl, expiry_->now) == ArtifactState::Expired)
+    throw Error("Artifact " + id + " expired: artifacts are kept for " + describe_ttl(expiry_->ttl) + " (" +
+                kArtifactTtlKey + "); run the command again for its output");
   const auto name = artifact_file_name(dir, id);
   if (!name) throw Error("Artifact " + id + " not found. Available: " + join(list_artifact_ids(dir)));
   return page_lines(read_artifact_file(dir, *name, "artifact://" + id), "text/plain", page);

@@ -49,6 +49,11 @@ class UrlResolver {
   // and a usage Error for a malformed URL, an invalid id or a bad query.
   ResolvedUrl resolve(std::string_view url, const PageOptions& page = {}) const;
 
+  // From now on artifact:// answers "Artifact <n> expired: …" for an
+  // artifact past `ttl` at time `now` (artifact_state); nullopt ttl is
+  // never. Without this call, artifacts never expire.
+  void set_artifact_expiry(std::optional<std::int64_t> ttl, std::int64_t now) { expiry_ = Expiry{ttl, now}; }
+
   // Whether `text` is something resolve() takes (rather than, say, a
   // bare digest).
   static bool is_url(std::string_view text);
@@ -61,6 +66,11 @@ class UrlResolver {
 
   std::optional<std::filesystem::path> artifacts_dir_;
   BlobFetch blobs_;
+  struct Expiry {
+    std::optional<std::int64_t> ttl;
+    std::int64_t now;
+  };
+  std::optional<Expiry> expiry_;
 };
 
 // Lines [offset, offset + limit) of `text`, with the notice when lines

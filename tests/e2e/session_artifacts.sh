@@ -66,7 +66,7 @@ numbering_continues() {
   local out
   out=$(git jpblob run --session "$session" --tool bash -- echo short)
   [ "$out" = "short" ] || fail "short output changed: $out"
-  [ "$(ls "$artifacts" | wc -l)" -eq 2 ] || fail "a short output made an artifact"
+  [ "$(ls "$artifacts"/*.log | wc -l)" -eq 2 ] || fail "a short output made an artifact"
 }
 case_ "a second run continues the numbering; a short one keeps no artifact" numbering_continues
 
