@@ -75,6 +75,16 @@ bool expired(const struct stat& st, std::optional<std::int64_t> ttl, std::int64_
   return ttl && now - static_cast<std::int64_t>(st.st_mtime) > *ttl;
 }
 
+// Whether every regular file of the open folder `fd` is past the TTL.
+bool all_expired(int fd, const fs::path& dir, std::optional<std::int64_t> ttl, std::int64_t now) {
+  for (const auto& name : folder_names(fd, dir.string())) {
+    struct stat st {};
+    if (::fstatat(fd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) && !expired(st, ttl, now))
+      return false;
+  }
+  return true;
+}
+
 enum class Sweep { Expired, Session, Orphan };
 
 // Cleans the open folder `fd` named `dir`. Returns whether the folder may
@@ -239,12 +249,14 @@ void cleanup_expired_root(const fs::path& top, const fs::path& root, std::option
                           std::int64_t now, DryRun dry_run, CleanupReport& report) {
   each_folder(top, root, report.skipped, [&](int fd, int root_fd, const fs::path& dir, bool has_session) {
     try {
-      if (has_session) {
+      // An orphan (its session file is gone) goes whole, but only once
+      // nothing in it is younger than the TTL: a session file missing from
+      // this checkout (a switch to a branch without it, with its folder
+      // left untracked) must not cost the artifacts of a live session.
+      if (has_session || !all_expired(fd, dir, ttl, now)) {
         sweep(fd, dir, Sweep::Expired, ttl, now, dry_run, report);
-      } else {
-        // An orphan: the session it belonged to is gone.
-        if (sweep(fd, dir, Sweep::Orphan, ttl, now, dry_run, report))
-          remove_folder_if_empty(root_fd, dir, dry_run, report);
+      } else if (sweep(fd, dir, Sweep::Orphan, ttl, now, dry_run, report)) {
+        remove_folder_if_empty(root_fd, dir, dry_run, report);
       }
     } catch (const Error& e) {
       report.skipped.push_back(e.what());

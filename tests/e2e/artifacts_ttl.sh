@@ -185,6 +185,11 @@ orphans_and_links() {
   echo old > "$orphan/0.bash.log"
   echo agent > "$orphan/0-Explore.md"
   echo '{"next":1,"outputs":{}}' > "$orphan/outputs.json"
+  touch -d '2 hours ago' "$orphan"/*
+  # A fresh orphan: its session file is not in this checkout (a branch
+  # switch), its artifacts younger than the TTL: kept, whole.
+  local fresh="$sessions/2026-11-20T10-00-00_elsewhere"
+  mkdir -p "$fresh" && echo fresh > "$fresh/0.bash.log" && echo agent > "$fresh/0-Plan.md"
   echo precious > "$outside/victim/0.bash.log"
   echo precious > "$outside/keep.log"
   touch -d '1 day ago' "$outside/victim/0.bash.log" "$outside/keep.log"
@@ -193,6 +198,8 @@ orphans_and_links() {
   touch -h -d '1 day ago' "$a1/7.bash.log"
   git jpblob artifacts gc --json > gc.json 2> gc.err
   [ ! -e "$orphan" ] || fail "the orphaned folder is still there: $(ls -a "$orphan")"
+  [ -f "$fresh/0.bash.log" ] && [ -f "$fresh/0-Plan.md" ] || fail "gc removed a fresh orphan's artifacts"
+  rm -r "$fresh"
   [ "$(cat "$outside/victim/0.bash.log")" = precious ] || fail "gc followed a linked session folder"
   [ "$(cat "$outside/keep.log")" = precious ] || fail "gc followed a linked artifact"
   [ -L "$a1/7.bash.log" ] || fail "gc removed the link instead of leaving it alone"
@@ -202,7 +209,7 @@ orphans_and_links() {
   py 'len(j["skipped"]) == 2' gc.json
   rm "$a1/7.bash.log" "$sessions/2026-11-20T09-30-00_linked"
 }
-case_ "gc removes orphaned folders whole and never follows a linked folder or artifact" orphans_and_links
+case_ "gc removes expired orphaned folders whole, keeps a fresh orphan, and never follows a linked folder or artifact" orphans_and_links
 
 linked_sessions_root() {
   git init -q "$TEST_ROOT/hostile"
