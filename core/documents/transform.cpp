@@ -29,10 +29,10 @@ struct Splice {
 // Whether clean stores a payload string of `token` whose bytes decoded
 // as `encoding` are `bytes`: clean and every count of what it would store
 // (referenced_digests) share this one rule.
-bool stores(const PayloadSite& site, std::string_view token, const std::string& bytes, PayloadEncoding encoding,
+bool stores(bool only_where_it_pays, std::string_view token, const std::string& bytes, PayloadEncoding encoding,
             std::uint64_t min_size) {
   if (bytes.size() < min_size) return false;
-  return !site.only_where_it_pays || reference_pays(token.size(), Reference{Digest(Digest::Bytes{}), bytes.size(), encoding});
+  return !only_where_it_pays || reference_pays(token.size(), Reference{Digest(Digest::Bytes{}), bytes.size(), encoding});
 }
 
 // Whether a string token is the canonical encoding of its text, with the
@@ -160,7 +160,7 @@ TransformReport clean(std::string_view input, const BlobStore& store, const Clea
     } else {
       const std::string_view token = input.substr(s.begin, s.end - s.begin);
       const auto encoding = decode_payload(token, decoded[k]);
-      keep[k] = encoding && stores({s.kind, 0, s.only_where_it_pays}, token, decoded[k], *encoding, options.min_size);
+      keep[k] = encoding && stores(s.only_where_it_pays, token, decoded[k], *encoding, options.min_size);
       if (encoding) splices[k].encoding = *encoding;
     }
     if (keep[k] && options.may_reference && !options.may_reference(Sha256::of(decoded[k]))) keep[k] = 0;
@@ -222,7 +222,7 @@ bool referenced_digests(std::string_view input, std::uint64_t min_size, std::vec
       } else if (site.kind == SiteKind::String) {
         std::string decoded;
         const auto encoding = decode_payload(event.span(site.node), decoded);
-        if (encoding && stores(site, event.span(site.node), decoded, *encoding, min_size)) bytes = std::move(decoded);
+        if (encoding && stores(site.only_where_it_pays, event.span(site.node), decoded, *encoding, min_size)) bytes = std::move(decoded);
       }
       if (bytes) payloads.push_back(Reference{Sha256::of(*bytes), bytes->size(), PayloadEncoding::None});
     }

@@ -282,15 +282,6 @@ help_lists() {
 }
 case_ "the commands are listed with their options" help_lists
 
-complete_words() {  # words of the command line; the last is being completed
-  bash -c '
-    . /usr/share/bash-completion/completions/git
-    . "$1"; shift
-    COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1))
-    COMP_LINE="$*"; COMP_POINT=${#COMP_LINE}
-    __git_func_wrap __git_main
-    printf "%s\n" "${COMPREPLY[@]}"' _ "${JPBLOB_SOURCE_DIR:-$E2E_DIR/../..}/install/git-jpblob-completion.bash" "$@"
-}
 completion() {
   [ -f /usr/share/bash-completion/completions/git ] || fail "git's bash completion is not installed"
   local out

@@ -61,15 +61,6 @@ The most similar command is
 case_ "a mistyped command names the one meant, exit 1" did_you_mean
 
 # Bash completion, through git's own completion script.
-complete_words() {  # words of the command line; the last is being completed
-  bash -c '
-    . /usr/share/bash-completion/completions/git
-    . "$1"; shift
-    COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1))
-    COMP_LINE="$*"; COMP_POINT=${#COMP_LINE}
-    __git_func_wrap __git_main
-    printf "%s\n" "${COMPREPLY[@]}"' _ "$SRC/install/git-jpblob-completion.bash" "$@"
-}
 completion() {
   [ -f /usr/share/bash-completion/completions/git ] || fail "git's bash completion is not installed"
   local out

@@ -121,6 +121,18 @@ case_in_mode() {
   fi
 }
 
+# Bash completion through git's own completion script: the candidates for
+# the last of the words given (the command line so far).
+complete_words() {
+  bash -c '
+    . /usr/share/bash-completion/completions/git
+    . "$1"; shift
+    COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1))
+    COMP_LINE="$*"; COMP_POINT=${#COMP_LINE}
+    __git_func_wrap __git_main
+    printf "%s\n" "${COMPREPLY[@]}"' _ "${JPBLOB_SOURCE_DIR:-$E2E_DIR/../..}/install/git-jpblob-completion.bash" "$@"
+}
+
 # Blobs held in the work tree's store or, for a lean tree's committed ones
 # (skip-worktree, no file), by the index: what gc must keep in either mode.
 # blob_held PATH: that blob file is there, or the index keeps it out of the

@@ -14,13 +14,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string random_bytes(std::size_t n, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::string s(n, '\0');
-  for (auto& c : s) c = static_cast<char>(rng());
-  return s;
-}
-
 std::string image_block(const std::string& bytes, const std::string& mime = "image/png") {
   return R"({"type":"image","data":")" + base64_encode(bytes, Base64Alphabet::Standard) +
          R"(","mimeType":")" + mime + R"("})";
@@ -60,7 +53,7 @@ class SessionTest : public ::testing::Test {
 };
 
 TEST_F(SessionTest, LargeImagesBecomeBlobUrlsAndComeBackByteIdentical) {
-  const std::string a = random_bytes(50 * 1024, 1), b = random_bytes(50 * 1024, 2), c = random_bytes(50 * 1024, 3);
+  const std::string a = test::random_bytes(50 * 1024, 1), b = test::random_bytes(50 * 1024, 2), c = test::random_bytes(50 * 1024, 3);
   const std::string session = R"({"type":"session","version":3,"id":"abc"})"
                               "\n" + message_line(image_block(a)) + "\n" +
                               message_line(image_block(b) + "," + image_block(c, "image/jpeg")) + "\n";
@@ -83,7 +76,7 @@ TEST_F(SessionTest, LargeImagesBecomeBlobUrlsAndComeBackByteIdentical) {
 
 TEST_F(SessionTest, ThresholdIsOneThousandTwentyFourBase64Characters) {
   // 768 bytes encode to exactly 1,024 characters; 765 to 1,020.
-  const std::string at = random_bytes(768, 4), below = random_bytes(765, 5);
+  const std::string at = test::random_bytes(768, 4), below = test::random_bytes(765, 5);
   const std::string session = message_line(image_block(at) + "," + image_block(below)) + "\n";
   const Outcome cleaned = externalize(session);
   EXPECT_EQ(cleaned.report.replaced, 1u);
@@ -93,7 +86,7 @@ TEST_F(SessionTest, ThresholdIsOneThousandTwentyFourBase64Characters) {
 }
 
 TEST_F(SessionTest, OnlyImageBlocksInContentArraysMove) {
-  const std::string big = base64_encode(random_bytes(4096, 6), Base64Alphabet::Standard);
+  const std::string big = base64_encode(test::random_bytes(4096, 6), Base64Alphabet::Standard);
   const std::vector<std::string> untouched = {
       // not an image
       R"({"content":[{"type":"text","data":")" + big + R"("}]})",
@@ -119,7 +112,7 @@ TEST_F(SessionTest, OnlyImageBlocksInContentArraysMove) {
 }
 
 TEST_F(SessionTest, LinesThatAreNotJsonStayAndTheRestIsStillProcessed) {
-  const std::string img = random_bytes(3000, 7);
+  const std::string img = test::random_bytes(3000, 7);
   const std::string session = message_line(image_block(img)) + "\n{\"type\":\"message\",\"trunc" + "\n" +
                               message_line(image_block(img)) + "\r\n\n   \n";
   const Outcome cleaned = externalize(session);
@@ -132,7 +125,7 @@ TEST_F(SessionTest, LinesThatAreNotJsonStayAndTheRestIsStillProcessed) {
 }
 
 TEST_F(SessionTest, NoFinalNewlineAndEmptyInputAreKept) {
-  const std::string img = random_bytes(2000, 8);
+  const std::string img = test::random_bytes(2000, 8);
   const std::string session = message_line(image_block(img));
   EXPECT_EQ(load(externalize(session).out).out, session);
   EXPECT_EQ(externalize("").out, "");
@@ -140,7 +133,7 @@ TEST_F(SessionTest, NoFinalNewlineAndEmptyInputAreKept) {
 }
 
 TEST_F(SessionTest, MissingBlobLeavesTheReferenceWithOneWarningAndTheRestLoads) {
-  const std::string a = random_bytes(2000, 9), b = random_bytes(2000, 10);
+  const std::string a = test::random_bytes(2000, 9), b = test::random_bytes(2000, 10);
   const std::string session = message_line(image_block(a)) + "\n" + message_line(image_block(b)) + "\n" +
                               message_line(image_block(b)) + "\n";
   const Outcome cleaned = externalize(session);
@@ -157,7 +150,7 @@ TEST_F(SessionTest, MissingBlobLeavesTheReferenceWithOneWarningAndTheRestLoads) 
 }
 
 TEST_F(SessionTest, CorruptBlobIsAWarningNotACrash) {
-  const std::string a = random_bytes(2000, 11);
+  const std::string a = test::random_bytes(2000, 11);
   const std::string cleaned = externalize(message_line(image_block(a)) + "\n").out;
   const fs::path file = store.path_of(Sha256::of(a));
   fs::permissions(file, fs::perms::owner_write, fs::perm_options::add);
@@ -180,8 +173,8 @@ TEST_F(SessionTest, AHandWrittenReferenceToASmallBlobStaysAReference) {
 // replaces is not counted on top of it, so a session externalized at the
 // limit loads at it; a URL that stays counts its own bytes.
 TEST_F(SessionTest, WhatIsExternalizedAtTheLimitLoadsAtIt) {
-  const std::string in = message_line(image_block(random_bytes(1500, 3)) + "," + image_block(random_bytes(1600, 4))) +
-                         "\n" + message_line(image_block(random_bytes(2000, 9))) + "\n";
+  const std::string in = message_line(image_block(test::random_bytes(1500, 3)) + "," + image_block(test::random_bytes(1600, 4))) +
+                         "\n" + message_line(image_block(test::random_bytes(2000, 9))) + "\n";
   const Outcome stored = externalize(in);
   ASSERT_NE(stored.out.find("blob:sha256:"), std::string::npos);
   StoreBlobSource source(store);
@@ -201,7 +194,7 @@ TEST_F(SessionTest, WhatIsExternalizedAtTheLimitLoadsAtIt) {
 }
 
 TEST_F(SessionTest, ImagesReportsReferencesAndWhatWouldBeStored) {
-  const std::string a = random_bytes(2000, 12), b = random_bytes(2000, 13);
+  const std::string a = test::random_bytes(2000, 12), b = test::random_bytes(2000, 13);
   const std::string half = externalize(message_line(image_block(a)) + "\n").out + message_line(image_block(b)) +
                            "\nnot json\n";
   const SessionImages images = session_images(half);
@@ -218,7 +211,7 @@ TEST_F(SessionTest, DocumentKindFollowsTheFileName) {
   EXPECT_EQ(document_kind(".jp/conversations/1/events.json"), DocumentKind::Conversation);
   EXPECT_EQ(document_kind("<stdin>"), DocumentKind::Conversation);
   // The same dispatch drives clean_document.
-  const std::string img = random_bytes(2000, 14);
+  const std::string img = test::random_bytes(2000, 14);
   std::string out;
   clean_document(DocumentKind::Session, message_line(image_block(img)), store, {},
                  [&](std::string_view s) { out.append(s); });
@@ -232,7 +225,7 @@ TEST_F(SessionTest, AFullStoreWritesNothing) {
   BlobStore bad = BlobStore::for_storage(dir / "file", dir.path());
   bool called = false;
   CleanOptions options;
-  EXPECT_THROW(externalize_session(message_line(image_block(random_bytes(2000, 15))), bad, options,
+  EXPECT_THROW(externalize_session(message_line(image_block(test::random_bytes(2000, 15))), bad, options,
                                    [&](std::string_view) { called = true; }),
                Error);
   EXPECT_FALSE(called);

@@ -17,13 +17,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string random_bytes(std::size_t n, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::string s(n, '\0');
-  for (auto& c : s) c = static_cast<char>(rng());
-  return s;
-}
-
 std::string b64(const std::string& bytes) { return base64_encode(bytes, Base64Alphabet::Standard); }
 std::string url_of(const std::string& bytes) { return "blob:sha256:" + Sha256::of(bytes).hex(); }
 
@@ -71,7 +64,7 @@ std::string claude_user(const std::string& content, const std::string& uuid) {
 }
 
 TEST_F(ShapesTest, ClaudeCodeImagesMoveAtTopLevelAndInsideToolResults) {
-  const std::string shot = random_bytes(40 * 1024, 1), pasted = random_bytes(3000, 2), tiny = random_bytes(60, 3);
+  const std::string shot = test::random_bytes(40 * 1024, 1), pasted = test::random_bytes(3000, 2), tiny = test::random_bytes(60, 3);
   const std::string session =
       R"({"type":"summary","summary":"Fix the login page","leafUuid":"u4"})" "\n" +
       claude_user(R"({"type":"text","text":"what is wrong here?"},)" + claude_image(b64(pasted), "image/jpeg"), "u1") +
@@ -101,7 +94,7 @@ TEST_F(ShapesTest, ClaudeCodeImagesMoveAtTopLevelAndInsideToolResults) {
 }
 
 TEST_F(ShapesTest, ClaudeCodeLookalikesStayInline) {
-  const std::string big = b64(random_bytes(3000, 4));
+  const std::string big = b64(test::random_bytes(3000, 4));
   const std::vector<std::string> untouched = {
       // a URL source: nothing inline
       claude_user(R"({"type":"image","source":{"type":"url","url":"https://example.com/a.png"}})", "a"),
@@ -134,7 +127,7 @@ TEST_F(ShapesTest, ClaudeCodeLookalikesStayInline) {
 // of an image data URL. These tests compute the same digests independently.
 
 TEST_F(ShapesTest, OhMyPiImagesUnderTheImagesKey) {
-  const std::string a = random_bytes(5000, 5), b = random_bytes(2000, 6), small = random_bytes(600, 7);
+  const std::string a = test::random_bytes(5000, 5), b = test::random_bytes(2000, 6), small = test::random_bytes(600, 7);
   const std::string session =
       R"({"type":"message","id":"e1","parentId":null,"message":{"role":"user","content":"see attached","images":[{"data":")" +
       b64(a) + R"(","mimeType":"image/png"},{"type":"image","data":")" + b64(b) +
@@ -153,7 +146,7 @@ TEST_F(ShapesTest, OhMyPiImagesUnderTheImagesKey) {
 }
 
 TEST_F(ShapesTest, OhMyPiImageGenerationCallResults) {
-  const std::string picture = random_bytes(8000, 8), small = random_bytes(300, 9);
+  const std::string picture = test::random_bytes(8000, 8), small = test::random_bytes(300, 9);
   const std::string session =
       R"({"type":"message","id":"e2","message":{"role":"assistant","content":[{"type":"text","text":"here"}],"providerPayload":{"type":"openaiResponsesHistory","items":[{"type":"image_generation_call","id":"ig_1","status":"completed","result":")" +
       b64(picture) + R"("},{"type":"image_generation_call","id":"ig_2","status":"completed","result":")" + b64(small) +
@@ -167,8 +160,8 @@ TEST_F(ShapesTest, OhMyPiImageGenerationCallResults) {
 }
 
 TEST_F(ShapesTest, OhMyPiImageUrlDataUrlsKeepTheirTextWhateverTheirSize) {
-  const std::string big_url = "data:image/png;base64," + b64(random_bytes(4000, 10));
-  const std::string small_url = "data:image/jpeg;base64," + b64(random_bytes(30, 11));
+  const std::string big_url = "data:image/png;base64," + b64(test::random_bytes(4000, 10));
+  const std::string small_url = "data:image/jpeg;base64," + b64(test::random_bytes(30, 11));
   const std::string session =
       R"({"type":"message","message":{"role":"user","providerPayload":{"input":[{"type":"input_image","image_url":")" +
       big_url + R"(","detail":"auto"},{"type":"input_image","image_url":")" + small_url +
@@ -185,7 +178,7 @@ TEST_F(ShapesTest, OhMyPiImageUrlDataUrlsKeepTheirTextWhateverTheirSize) {
 }
 
 TEST_F(ShapesTest, SignedBlocksAreLeftAsOhMyPiLeavesThem) {
-  const std::string big = b64(random_bytes(3000, 12));
+  const std::string big = b64(test::random_bytes(3000, 12));
   const std::string image = R"({"data":")" + big + R"(","mimeType":"image/png"})";
   const std::string session =
       R"({"message":{"content":[{"type":"toolCall","id":"c1","name":"look","arguments":{"images":[)" + image +
@@ -204,7 +197,7 @@ TEST_F(ShapesTest, SignedBlocksAreLeftAsOhMyPiLeavesThem) {
 TEST_F(ShapesTest, ReferencesOhMyPiWroteLoadFromBlobsGitJpblobStored) {
   // A session oh-my-pi persisted (its references in place) loads through
   // git-jpblob's store once the same bytes are there: the names agree.
-  const std::string png = random_bytes(2500, 13), url = "data:image/png;base64," + b64(random_bytes(50, 14));
+  const std::string png = test::random_bytes(2500, 13), url = "data:image/png;base64," + b64(test::random_bytes(50, 14));
   store.put(png);
   store.put(url);
   const std::string committed =

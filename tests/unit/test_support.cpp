@@ -1,5 +1,7 @@
 #include "test_support.hpp"
 
+#include <random>
+
 #include "core/base/error.hpp"
 
 #include <fcntl.h>
@@ -40,6 +42,13 @@ std::string shell_quote(const std::string& s) {
     else out += c;
   }
   return out + "'";
+}
+
+std::string random_bytes(std::size_t n, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::string s(n, '\0');
+  for (auto& c : s) c = static_cast<char>(rng());
+  return s;
 }
 
 CommandResult run(const std::string& command, const fs::path& cwd, const std::string& input) {

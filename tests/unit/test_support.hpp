@@ -41,6 +41,9 @@ std::string must(const std::string& command, const std::filesystem::path& cwd);
 // Single-quotes a string for /bin/sh.
 std::string shell_quote(const std::string& s);
 
+// `n` bytes of any value, the same for the same seed.
+std::string random_bytes(std::size_t n, unsigned seed);
+
 void write_text(const std::filesystem::path& path, const std::string& text);
 std::string read_text(const std::filesystem::path& path);
 
