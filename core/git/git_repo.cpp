@@ -284,15 +284,16 @@ std::optional<std::string> GitRepo::read_staged(std::string_view path) const {
   return read_blob(repo_.get(), &entry->id, p + " in the index");
 }
 
-std::vector<std::pair<std::string, std::string>> GitRepo::skip_worktree_entries(std::string_view folder) const {
+std::vector<GitRepo::StagedEntry> GitRepo::index_entries(std::string_view folder, Entries which) const {
   auto idx = index();
-  std::vector<std::pair<std::string, std::string>> out;
+  std::vector<StagedEntry> out;
   const std::string prefix = std::string(folder) + "/";
   const std::size_t n = git_index_entrycount(idx.get());
   for (std::size_t i = 0; i < n; ++i) {
     const git_index_entry* e = git_index_get_byindex(idx.get(), i);
-    if (e && (e->flags_extended & GIT_INDEX_ENTRY_SKIP_WORKTREE) && std::string_view(e->path).starts_with(prefix))
-      out.emplace_back(e->path, git_oid_tostr_s(&e->id));
+    if (!e || git_index_entry_stage(e) != 0 || !std::string_view(e->path).starts_with(prefix)) continue;
+    const bool skip = e->flags_extended & GIT_INDEX_ENTRY_SKIP_WORKTREE;
+    if (which == Entries::All || skip) out.push_back({e->path, git_oid_tostr_s(&e->id), skip});
   }
   return out;
 }

@@ -97,9 +97,16 @@ class GitRepo {
   // separated) as staged in the index / as committed in HEAD; nullopt when
   // it is not there (or there is no HEAD yet).
   std::optional<std::string> read_staged(std::string_view path) const;
-  // The entries below `folder` whose index entries carry the skip-worktree
-  // bit (git neither writes nor looks at their files): path and blob id.
-  std::vector<std::pair<std::string, std::string>> skip_worktree_entries(std::string_view folder) const;
+  // The stage-0 entries below `folder`, all of them or only those that
+  // carry the skip-worktree bit (git neither writes nor looks at their
+  // files): path and blob id.
+  enum class Entries { All, SkipWorktree };
+  struct StagedEntry {
+    std::string path;
+    std::string id;
+    bool skip_worktree;
+  };
+  std::vector<StagedEntry> index_entries(std::string_view folder, Entries which) const;
   std::optional<std::string> read_head(std::string_view path) const;
 
   // The id of the blob at `path` in the tree of `rev` (a commit or tree

@@ -111,8 +111,11 @@ std::size_t drop_blob_files(const Workspace& ws, const std::vector<GitCli>& inde
 BlobStore::HeldByGit held_in_index(const GitRepo& repo) {
   struct Held {
     std::once_flag once;
-    std::unordered_map<std::string, std::string> ids;  // tracked path -> blob id
-    std::unordered_set<std::string> sound;              // ids found to hold their content, under repo.lock()
+    std::unordered_map<std::string, GitRepo::StagedEntry> entries;  // by tracked path
+    // Paths whose id was found to hold their content, under repo.lock().
+    // By path, not by id: two names planted with one file's bytes share
+    // an id, and only the name that file's content hashes to is sound.
+    std::unordered_set<std::string> sound;
   };
   auto held = std::make_shared<Held>();
   return [held, &repo](const Digest& digest, std::string_view content) {
@@ -120,22 +123,30 @@ BlobStore::HeldByGit held_in_index(const GitRepo& repo) {
     // repo.lock(): smudges delayed on other threads read the same index.
     std::call_once(held->once, [&] {
       const auto lock = repo.lock();
-      for (auto& [path, id] : repo.skip_worktree_entries(kWorkTreeStore)) held->ids.emplace(path, id);
+      // Every staged entry, skip-worktree or not yet: while make_lean()
+      // marks them, git's index write re-cleans the conversations the
+      // clone's checkout wrote in the index's second (racily clean), and
+      // each blob would otherwise be written to the kept folder again.
+      for (auto& e : repo.index_entries(kWorkTreeStore, GitRepo::Entries::All)) held->entries.emplace(e.path, e);
     });
-    const auto it = held->ids.find(tracked_blob_path(digest));
-    if (it == held->ids.end()) return GitCopy::None;
+    const auto it = held->entries.find(tracked_blob_path(digest));
+    if (it == held->entries.end()) return GitCopy::None;
+    const GitRepo::StagedEntry& entry = it->second;
     std::optional<std::string> raw;
     {
       const auto lock = repo.lock();
-      if (held->sound.count(it->second)) return GitCopy::Holds;
-      raw = repo.read_object(it->second);
+      if (held->sound.count(entry.path)) return GitCopy::Holds;
+      raw = repo.read_object(entry.id);
     }
     // A partial clone's missing object, or a git-lfs pointer: the file is
     // written, as with no copy.
     if (!raw || is_lfs_pointer(*raw)) return GitCopy::None;
-    if (!gzip_holds(*raw, content)) return GitCopy::Differs;
+    // A wrong copy git keeps out of the work tree would stand for the
+    // content: refused. One not marked so (a stash or reset put it back)
+    // gets the content's own copy, which the hook stages over it.
+    if (!gzip_holds(*raw, content)) return entry.skip_worktree ? GitCopy::Differs : GitCopy::None;
     const auto lock = repo.lock();
-    held->sound.insert(it->second);
+    held->sound.insert(entry.path);
     return GitCopy::Holds;
   };
 }

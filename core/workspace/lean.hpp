@@ -44,8 +44,9 @@ std::size_t drop_blob_files(const Workspace& ws, const std::vector<GitCli>& inde
                             const std::vector<std::string>& paths, const GitCli* keeper = nullptr);
 
 // What clean asks before writing a blob file in a lean work tree
-// (BlobStore::set_held_by_git): whether the index keeps a copy of it out of
-// the work tree, and whether that copy holds the content. The index is
+// (BlobStore::set_held_by_git): whether the index stages a copy of it (out
+// of the work tree, or not marked so yet), and whether that copy holds the
+// content. The index is
 // read once, on the first blob that needs it; each copy is read and
 // compared once, and only one holding the content stands for it (a planted
 // corrupt one must not take the bytes' place). `repo` must outlive the
