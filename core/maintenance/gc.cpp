@@ -16,7 +16,6 @@
 #include "core/git/git_cli.hpp"
 #include "core/workspace/kept.hpp"
 #include "core/maintenance/live_set.hpp"
-#include "core/base/parallel.hpp"
 
 namespace jpblob {
 
@@ -233,18 +232,28 @@ GcReport run_gc(const Workspace& ws, const GcOptions& options, const Progress& p
   std::vector<Removal> removals(doomed.size(), Removal::Removed);
   if (!options.dry_run) {
     constexpr unsigned kDeleters = 8;
-    parallel_for(
-        doomed.size(),
-        [&](std::size_t i) {
-          // The age again, just before deleting: a clean may have used it.
-          const StoreEntry& e = *doomed[i].entry;
-          // A kept copy the index holds goes whatever its age: nothing
-          // ages into it, and git gives the blob back.
-          const bool staged = doomed[i].store != &store && e.digest && staged_kept.count(*e.digest);
-          removals[i] = doomed[i].store->remove(
-              e, staged ? std::numeric_limits<std::time_t>::max() : ::time(nullptr) - grace_of(e, options));
-        },
-        kDeleters);
+    for (const BlobStore* from : {&store, ws.kept()}) {
+      std::vector<std::size_t> mine;
+      std::vector<const StoreEntry*> theirs;
+      for (std::size_t i = 0; i < doomed.size(); ++i)
+        if (from && doomed[i].store == from) {
+          mine.push_back(i);
+          theirs.push_back(doomed[i].entry);
+        }
+      if (theirs.empty()) continue;
+      const auto removed = from->remove_all(
+          theirs,
+          [&](std::size_t k) {
+            // The age again, just before deleting: a clean may have used it.
+            const StoreEntry& e = *theirs[k];
+            // A kept copy the index holds goes whatever its age: nothing
+            // ages into it, and git gives the blob back.
+            const bool staged = from != &store && e.digest && staged_kept.count(*e.digest);
+            return staged ? std::numeric_limits<std::time_t>::max() : ::time(nullptr) - grace_of(e, options);
+          },
+          kDeleters);
+      for (std::size_t k = 0; k < mine.size(); ++k) removals[mine[k]] = removed[k];
+    }
   }
   for (std::size_t i = 0; i < doomed.size(); ++i) {
     const StoreEntry* e = doomed[i].entry;

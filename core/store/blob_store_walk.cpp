@@ -5,9 +5,11 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <map>
 
 #include "core/store/blob_store.hpp"
 #include "core/base/error.hpp"
+#include "core/base/parallel.hpp"
 #include "core/format/gzip.hpp"
 
 namespace jpblob {
@@ -142,34 +144,95 @@ std::optional<StoreEntry> BlobStore::stat(const StoreEntry& named) const {
   return e;
 }
 
-Removal BlobStore::remove(const StoreEntry& entry, std::time_t not_newer_than) const {
+Removal BlobStore::remove_from(int leaf, const StoreEntry& entry, std::time_t not_newer_than) const {
   if (entry.kind == StoreEntry::Kind::Foreign)
     throw Error("refusing to delete " + (root_ / entry.relative).string() + ": it is not a blob");
-  const std::size_t slash = entry.relative.rfind('/');
-  const std::string leaf_path = slash == std::string::npos ? "" : entry.relative.substr(0, slash);
-  const std::string name = entry.relative.substr(slash + 1);  // npos + 1 == 0
-  Fd leaf = open_folder(leaf_path);
-  if (!leaf.valid()) return Removal::Gone;
+  const std::string name = entry.relative.substr(entry.relative.rfind('/') + 1);  // npos + 1 == 0
+  if (leaf < 0) return Removal::Gone;
   struct stat st {};
-  if (::fstatat(leaf.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
+  if (::fstatat(leaf, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
     if (errno == ENOENT) return Removal::Gone;
     throw errno_error("cannot read " + (root_ / entry.relative).string(), errno);
   }
   if (!S_ISREG(st.st_mode))
     throw Error("refusing to delete " + (root_ / entry.relative).string() + ": it is not a regular file");
   if (st.st_mtim.tv_sec > not_newer_than) return Removal::Fresh;
-  if (::unlinkat(leaf.get(), name.c_str(), 0) != 0) {
+  if (::unlinkat(leaf, name.c_str(), 0) != 0) {
     if (errno == ENOENT) return Removal::Gone;
     throw errno_error("cannot delete " + (root_ / entry.relative).string(), errno);
   }
-  if (leaf_path.empty()) return Removal::Removed;  // a flat store keeps its root
-  // The folders it leaves empty go too. A writer that has just opened one
-  // creates it again (start_file); a folder that is not empty stays.
-  const std::string a = leaf_path.substr(0, 2), b = leaf_path.substr(3);
-  Fd level1 = open_folder(a);
-  if (level1.valid() && ::unlinkat(level1.get(), b.c_str(), AT_REMOVEDIR) == 0)
-    ::unlinkat(root_fd(false), a.c_str(), AT_REMOVEDIR);
   return Removal::Removed;
+}
+
+namespace {
+// The folder of a store entry below the root: "aa/bb", or "" in a flat store.
+std::string folder_of(const StoreEntry& entry) {
+  const std::size_t slash = entry.relative.rfind('/');
+  return slash == std::string::npos ? "" : entry.relative.substr(0, slash);
+}
+}  // namespace
+
+// The folders a removal leaves empty go too. A writer that has just opened
+// one creates it again (start_file); a folder that is not empty stays.
+bool BlobStore::remove_leaf_if_empty(const std::string& leaf_path) const {
+  if (leaf_path.empty()) return false;  // a flat store keeps its root
+  Fd level1 = open_folder(leaf_path.substr(0, 2));
+  return level1.valid() && ::unlinkat(level1.get(), leaf_path.substr(3).c_str(), AT_REMOVEDIR) == 0;
+}
+
+void BlobStore::remove_level1_if_empty(const std::string& leaf_path) const {
+  ::unlinkat(root_fd(false), leaf_path.substr(0, 2).c_str(), AT_REMOVEDIR);
+}
+
+Removal BlobStore::remove(const StoreEntry& entry, std::time_t not_newer_than) const {
+  const std::string leaf_path = folder_of(entry);
+  Fd leaf = entry.kind == StoreEntry::Kind::Foreign ? Fd() : open_folder(leaf_path);
+  const Removal removal = remove_from(leaf.get(), entry, not_newer_than);
+  if (removal == Removal::Removed && remove_leaf_if_empty(leaf_path)) remove_level1_if_empty(leaf_path);
+  return removal;
+}
+
+std::vector<Removal> BlobStore::remove_all(const std::vector<const StoreEntry*>& entries,
+                                           const std::function<std::time_t(std::size_t)>& cutoff,
+                                           unsigned waiters) const {
+  // One task an `aa` folder (all its `bb` folders in turn), so that no
+  // two tasks remove in one folder; in a flat store, one an entry.
+  std::map<std::string, std::map<std::string, std::vector<std::size_t>>> tasks;  // aa -> bb path -> entries
+  std::vector<std::vector<std::size_t>> flat;
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    const std::string leaf_path = folder_of(*entries[i]);
+    if (leaf_path.empty())
+      flat.push_back({i});
+    else
+      tasks[leaf_path.substr(0, 2)][leaf_path].push_back(i);
+  }
+  std::vector<const std::map<std::string, std::vector<std::size_t>>*> sharded;
+  for (const auto& [a, leaves] : tasks) sharded.push_back(&leaves);
+  std::vector<Removal> out(entries.size(), Removal::Gone);
+  parallel_for(
+      sharded.size() + flat.size(),
+      [&](std::size_t t) {
+        if (t >= sharded.size()) {
+          const std::size_t i = flat[t - sharded.size()].front();
+          out[i] = remove(*entries[i], cutoff(i));
+          return;
+        }
+        bool emptied = false;  // a `bb` folder went: its `aa` may be empty now
+        for (const auto& [leaf_path, indexes] : *sharded[t]) {
+          Fd fd;
+          bool any = false;
+          for (const std::size_t i : indexes) {
+            if (entries[i]->kind != StoreEntry::Kind::Foreign && !fd.valid()) fd = open_folder(leaf_path);
+            out[i] = remove_from(fd.get(), *entries[i], cutoff(i));
+            any = any || out[i] == Removal::Removed;
+          }
+          fd = Fd();
+          emptied = (any && remove_leaf_if_empty(leaf_path)) || emptied;
+        }
+        if (emptied) remove_level1_if_empty(sharded[t]->begin()->first);
+      },
+      waiters);
+  return out;
 }
 
 std::optional<std::uint64_t> BlobStore::verify(const Digest& digest, std::optional<std::uint64_t> expected_size) const {

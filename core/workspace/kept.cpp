@@ -48,9 +48,10 @@ std::size_t remove_all(const Workspace& ws, const std::vector<Digest>& digests) 
 }
 }  // namespace
 
-bool drop_kept_copy(const Workspace& ws, const Digest& digest, const std::string& id) {
-  if (!ws.kept() || !kept_copies_may_go(ws)) return false;
-  return remove_all(ws, kept_copies_held(ws, {{tracked_blob_path(digest), id}}, {digest})) == 1;
+std::size_t drop_kept_copies_held(const Workspace& ws, const std::unordered_map<std::string, std::string>& ids,
+                                  const std::vector<Digest>& digests) {
+  if (!ws.kept() || digests.empty() || !kept_copies_may_go(ws)) return 0;
+  return remove_all(ws, kept_copies_held(ws, ids, digests));
 }
 
 std::size_t drop_kept_copies(const Workspace& ws, const GitCli& index, const std::vector<Digest>& digests) {

@@ -40,8 +40,9 @@ std::vector<Digest> kept_copies_held(const Workspace& ws, const std::unordered_m
 // kept_copies_may_go() says no; returns how many went.
 std::size_t drop_kept_copies(const Workspace& ws, const GitCli& index, const std::vector<Digest>& digests);
 
-// Removes the kept copy of `digest` when it holds exactly the git blob
-// `id` (one an index holds) and kept_copies_may_go(); true when it went.
-bool drop_kept_copy(const Workspace& ws, const Digest& digest, const std::string& id);
+// Removes the kept copies of kept_copies_held(), unless kept_copies_may_go()
+// says no; returns how many went.
+std::size_t drop_kept_copies_held(const Workspace& ws, const std::unordered_map<std::string, std::string>& ids,
+                                  const std::vector<Digest>& digests);
 
 }  // namespace jpblob

@@ -96,15 +96,20 @@ std::size_t drop_blob_files(const Workspace& ws, const std::vector<GitCli>& inde
   std::vector<std::string> marked;
   for (const Candidate& c : drop) marked.push_back(tracked_blob_path(c.digest));
   for (const GitCli& index : indexes) index.set_skip_worktree(marked);
-  parallel_for(
-      drop.size(),
-      [&](std::size_t i) {
-        ws.store().remove(ws.store().entry_for(drop[i].digest), std::numeric_limits<std::time_t>::max());
-      },
-      kWaiters);
-  // The kept copy (core/workspace/kept) goes with the file: what `git commit -a`
-  // staged leaves here, at the next commit.
-  for (const Candidate& c : drop) drop_kept_copy(ws, c.digest, c.id);
+  std::vector<StoreEntry> entries;
+  for (const Candidate& c : drop) entries.push_back(ws.store().entry_for(c.digest));
+  std::vector<const StoreEntry*> doomed;
+  for (const StoreEntry& e : entries) doomed.push_back(&e);
+  ws.store().remove_all(doomed, [](std::size_t) { return std::numeric_limits<std::time_t>::max(); }, kWaiters);
+  // The kept copies (core/workspace/kept) go with the files: what `git
+  // commit -a` staged leaves here, at the next commit.
+  std::unordered_map<std::string, std::string> ids;
+  std::vector<Digest> digests;
+  for (const Candidate& c : drop) {
+    ids.emplace(tracked_blob_path(c.digest), c.id);
+    digests.push_back(c.digest);
+  }
+  drop_kept_copies_held(ws, ids, digests);
   return drop.size();
 }
 

@@ -5,6 +5,7 @@
 #include <fstream>
 #include <limits>
 #include <map>
+#include <mutex>
 
 #include "core/store/blob_store.hpp"
 #include "core/base/error.hpp"
@@ -101,6 +102,67 @@ TEST(StoreRemove, DeletesRemovesEmptiedFoldersAndKeepsTheRest) {
     EXPECT_EQ(e.kind, StoreEntry::Kind::Foreign);
     EXPECT_NE(test::error_of([&] { store.remove(e, ::time(nullptr)); }), "");
   }
+}
+
+// remove_all(): remove() of many, each folder emptied removed once; the
+// cutoff asked per entry, results in the entries' order.
+TEST(StoreRemove, AllAtOnceKeepsWhatRemoveKeeps) {
+  test::TempDir t, flat_root;
+  const BlobStore store = BlobStore::for_work_tree(t.path());
+  std::vector<Digest> digests;
+  for (int i = 0; i < 300; ++i) digests.push_back(store.put("blob " + std::to_string(i)).digest);
+  const Digest a = digests[0], keep = digests[1], fresh = digests[2], noted = digests[3];
+  test::write_text(store.root() / blob_relative_path(noted).substr(0, 5) / "notes.txt", "keep me");
+  std::vector<StoreEntry> listed = store.entries();
+  std::vector<const StoreEntry*> doomed;
+  for (const StoreEntry& e : listed)
+    if (e.digest && *e.digest != keep) doomed.push_back(&e);
+  std::vector<std::size_t> asked;
+  std::mutex m;
+  const auto removals = store.remove_all(
+      doomed,
+      [&](std::size_t i) {
+        std::lock_guard lock(m);
+        asked.push_back(i);
+        return *doomed[i]->digest == fresh ? doomed[i]->mtime - 1 : ::time(nullptr);
+      },
+      8);
+  ASSERT_EQ(removals.size(), doomed.size());
+  EXPECT_EQ(asked.size(), doomed.size()) << "each entry's cutoff is asked once";
+  for (std::size_t i = 0; i < doomed.size(); ++i) {
+    const Digest& d = *doomed[i]->digest;
+    EXPECT_EQ(removals[i], d == fresh ? Removal::Fresh : Removal::Removed) << d.hex();
+    EXPECT_EQ(store.contains(d), d == fresh) << d.hex();
+  }
+  EXPECT_TRUE(store.contains(keep));
+  EXPECT_FALSE(fs::exists(store.root() / blob_relative_path(a).substr(0, 5))) << "an emptied leaf stays";
+  for (const Digest& d : {keep, fresh}) {
+    EXPECT_TRUE(fs::exists(store.root() / blob_relative_path(d).substr(0, 5)));
+    EXPECT_TRUE(fs::exists(store.root() / blob_relative_path(d).substr(0, 2)));
+  }
+  EXPECT_TRUE(fs::exists(store.root() / blob_relative_path(noted).substr(0, 5) / "notes.txt"));
+  // Every `aa` folder left holds something.
+  for (const auto& level1 : fs::directory_iterator(store.root())) EXPECT_FALSE(fs::is_empty(level1.path()));
+  // Again: the removed ones are Gone.
+  const auto again = store.remove_all(
+      doomed, [&](std::size_t i) { return *doomed[i]->digest == fresh ? doomed[i]->mtime - 1 : ::time(nullptr); }, 8);
+  for (std::size_t i = 0; i < doomed.size(); ++i)
+    EXPECT_EQ(again[i], *doomed[i]->digest == fresh ? Removal::Fresh : Removal::Gone);
+  // A flat store (the kept copies) keeps its root.
+  const BlobStore flat = BlobStore::kept_copies(flat_root.path(), {});
+  const Digest f = flat.put("flat").digest;
+  const StoreEntry ef = flat.entry_for(f);
+  EXPECT_EQ(flat.remove_all({&ef}, [](std::size_t) { return ::time(nullptr); }, 8),
+            std::vector<Removal>{Removal::Removed});
+  EXPECT_FALSE(flat.contains(f));
+  EXPECT_TRUE(fs::is_directory(flat.root()));
+  // A foreign entry among them is refused.
+  test::write_text(store.root() / "stray", "not a blob");
+  for (const StoreEntry& e : store.entries()) {
+    if (e.kind != StoreEntry::Kind::Foreign) continue;
+    EXPECT_NE(test::error_of([&] { store.remove_all({&e}, [](std::size_t) { return ::time(nullptr); }, 8); }), "");
+  }
+  EXPECT_TRUE(fs::exists(store.root() / "stray"));
 }
 
 TEST(StoreRemove, NeverFollowsALinkedFolder) {
