@@ -14,6 +14,7 @@ echo "== build (warnings are errors)"
 # Tests on explicitly: a build/ that install/setup.sh configured without
 # them is reconfigured, never silently reused.
 "$root/install/build.sh" -DJPBLOB_WERROR=ON -DJPBLOB_TESTS=ON
+echo "   ($SECONDS s so far)"
 
 echo "== fuzz (clang, ASan + UBSan, ${fuzz_seconds}s a target)"
 CXX=clang++ cmake -S "$root" -B "$root/build-fuzz" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
@@ -21,18 +22,34 @@ CXX=clang++ cmake -S "$root" -B "$root/build-fuzz" -G Ninja -DCMAKE_BUILD_TYPE=R
 targets=(reference clean gzip pktline session process)
 # Only the fuzz targets: the rest of this build is what build/ already proved.
 cmake --build "$root/build-fuzz" -j "$(nproc)" --target "${targets[@]/#/fuzz_}"
-for target in "${targets[@]}"; do
+# Each target on its own core: a run is one process for its whole time.
+fuzz_one() {
+  local target=$1 corpus
   corpus=$(mktemp -d)
   cp "$root/tests/fuzz/corpus/$target/"* "$corpus/"
   if ! (cd "$corpus" && "$root/build-fuzz/tests/fuzz/fuzz_$target" -max_total_time="$fuzz_seconds" \
       -max_len=4096 -print_final_stats=0 "$corpus" > fuzz.log 2>&1); then
     tail -40 "$corpus/fuzz.log"
     echo "fuzz_$target failed; the crashing input is in $corpus"
-    exit 1
+    return 1
   fi
   echo "fuzz_$target: $(grep -a -E '^#[0-9]+' "$corpus/fuzz.log" | tail -1)"
   rm -rf "$corpus"
+}
+jobs_at_once=$(nproc)
+pids=()
+failed=0
+for target in "${targets[@]}"; do
+  if [ ${#pids[@]} -ge "$jobs_at_once" ]; then
+    wait "${pids[0]}" || failed=1
+    pids=("${pids[@]:1}")
+  fi
+  fuzz_one "$target" &
+  pids+=($!)
 done
+for pid in "${pids[@]}"; do wait "$pid" || failed=1; done
+[ "$failed" -eq 0 ] || exit 1
+echo "   ($SECONDS s so far)"
 
 echo "== unit, property and end-to-end tests"
 cd "$root/build"

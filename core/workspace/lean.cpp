@@ -59,9 +59,12 @@ bool gives_back(const GitRepo& repo, const std::string& id, const std::string& f
 }  // namespace
 
 std::size_t drop_blob_files(const Workspace& ws, const std::vector<GitCli>& indexes,
-                            const std::vector<std::string>& paths, const GitCli* keeper) {
+                            const std::vector<std::string>& paths, const GitCli* keeper,
+                            const std::unordered_map<std::string, std::string>* known) {
   if (indexes.empty() || paths.empty() || !ws.repo()) return 0;
-  const auto staged = indexes.front().index_ids(paths);
+  std::unordered_map<std::string, std::string> asked;
+  if (!known) asked = indexes.front().index_ids(paths);
+  const auto& staged = known ? *known : asked;
   const auto kept = keeper ? keeper->index_ids(paths) : decltype(staged){};
   struct Candidate {
     Digest digest;
@@ -208,9 +211,13 @@ void make_lean(const RepoLayout& layout, const GitCli& git, const Workspace& ws)
   // The blobs this clone checked out leave (git's own `sparse-checkout
   // reapply` keeps any file whose stat data is racy, so the store does it).
   std::vector<std::string> checked_out;
-  for (const IndexEntry& e : git.index_entries({literal_pathspec(kWorkTreeStore)}))
-    if (!e.skip_worktree && e.stage == 0) checked_out.push_back(e.path);
-  drop_blob_files(ws, {git}, checked_out);
+  std::unordered_map<std::string, std::string> staged;
+  for (IndexEntry& e : git.index_entries({literal_pathspec(kWorkTreeStore)})) {
+    if (e.skip_worktree || e.stage != 0) continue;
+    checked_out.push_back(e.path);
+    staged.emplace(std::move(e.path), std::move(e.id));
+  }
+  drop_blob_files(ws, {git}, checked_out, nullptr, &staged);
 }
 
 bool leave_lean(const RepoLayout& layout, const GitCli& git) {

@@ -14,6 +14,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "core/git/git_cli.hpp"
@@ -39,9 +40,12 @@ inline constexpr std::string_view kExpectFiles = "sparse.expectFilesOutsideOfPat
 // that index stages the same object too: `indexes` may be ones git throws
 // away when the commit does not happen (`git commit -a`, `git commit
 // <paths>`), and the index that stays must then still hold the blob.
-// `keeper` is only read. Returns how many left the work tree.
+// `keeper` is only read. `staged`: what the first index stages at `paths`
+// (path -> blob id), when the caller has read it already. Returns how many
+// left the work tree.
 std::size_t drop_blob_files(const Workspace& ws, const std::vector<GitCli>& indexes,
-                            const std::vector<std::string>& paths, const GitCli* keeper = nullptr);
+                            const std::vector<std::string>& paths, const GitCli* keeper = nullptr,
+                            const std::unordered_map<std::string, std::string>* staged = nullptr);
 
 // What clean asks before writing a blob file in a lean work tree
 // (BlobStore::set_held_by_git): whether the index stages a copy of it (out
