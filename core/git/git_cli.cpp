@@ -456,6 +456,8 @@ void GitCli::set_skip_worktree(const std::vector<std::string>& paths, bool on) c
        nul_joined(paths, false));
 }
 
+bool GitCli::rebuild_cache_tree() const { return run({"write-tree"}).status == 0; }
+
 void GitCli::check_out_from_index(const std::vector<std::string>& paths) const {
   if (paths.empty()) return;
   must("check the blobs out", {"checkout-index", "-f", "-z", "--stdin"}, nul_joined(paths, false));

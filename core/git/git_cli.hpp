@@ -195,6 +195,12 @@ class GitCli {
   // Sets (or clears) the skip-worktree bit of index entries: git neither
   // writes nor looks at their work-tree files.
   void set_skip_worktree(const std::vector<std::string>& paths, bool on = true) const;
+  // Makes the index's cache tree whole again (git write-tree: its trees are
+  // in git's objects already). update-index drops the cache tree of every
+  // folder an entry it marks is in, and without it each `git status` walks
+  // HEAD's whole tree against the index. A no-op where write-tree cannot
+  // run (an unmerged index); false then.
+  bool rebuild_cache_tree() const;
   // Writes the index's version of each of `paths` to the work tree
   // (git checkout-index -f), one git call.
   void check_out_from_index(const std::vector<std::string>& paths) const;

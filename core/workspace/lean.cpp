@@ -218,6 +218,10 @@ void make_lean(const RepoLayout& layout, const GitCli& git, const Workspace& ws)
     staged.emplace(std::move(e.path), std::move(e.id));
   }
   drop_blob_files(ws, {git}, checked_out, nullptr, &staged);
+  // Marking them emptied the cache tree of .jp/blobs and of each folder in
+  // it: every status until the first commit took 90 ms where git's own
+  // checkout of the same index takes 65 (bench "status after clone").
+  git.rebuild_cache_tree();
 }
 
 bool leave_lean(const RepoLayout& layout, const GitCli& git) {

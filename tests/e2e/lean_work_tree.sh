@@ -10,6 +10,39 @@
 . "$(dirname "$0")/lib.sh"
 only_in_mode lean "it tests the lean mechanism itself; JPBLOB_TEST_LEAN=0 turns it off for every clone"
 blob_files() { find .jp/blobs -type f 2> /dev/null | wc -l; }
+# The folders whose cache tree the index holds invalid (entry count -1),
+# one a line: each makes every `git status` compare that folder of HEAD
+# with the index entry by entry. Parsed from the index (version 2 or 3).
+invalid_cache_trees() {
+  python3 - "$(git rev-parse --git-path index)" << 'PY'
+import struct, sys
+data = open(sys.argv[1], "rb").read()
+assert data[:4] == b"DIRC", "not an index"
+version, count = struct.unpack(">II", data[4:12])
+assert version in (2, 3), f"index version {version}"
+at = 12
+for _ in range(count):
+    flags = struct.unpack(">H", data[at + 60:at + 62])[0]
+    start, at = at, at + 62 + (2 if flags & 0x4000 else 0)
+    at = data.index(b"\0", at)
+    at += 8 - (at - start) % 8  # 1 to 8 NULs pad an entry to a multiple of 8
+while at < len(data) - 20:
+    name, size = data[at:at + 4], struct.unpack(">I", data[at + 4:at + 8])[0]
+    body, at = data[at + 8:at + 8 + size], at + 8 + size
+    if name != b"TREE":
+        continue
+    i = 0
+    while i < len(body):
+        end = body.index(b"\n", i)
+        path, counts = body[i:end].split(b"\0")
+        entries = int(counts.split()[0])
+        if entries < 0:
+            print(path.decode() or "(the root)")
+        i = end + 1 + (20 if entries >= 0 else 0)
+    sys.exit(0)
+print("(no cache tree)")
+PY
+}
 
 # The team's repository, as it is today.
 new_installed_repo team
@@ -33,6 +66,9 @@ lean_clone() {
   [ -z "$(git ls-files -t .jp/blobs | grep -v '^S ')" ] || fail "blobs in the index not kept out of the work tree"
   # git need not stat 20,000 absent paths on every index read
   [ "$(git config sparse.expectFilesOutsideOfPatterns)" = true ] || fail "git still looks for every blob file"
+  # Marking the blobs skip-worktree must not leave git to walk HEAD's
+  # .jp/blobs against the index on every status, as it did until a commit.
+  [ -z "$(invalid_cache_trees)" ] || fail "the clone's cache tree is not whole: $(invalid_cache_trees | head -3)"
   assert_clean_status
   git jpblob verify > /dev/null || fail "verify fails in a lean clone"
   # A worktree added later starts lean too (git runs post-checkout for it).
