@@ -19,6 +19,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "core/git/index_entry.hpp"
+
 namespace jpblob {
 
 // ":(literal)<path>": a pathspec that matches exactly that path (or, for a
@@ -27,15 +29,6 @@ std::string literal_pathspec(std::string_view path);
 
 // True when a blob's content is a git-lfs pointer file.
 bool is_lfs_pointer(std::string_view content);
-
-// One entry of an index (`git ls-files --stage`).
-struct IndexEntry {
-  std::string mode;  // "100644", "100755", "120000" (a link), "160000" (a submodule)
-  std::string id;
-  int stage = 0;     // 0, or 1–3 during a merge conflict
-  std::string path;
-  bool skip_worktree = false;  // left out of the work tree (a sparse checkout)
-};
 
 // One staged change against HEAD (`git diff --cached --raw`).
 struct RawChange {

@@ -3,6 +3,7 @@
 #include <git2.h>
 #include <git2/sys/repository.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <unordered_map>
 #include <strings.h>
@@ -284,16 +285,19 @@ std::optional<std::string> GitRepo::read_staged(std::string_view path) const {
   return read_blob(repo_.get(), &entry->id, p + " in the index");
 }
 
-std::vector<GitRepo::StagedEntry> GitRepo::index_entries(std::string_view folder, Entries which) const {
+std::vector<IndexEntry> GitRepo::index_entries(std::string_view folder, Entries which) const {
   auto idx = index();
-  std::vector<StagedEntry> out;
+  std::vector<IndexEntry> out;
   const std::string prefix = std::string(folder) + "/";
   const std::size_t n = git_index_entrycount(idx.get());
   for (std::size_t i = 0; i < n; ++i) {
     const git_index_entry* e = git_index_get_byindex(idx.get(), i);
     if (!e || git_index_entry_stage(e) != 0 || !std::string_view(e->path).starts_with(prefix)) continue;
     const bool skip = e->flags_extended & GIT_INDEX_ENTRY_SKIP_WORKTREE;
-    if (which == Entries::All || skip) out.push_back({e->path, git_oid_tostr_s(&e->id), skip});
+    if (which != Entries::All && !skip) continue;
+    char mode[8];
+    std::snprintf(mode, sizeof mode, "%06o", static_cast<unsigned>(e->mode));
+    out.push_back({mode, git_oid_tostr_s(&e->id), 0, e->path, skip});
   }
   return out;
 }

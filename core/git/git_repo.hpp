@@ -24,6 +24,8 @@
 #include <utility>
 #include <vector>
 
+#include "core/git/index_entry.hpp"
+
 struct git_repository;
 struct git_index;
 struct git_config;
@@ -101,12 +103,7 @@ class GitRepo {
   // carry the skip-worktree bit (git neither writes nor looks at their
   // files): path and blob id.
   enum class Entries { All, SkipWorktree };
-  struct StagedEntry {
-    std::string path;
-    std::string id;
-    bool skip_worktree;
-  };
-  std::vector<StagedEntry> index_entries(std::string_view folder, Entries which) const;
+  std::vector<IndexEntry> index_entries(std::string_view folder, Entries which) const;
   std::optional<std::string> read_head(std::string_view path) const;
 
   // The id of the blob at `path` in the tree of `rev` (a commit or tree

@@ -90,8 +90,8 @@ RepairReport run_repair(const Workspace& ws, const Progress& progress) {
   std::unordered_set<Digest, DigestHash> in_index;  // corrupt there: staged again once mended
   if (ws.lean()) {
     std::vector<std::pair<Digest, std::string>> held;  // digest, object id
-    for (auto& [path, id, skip] : ws.repo()->index_entries(kWorkTreeStore, GitRepo::Entries::SkipWorktree))
-      if (auto d = digest_of_tracked_path(path); d && !present.count(*d)) held.emplace_back(*d, std::move(id));
+    for (IndexEntry& e : ws.repo()->index_entries(kWorkTreeStore, GitRepo::Entries::SkipWorktree))
+      if (auto d = digest_of_tracked_path(e.path); d && !present.count(*d)) held.emplace_back(*d, std::move(e.id));
     report.checked += held.size();
     std::mutex git_mutex;  // libgit2 reads one at a time; the checks on every core
     parallel_for(held.size(), [&](std::size_t i) {

@@ -62,10 +62,11 @@ std::size_t drop_blob_files(const Workspace& ws, const std::vector<GitCli>& inde
                             const std::vector<std::string>& paths, const GitCli* keeper,
                             const std::unordered_map<std::string, std::string>* known) {
   if (indexes.empty() || paths.empty() || !ws.repo()) return 0;
-  std::unordered_map<std::string, std::string> asked;
+  using Ids = std::unordered_map<std::string, std::string>;  // tracked path -> blob id
+  Ids asked;
   if (!known) asked = indexes.front().index_ids(paths);
-  const auto& staged = known ? *known : asked;
-  const auto kept = keeper ? keeper->index_ids(paths) : decltype(staged){};
+  const Ids& staged = known ? *known : asked;
+  const Ids kept = keeper ? keeper->index_ids(paths) : Ids{};
   struct Candidate {
     Digest digest;
     std::string id;  // the blob git holds
@@ -106,20 +107,16 @@ std::size_t drop_blob_files(const Workspace& ws, const std::vector<GitCli>& inde
   ws.store().remove_all(doomed, [](std::size_t) { return std::numeric_limits<std::time_t>::max(); }, kWaiters);
   // The kept copies (core/workspace/kept) go with the files: what `git
   // commit -a` staged leaves here, at the next commit.
-  std::unordered_map<std::string, std::string> ids;
   std::vector<Digest> digests;
-  for (const Candidate& c : drop) {
-    ids.emplace(tracked_blob_path(c.digest), c.id);
-    digests.push_back(c.digest);
-  }
-  drop_kept_copies_held(ws, ids, digests);
+  for (const Candidate& c : drop) digests.push_back(c.digest);
+  drop_kept_copies_held(ws, staged, digests);
   return drop.size();
 }
 
 BlobStore::HeldByGit held_in_index(const GitRepo& repo) {
   struct Held {
     std::once_flag once;
-    std::unordered_map<std::string, GitRepo::StagedEntry> entries;  // by tracked path
+    std::unordered_map<std::string, IndexEntry> entries;  // by tracked path
     // Paths whose id was found to hold their content, under repo.lock().
     // By path, not by id: two names planted with one file's bytes share
     // an id, and only the name that file's content hashes to is sound.
@@ -139,7 +136,7 @@ BlobStore::HeldByGit held_in_index(const GitRepo& repo) {
     });
     const auto it = held->entries.find(tracked_blob_path(digest));
     if (it == held->entries.end()) return GitCopy::None;
-    const GitRepo::StagedEntry& entry = it->second;
+    const IndexEntry& entry = it->second;
     std::optional<std::string> raw;
     {
       const auto lock = repo.lock();

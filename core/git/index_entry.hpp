@@ -1,0 +1,17 @@
+// One entry of a git index, as both ways of reading one give it: the git
+// program (GitCli, `git ls-files --stage`) and libgit2 (GitRepo).
+#pragma once
+
+#include <string>
+
+namespace jpblob {
+
+struct IndexEntry {
+  std::string mode;  // "100644", "100755", "120000" (a link), "160000" (a submodule)
+  std::string id;
+  int stage = 0;     // 0, or 1–3 during a merge conflict
+  std::string path;
+  bool skip_worktree = false;  // left out of the work tree (a sparse checkout)
+};
+
+}  // namespace jpblob
