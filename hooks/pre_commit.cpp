@@ -190,7 +190,7 @@ class Hook {
     }
     std::string raw;
     try {
-      raw = read_file(file, ws_.store().options().max_blob_size * 2 + 1024);
+      raw = read_file(file, ws_.store().options().max_file_size());
     } catch (const Error& err) {
       problem(std::string(err.what()));
       return;
@@ -341,25 +341,34 @@ class Hook {
     for (const auto& [path, bytes] : staged_blobs_) consider(path, false);
     // A lean tree's kept folder holds only blobs not committed yet (few):
     // each one this index now holds goes, this commit's and any an earlier
-    // `git commit -a` staged.
+    // `git commit -a` staged. What this hook staged from the folder itself
+    // needs no question: the index holds the ids it wrote.
+    std::unordered_map<std::string, std::string> staged_here;
+    std::vector<Digest> held_here;
+    for (const GitCli::OutOfTree& e : out_of_tree_) staged_here.emplace(e.path, e.id);
     if (ws_.lean())
       for (const StoreEntry& e : ws_.kept()->entries())
-        if (e.kind == StoreEntry::Kind::Blob && e.digest) ask.push_back(*e.digest);
+        if (e.kind == StoreEntry::Kind::Blob && e.digest)
+          (staged_here.count(tracked_blob_path(*e.digest)) ? held_here : ask).push_back(*e.digest);
     std::sort(ask.begin(), ask.end());
     ask.erase(std::unique(ask.begin(), ask.end()), ask.end());
+    drop_kept_copies_held(ws_, staged_here, held_here);  // each copy still checked against its id
     drop_kept_copies(ws_, *git_, ask);
   }
 
   // One `git update-index --add` per index file: git stats and hashes the
-  // files itself and writes the index at git's speed.
-  // Blobs from the git folder (a lean tree's new ones) in three git calls.
+  // files itself and writes the index at git's speed. Blobs from the git
+  // folder (a lean tree's new ones) go to git's objects as one pack
+  // (GitCli::write_blobs).
   void stage_blobs() {
     if (to_stage_.empty() && out_of_tree_.empty()) return;
     git_->add_to_index(to_stage_);
-    git_->stage_out_of_tree(out_of_tree_);
+    // The second index gets the ids the first one's staging wrote.
+    const std::uint64_t limit = ws_.store().options().max_file_size();
+    out_of_tree_ = git_->stage_out_of_tree(std::move(out_of_tree_), limit);
     if (extra_index_) {
       git_->with_index(*extra_index_).add_to_index(to_stage_);
-      git_->with_index(*extra_index_).stage_out_of_tree(out_of_tree_);
+      git_->with_index(*extra_index_).stage_out_of_tree(out_of_tree_, limit);
     }
     report_.blobs_staged = to_stage_.size() + out_of_tree_.size();
   }

@@ -107,6 +107,17 @@ std::string gzip_compress(std::string_view data, int level) {
   return out;
 }
 
+std::string zlib_compress(std::string_view data, int level) {
+  if (level < 0 || level > 9) throw Error("compression level " + std::to_string(level) +
+                                          " is out of range 0..9");
+  libdeflate_compressor* c = compressor(level);
+  std::string out(libdeflate_zlib_compress_bound(c, data.size()), '\0');
+  const std::size_t n = libdeflate_zlib_compress(c, data.data(), data.size(), out.data(), out.size());
+  if (n == 0) throw Error("deflate failed");  // cannot happen within the bound
+  out.resize(n);
+  return out;
+}
+
 void gzip_decompress(std::string_view gz, std::uint64_t max_size,
                      const std::function<void(std::string_view)>& sink) {
   const std::size_t start = header_length(gz);

@@ -20,6 +20,9 @@ namespace jpblob {
 // zlib levels 0..9; 6 is the default (git config jpblob.compressionLevel).
 std::string gzip_compress(std::string_view data, int level = 6);
 
+// The zlib format (RFC 1950) of `data`, as git stores each object.
+std::string zlib_compress(std::string_view data, int level);
+
 // The data would inflate past the limit it was given (a gzip bomb, or more
 // than a reference declares): a kind of its own, so callers can say why in
 // their own words without reading this message.

@@ -141,43 +141,33 @@ void GitCli::add_to_index(const std::vector<std::string>& paths) const {
   must("stage the files", {"update-index", "--add", "-z", "--stdin"}, nul_joined(paths, false));
 }
 
-void GitCli::stage_out_of_tree(const std::vector<OutOfTree>& entries) const {
-  if (entries.empty()) return;
+std::vector<GitCli::OutOfTree> GitCli::stage_out_of_tree(std::vector<OutOfTree> entries, std::uint64_t max_size) const {
+  if (entries.empty()) return entries;
   // git hashes a file as the attributes of its path say: a store git-lfs
   // tracks stages pointers, cleaned by git-lfs. One hash-object a filter
   // (`--path` applies that path's attributes to every file given), and
-  // none at all where no filter applies, the usual case.
+  // one pack for every file no filter applies to, the usual case.
   std::string paths;
-  for (const OutOfTree& e : entries) paths.append(e.path).push_back('\0');
+  for (const OutOfTree& e : entries)
+    if (e.id.empty()) paths.append(e.path).push_back('\0');
   // Records: <path> NUL filter NUL <value> NUL.
-  const auto attrs = split_records(must("read the blobs' attributes", {"check-attr", "-z", "--stdin", "filter"}, paths), '\0');
+  const auto attrs = paths.empty() ? std::vector<std::string>{}
+                                   : split_records(must("read the blobs' attributes",
+                                                        {"check-attr", "-z", "--stdin", "filter"}, paths), '\0');
   std::unordered_map<std::string, std::string> filter_of;  // path -> filter, "" for none
   for (std::size_t i = 0; i + 2 < attrs.size(); i += 3) {
     const std::string& value = attrs[i + 2];
     filter_of[attrs[i]] = value == "unspecified" || value == "unset" ? "" : value;
   }
   std::map<std::string, std::vector<std::size_t>> by_filter;
-  std::vector<std::string> ids(entries.size());
   for (std::size_t i = 0; i < entries.size(); ++i)
     if (entries[i].id.empty()) by_filter[filter_of[entries[i].path]].push_back(i);
-    else ids[i] = entries[i].id;
-  auto hash = [&](const std::vector<std::string>& args, const std::string& input, const std::vector<std::size_t>& of) {
-    const auto written = split_records(must("write blobs to git's objects", args, input), '\n');
-    if (written.size() != of.size())
-      throw Error("cannot write blobs to git's objects: git hash-object gave " + std::to_string(written.size()) +
-                  " ids for " + std::to_string(of.size()) + " files");
-    for (std::size_t k = 0; k < of.size(); ++k) ids[of[k]] = written[k];
-  };
   for (const auto& [filter, members] : by_filter) {
     if (filter.empty()) {
-      std::string files;
-      for (const std::size_t i : members) {
-        const std::string file = fs::absolute(entries[i].file).string();
-        if (file.find('\n') != std::string::npos)
-          throw Error("cannot stage " + entries[i].path + ": its file's name holds a newline: " + file);
-        files.append(file).push_back('\n');
-      }
-      hash({"hash-object", "-w", "--no-filters", "--stdin-paths"}, files, members);
+      std::vector<fs::path> files;
+      for (const std::size_t i : members) files.push_back(fs::absolute(entries[i].file));
+      const auto ids = write_blobs(files, max_size);
+      for (std::size_t k = 0; k < members.size(); ++k) entries[members[k]].id = ids[k];
       continue;
     }
     // git refuses --path with --stdin-paths: the files as arguments, a
@@ -188,17 +178,23 @@ void GitCli::stage_out_of_tree(const std::vector<OutOfTree>& entries) const {
                                           members.begin() + std::min(members.size(), from + kPerCall));
       std::vector<std::string> args = {"hash-object", "-w", "--path=" + entries[part.front()].path, "--"};
       for (const std::size_t i : part) args.push_back(fs::absolute(entries[i].file).string());
-      hash(args, "", part);
+      const auto written = split_records(must("write blobs to git's objects", args), '\n');
+      if (written.size() != part.size())
+        throw Error("cannot write blobs to git's objects: git hash-object gave " + std::to_string(written.size()) +
+                    " ids for " + std::to_string(part.size()) + " files");
+      for (std::size_t k = 0; k < part.size(); ++k) entries[part[k]].id = written[k];
     }
   }
   std::string info;
   std::vector<std::string> staged;
-  for (std::size_t i = 0; i < entries.size(); ++i) {
-    info.append("100644 ").append(ids[i]).append("\t").append(entries[i].path).push_back('\0');
-    staged.push_back(entries[i].path);
+  for (const OutOfTree& e : entries) {
+    info.append("100644 ").append(e.id).append("\t").append(e.path).push_back('\0');
+    staged.push_back(e.path);
   }
   must("stage the blobs", {"update-index", "-z", "--index-info"}, info);
   set_skip_worktree(staged);
+  write_trees_holding(staged);
+  return entries;
 }
 
 std::size_t GitCli::remove_from_index(const std::vector<std::string>& paths) const {

@@ -12,6 +12,7 @@
 // Thread safety: a GitCli holds no mutable state; calls may run at once.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -22,6 +23,8 @@
 #include "core/git/index_entry.hpp"
 
 namespace jpblob {
+
+struct PackObject;  // core/git/blob_pack
 
 // ":(literal)<path>": a pathspec that matches exactly that path (or, for a
 // folder, what is inside it).
@@ -97,12 +100,34 @@ class GitCli {
     std::string id;               // instead of `file`: a blob git's objects hold already
   };
   // Stages files that live outside the work tree (a lean tree's new blobs,
-  // core/workspace/kept): writes each file's bytes to git's objects with
-  // `git hash-object -w --no-filters` and points its index entry at them,
-  // marked skip-worktree, so git neither writes nor looks for a work-tree
-  // file. Three git calls, whatever the count. Throws Error when git
-  // fails, or for a file name holding a newline (git reads one a line).
-  void stage_out_of_tree(const std::vector<OutOfTree>& entries) const;
+  // core/workspace/kept): writes each file's bytes (at most `max_size`) to
+  // git's objects and points its index entry at them, marked
+  // skip-worktree, so git neither writes nor looks for a work-tree file.
+  // Returns the entries with every id filled in, for another index. A few
+  // git calls, whatever the count; a file git-lfs's filter applies to (its
+  // path's attributes) goes through that filter, a few hundred a call.
+  // Throws Error when git fails or a file cannot be read.
+  std::vector<OutOfTree> stage_out_of_tree(std::vector<OutOfTree> entries, std::uint64_t max_size) const;
+
+  // Writes files' bytes, as they are (no filter), to git's objects as one
+  // pack stream (core/git/blob_pack): kept as a pack when there are many,
+  // loose objects when there are few, as a fetch does. Returns each file's
+  // object id in order. Throws Error when a file is larger than `max_size`
+  // or unreadable, or git fails. git checks each object as it reads it;
+  // what a failed call did write is referenced by nothing and goes at the
+  // next `git gc`.
+  std::vector<std::string> write_blobs(const std::vector<std::filesystem::path>& files,
+                                       std::uint64_t max_size) const;
+  // Writes, as one pack, the tree objects that the index makes of the
+  // folders holding `paths` (many just staged), below the folder they share:
+  // the cache tree `git commit` then computes finds each written already,
+  // where it would write thousands of `aa/bb` trees as loose objects and
+  // leave them for `git gc --auto`. Only worth it for many paths; a no-op
+  // for fewer than a hundred, or where the index holds a conflict there.
+  // Returns how many trees it wrote.
+  std::size_t write_trees_holding(const std::vector<std::string>& paths) const;
+  // The repository's object format: "sha1" or "sha256".
+  std::string object_format() const;
 
   // Removes exact paths from the index; only those it holds, so the index
   // is not even locked when none is. A lock held by another git is waited
@@ -214,6 +239,8 @@ class GitCli {
     std::string out, err;
   };
   Output run(std::vector<std::string> args, const std::string& input = {}) const;
+  // Objects into git's objects as one pack stream; their ids in order.
+  std::vector<std::string> write_objects(std::vector<PackObject> objects, std::uint64_t max_size) const;
   // run(), throwing Error("cannot <what>: <git's message>") on failure.
   std::string must(const std::string& what, std::vector<std::string> args, const std::string& input = {}) const;
 

@@ -114,13 +114,35 @@ std::string shell_quote(const std::string& word) {
 
 CommandOutput run_command(const std::vector<std::string>& argv, const std::filesystem::path& cwd,
                           const std::string& input, const Environment& environment) {
+  bool given = input.empty();
+  return run_command(argv, cwd, [&](std::string& chunk) {
+    if (given) return false;
+    chunk = input;  // one copy; the callers' inputs are lists of paths
+    given = true;
+    return true;
+  }, environment);
+}
+
+CommandOutput run_command(const std::vector<std::string>& argv, const std::filesystem::path& cwd,
+                          const InputChunks& next_input, const Environment& environment) {
   int in[2], out[2], err[2];
   if (::pipe2(in, O_CLOEXEC) != 0 || ::pipe2(out, O_CLOEXEC) != 0 || ::pipe2(err, O_CLOEXEC) != 0)
     throw errno_error("cannot create a pipe", errno);
   Fd in_r(in[0]), in_w(in[1]), out_r(out[0]), out_w(out[1]), err_r(err[0]), err_w(err[1]);
+  // The first chunk before the program starts: no input at all is
+  // /dev/null, as a program run from a terminal-less job expects.
+  std::string chunk;
+  std::exception_ptr failure;
+  bool more = false;
+  try {
+    more = next_input(chunk);
+  } catch (...) {
+    failure = std::current_exception();
+  }
+  if (failure) std::rethrow_exception(failure);
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
-  if (input.empty()) posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+  if (!more) posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
   else posix_spawn_file_actions_adddup2(&actions, in_r.get(), 0);
   posix_spawn_file_actions_adddup2(&actions, out_w.get(), 1);
   posix_spawn_file_actions_adddup2(&actions, err_w.get(), 2);
@@ -128,7 +150,7 @@ CommandOutput run_command(const std::vector<std::string>& argv, const std::files
   in_r = Fd();
   out_w = Fd();
   err_w = Fd();
-  if (input.empty()) in_w = Fd();
+  if (!more) in_w = Fd();
   else ::fcntl(in_w.get(), F_SETFL, O_NONBLOCK);
 
   CommandOutput result{};
@@ -138,17 +160,33 @@ CommandOutput run_command(const std::vector<std::string>& argv, const std::files
   std::string* sinks[2] = {&result.out, &result.err};
   int open = 2;
   char buf[65536];
+  auto stop_feeding = [&] {
+    in_w = Fd();  // done, or the program stopped reading: it sees the end
+    fds[2].fd = -1;
+  };
   while (open > 0 || fds[2].fd >= 0) {
     if (::poll(fds, 3, -1) < 0) {
       if (errno == EINTR) continue;
       throw errno_error("cannot wait for " + argv[0], errno);
     }
     if (fds[2].fd >= 0 && fds[2].revents) {
-      const ssize_t n = ::write(fds[2].fd, input.data() + fed, input.size() - fed);
+      const ssize_t n = ::write(fds[2].fd, chunk.data() + fed, chunk.size() - fed);
       if (n > 0) fed += static_cast<std::size_t>(n);
-      if (fed == input.size() || (n < 0 && errno != EAGAIN && errno != EINTR)) {
-        in_w = Fd();  // done, or the program stopped reading
-        fds[2].fd = -1;
+      if (n < 0 && errno != EAGAIN && errno != EINTR) {
+        stop_feeding();
+      } else if (fed == chunk.size()) {
+        // The next chunk is made only once this one is taken: what is in
+        // memory is one chunk, however long the input.
+        chunk.clear();
+        fed = 0;
+        try {
+          while (chunk.empty() && (more = next_input(chunk))) {
+          }
+        } catch (...) {
+          failure = std::current_exception();
+          more = false;
+        }
+        if (!more) stop_feeding();
       }
     }
     for (int i = 0; i < 2; ++i) {
@@ -163,6 +201,9 @@ CommandOutput run_command(const std::vector<std::string>& argv, const std::files
     }
   }
   result.status = wait_for(pid);
+  // The program saw its input end early and has exited: the producer's
+  // error is the one to tell.
+  if (failure) std::rethrow_exception(failure);
   return result;
 }
 

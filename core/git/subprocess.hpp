@@ -27,6 +27,17 @@ using Environment = std::vector<std::pair<std::string, std::string>>;
 CommandOutput run_command(const std::vector<std::string>& argv, const std::filesystem::path& cwd,
                           const std::string& input = {}, const Environment& environment = {});
 
+// Standard input made as it is read: each call puts the next piece in
+// `chunk` and returns true, or returns false at the end.
+using InputChunks = std::function<bool(std::string& chunk)>;
+
+// run_command with standard input from `next_input`, asked for the next
+// piece only when the program has taken the last: input of any length in
+// bounded memory. When `next_input` throws, the program's input ends there,
+// the program is waited for, and the error is thrown on.
+CommandOutput run_command(const std::vector<std::string>& argv, const std::filesystem::path& cwd,
+                          const InputChunks& next_input, const Environment& environment = {});
+
 // Runs argv[0] (looked up on PATH) in `cwd` with this process's standard
 // input and environment, handing everything it writes to standard output
 // and standard error, interleaved as written, to `on_output` as it comes.

@@ -196,7 +196,7 @@ RepairReport run_repair(const Workspace& ws, const Progress& progress) {
         staged.push_back(*digest_of_tracked_path(path));
         entries.push_back({path, store.path_of(staged.back()), {}});
       }
-      git.stage_out_of_tree(entries);
+      git.stage_out_of_tree(std::move(entries), store.options().max_file_size());
       drop_kept_copies(ws, git, staged);  // the index holds them now
     } else {
       git.add_to_index(restage);

@@ -277,10 +277,7 @@ std::optional<std::string> BlobStore::read_raw(const Digest& digest) const {
   struct stat st {};
   if (::fstat(fd.get(), &st) != 0) throw errno_error("cannot read blob " + path_of(digest).string(), errno);
   if (!S_ISREG(st.st_mode)) throw Error("refusing blob " + path_of(digest).string() + ": it is not a regular file");
-  // A blob file is never larger than its content plus gzip's worst-case
-  // overhead; refusing anything far larger bounds memory for hostile files.
-  return read_all(fd.get(), "blob " + path_of(digest).string(),
-                  options_.max_blob_size + options_.max_blob_size / 8 + 1024);
+  return read_all(fd.get(), "blob " + path_of(digest).string(), options_.max_file_size());
 }
 
 std::optional<std::string> BlobStore::get(const Digest& digest,

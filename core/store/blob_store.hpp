@@ -49,6 +49,10 @@ struct StoreOptions {
   int compression_level = 6;                       // git config jpblob.compressionLevel
   std::uint64_t max_blob_size = kDefaultMaxBlobSize;  // git config jpblob.maxBlobSize
   bool fsync = true;                                   // git config jpblob.fsync
+
+  // The most a blob file may hold: its content plus gzip's worst-case
+  // overhead. Refusing anything larger bounds memory for hostile files.
+  std::uint64_t max_file_size() const { return max_blob_size + max_blob_size / 8 + 1024; }
 };
 
 // Inflates and verifies the bytes of one blob file: a single gzip member,

@@ -1,0 +1,255 @@
+#include "core/git/blob_pack.hpp"
+
+#include <openssl/evp.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "core/base/error.hpp"
+#include "core/base/fs.hpp"
+#include "core/format/gzip.hpp"
+#include "core/git/git_cli.hpp"
+#include "core/git/subprocess.hpp"
+
+namespace jpblob {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+void put_be32(std::string& out, std::uint32_t v) {
+  for (int shift = 24; shift >= 0; shift -= 8) out.push_back(static_cast<char>((v >> shift) & 0xff));
+}
+
+std::string to_hex(std::string_view raw) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  for (const char ch : raw) {
+    const auto b = static_cast<unsigned char>(ch);
+    out.push_back(kHex[b >> 4]);
+    out.push_back(kHex[b & 15]);
+  }
+  return out;
+}
+
+std::string from_hex(std::string_view hex) {
+  auto nibble = [&](char c) -> int {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    throw Error("not an object id: " + std::string(hex));
+  };
+  if (hex.size() % 2) throw Error("not an object id: " + std::string(hex));
+  std::string out;
+  for (std::size_t i = 0; i < hex.size(); i += 2)
+    out.push_back(static_cast<char>(nibble(hex[i]) << 4 | nibble(hex[i + 1])));
+  return out;
+}
+
+std::string_view type_name(PackObject::Type type) { return type == PackObject::Type::Tree ? "tree" : "blob"; }
+
+// A pack holds at most 2^32 - 1 objects.
+constexpr std::size_t kMaxObjects = 0xffffffffu;
+
+// As `git fetch` does with fetch.unpackLimit's default: fewer objects than
+// this are written loose (`git unpack-objects`), so everyday commits of a
+// few blobs do not leave a small pack each for `git gc --auto` to count;
+// more are kept as one pack (`git index-pack`).
+constexpr std::size_t kUnpackLimit = 100;
+
+}  // namespace
+
+struct ObjectHasher {
+  EVP_MD_CTX* ctx = EVP_MD_CTX_new();
+  explicit ObjectHasher(const std::string& format) {
+    const EVP_MD* md = format == "sha256" ? EVP_sha256() : format == "sha1" ? EVP_sha1() : nullptr;
+    if (!ctx) throw Error("cannot set up the hash " + format + ": out of memory");
+    if (!md) {
+      EVP_MD_CTX_free(ctx);
+      throw Error("cannot write to git's objects: unknown object format \"" + format + "\"");
+    }
+    if (EVP_DigestInit_ex(ctx, md, nullptr) != 1) {
+      EVP_MD_CTX_free(ctx);
+      throw Error("cannot set up the hash " + format);
+    }
+  }
+  ~ObjectHasher() { EVP_MD_CTX_free(ctx); }
+  ObjectHasher(const ObjectHasher&) = delete;
+  ObjectHasher& operator=(const ObjectHasher&) = delete;
+  void update(std::string_view data) {
+    if (EVP_DigestUpdate(ctx, data.data(), data.size()) != 1) throw Error("hashing failed");
+  }
+  std::string finish_raw() {
+    unsigned char out[EVP_MAX_MD_SIZE];
+    unsigned size = 0;
+    if (EVP_DigestFinal_ex(ctx, out, &size) != 1) throw Error("hashing failed");
+    return std::string(reinterpret_cast<char*>(out), size);
+  }
+};
+
+std::string object_id(PackObject::Type type, std::string_view bytes, const std::string& object_format) {
+  // The hash of "<type> <size>\0" and the bytes.
+  ObjectHasher id(object_format);
+  id.update(std::string(type_name(type)) + " " + std::to_string(bytes.size()));
+  id.update(std::string_view("\0", 1));
+  id.update(bytes);
+  return to_hex(id.finish_raw());
+}
+
+PackStream::PackStream(std::vector<PackObject> objects, const std::string& object_format, std::uint64_t max_size)
+    : objects_(std::move(objects)), max_size_(max_size), pack_(std::make_unique<ObjectHasher>(object_format)),
+      format_(object_format) {
+  if (objects_.size() > kMaxObjects) throw Error("cannot write more than 2^32 - 1 objects in one pack");
+  ids_.reserve(objects_.size());
+}
+
+PackStream::~PackStream() = default;
+
+bool PackStream::next(std::string& chunk) {
+  chunk.clear();
+  if (done_) return false;
+  if (!started_) {
+    started_ = true;
+    chunk.append("PACK");
+    put_be32(chunk, 2);
+    put_be32(chunk, static_cast<std::uint32_t>(objects_.size()));
+  } else if (next_ < objects_.size()) {
+    PackObject& object = objects_[next_++];
+    const std::string bytes = object.file.empty() ? std::move(object.bytes) : read_file(object.file, max_size_);
+    ids_.push_back(object_id(object.type, bytes, format_));
+    // The entry's header: the type and the size, four bits of it in the
+    // first byte, seven in each after, low bits first.
+    std::uint64_t size = bytes.size();
+    auto c = static_cast<unsigned char>(static_cast<unsigned>(object.type) << 4 | (size & 15));
+    size >>= 4;
+    while (size) {
+      chunk.push_back(static_cast<char>(c | 0x80));
+      c = static_cast<unsigned char>(size & 0x7f);
+      size >>= 7;
+    }
+    chunk.push_back(static_cast<char>(c));
+    // Blob files are gzip already: the fastest level costs little and
+    // gains as much as any other.
+    chunk.append(zlib_compress(bytes, 1));
+  } else {
+    chunk = pack_->finish_raw();
+    done_ = true;
+    return true;  // the checksum is not part of what it sums
+  }
+  pack_->update(chunk);
+  return true;
+}
+
+std::vector<std::pair<std::string, std::string>> trees_below(const std::string& folder,
+                                                             const std::vector<IndexEntry>& entries,
+                                                             const std::string& object_format) {
+  // Each folder's entries by the name git sorts them by: a folder's name
+  // sorts as if it ended in "/".
+  struct Child {
+    std::string mode, name, id;  // id empty for a folder, filled in bottom-up
+  };
+  std::map<std::string, std::map<std::string, Child>> folders;  // folder -> sort key -> child
+  folders[folder];
+  for (const IndexEntry& e : entries) {
+    if (!e.path.starts_with(folder + "/")) throw Error("index entry " + e.path + " is not below " + folder);
+    std::string parent = folder;
+    std::string_view rest = std::string_view(e.path).substr(folder.size() + 1);
+    for (std::size_t slash; (slash = rest.find('/')) != std::string_view::npos; rest.remove_prefix(slash + 1)) {
+      const std::string name(rest.substr(0, slash));
+      folders[parent].emplace(name + "/", Child{"40000", name, {}});
+      parent += "/" + name;
+      folders[parent];
+    }
+    folders[parent][std::string(rest)] = Child{e.mode, std::string(rest), e.id};
+  }
+  // Deepest first: a folder's path is longer than its parent's.
+  std::vector<std::string> order;
+  for (const auto& [path, children] : folders) order.push_back(path);
+  std::stable_sort(order.begin(), order.end(), [](const std::string& a, const std::string& b) {
+    return std::count(a.begin(), a.end(), '/') > std::count(b.begin(), b.end(), '/');
+  });
+  std::unordered_map<std::string, std::string> id_of;
+  std::vector<std::pair<std::string, std::string>> trees;
+  for (const std::string& path : order) {
+    std::string bytes;
+    for (const auto& [key, child] : folders[path]) {
+      const std::string& id = child.id.empty() ? id_of.at(path + "/" + child.name) : child.id;
+      bytes.append(child.mode).append(" ").append(child.name).push_back('\0');
+      bytes.append(from_hex(id));
+    }
+    id_of[path] = object_id(PackObject::Type::Tree, bytes, object_format);
+    trees.emplace_back(path, std::move(bytes));
+  }
+  return trees;
+}
+
+std::vector<std::string> GitCli::write_objects(std::vector<PackObject> objects, std::uint64_t max_size) const {
+  if (objects.empty()) return {};
+  const std::size_t count = objects.size();
+  PackStream pack(std::move(objects), object_format(), max_size);
+  const std::vector<std::string> args = count < kUnpackLimit
+                                            ? std::vector<std::string>{"git", "unpack-objects", "-q"}
+                                            : std::vector<std::string>{"git", "index-pack", "--stdin"};
+  const auto r = run_command(args, cwd_, [&](std::string& chunk) { return pack.next(chunk); });
+  if (r.status != 0)
+    throw Error("cannot write to git's objects: git " + args[1] + " failed: " + r.err.substr(0, r.err.find('\n')));
+  return pack.ids();
+}
+
+std::string GitCli::object_format() const {
+  const std::string out = must("read the object format", {"rev-parse", "--show-object-format"});
+  return out.substr(0, out.find('\n'));
+}
+
+std::vector<std::string> GitCli::write_blobs(const std::vector<fs::path>& files, std::uint64_t max_size) const {
+  // Each file once: a pack may not hold one object twice.
+  std::map<fs::path, std::size_t> first;
+  std::vector<PackObject> unique;
+  std::vector<std::size_t> slot(files.size());
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    const auto [it, added] = first.emplace(files[i], unique.size());
+    if (added) unique.push_back({PackObject::Type::Blob, files[i], {}});
+    slot[i] = it->second;
+  }
+  const auto written = write_objects(std::move(unique), max_size);
+  std::vector<std::string> ids;
+  ids.reserve(files.size());
+  for (const std::size_t s : slot) ids.push_back(written[s]);
+  return ids;
+}
+
+std::size_t GitCli::write_trees_holding(const std::vector<std::string>& paths) const {
+  if (paths.size() < kUnpackLimit) return 0;  // git writes a few trees as fast
+  // The folder every path is below, and each folder that holds one.
+  std::string common = paths.front().substr(0, paths.front().rfind('/') + 1);
+  std::set<std::string> holding;
+  for (const std::string& p : paths) {
+    std::size_t n = 0;
+    while (n < common.size() && n < p.size() && common[n] == p[n]) ++n;
+    common.resize(n);
+    for (std::size_t slash = p.rfind('/'); slash != std::string::npos && slash > 0; slash = p.rfind('/', slash - 1))
+      if (!holding.insert(p.substr(0, slash)).second) break;  // its parents are in already
+  }
+  common.resize(common.empty() ? 0 : common.rfind('/') + 1);
+  if (common.empty()) return 0;  // the top folder's tree: git's own, with everything else in it
+  const std::string folder = common.substr(0, common.size() - 1);
+  std::vector<IndexEntry> entries;
+  for (IndexEntry& e : index_entries({literal_pathspec(folder)})) {
+    // A conflict, or a path that is both a file and a folder: git writes
+    // no tree there, and neither is written here.
+    if (e.stage != 0) return 0;
+    entries.push_back(std::move(e));
+  }
+  std::vector<PackObject> trees;
+  try {
+    for (auto& [path, bytes] : trees_below(folder, entries, object_format()))
+      if (holding.count(path)) trees.push_back({PackObject::Type::Tree, {}, std::move(bytes)});
+  } catch (const Error&) {
+    return 0;  // an index git would not make a tree of: git says so at the commit
+  }
+  const std::size_t count = trees.size();
+  write_objects(std::move(trees), 0);
+  return count;
+}
+
+}  // namespace jpblob
