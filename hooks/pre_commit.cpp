@@ -14,6 +14,7 @@
 #include "core/documents/document.hpp"
 #include "core/base/error.hpp"
 #include "core/base/fs.hpp"
+#include "core/base/parallel.hpp"
 #include "core/git/git_cli.hpp"
 #include "core/workspace/kept.hpp"
 #include "core/workspace/lean.hpp"
@@ -77,7 +78,7 @@ class Hook {
         documents_.push_back(c);  // a conversation or a session (document_pathspecs)
       }
     }
-    for (const RawChange& c : documents_) check_document(c);
+    check_documents();
     check_unchanged_documents();
     check_missing();
     if (report_.problems.empty()) {
@@ -130,29 +131,62 @@ class Hook {
     }
   }
 
-  void check_document(const RawChange& c) {
-    ++report_.conversations;
-    auto staged = ws_.repo()->read_object(c.new_id);
+  // What one staged document needs, read on any core.
+  struct DocumentRead {
+    bool missing = false;  // not in git's objects
+    std::size_t replaced = 0;
+    std::string cleaned;  // kept only when clean replaced something
+    std::vector<BlobUse> references;
+  };
+
+  // Each document is read from git's objects, cleaned and parsed on the
+  // machine's cores (a commit of 1,000 conversations spent 1.5 s doing it
+  // one at a time); what each one needs is then judged in order, so the
+  // messages and the staging are the same whatever the threads did.
+  void check_documents() {
+    std::vector<DocumentRead> reads(documents_.size());
+    parallel_for(documents_.size(), [&](std::size_t i) { reads[i] = read_document(documents_[i]); });
+    for (std::size_t i = 0; i < documents_.size(); ++i) {
+      const RawChange& c = documents_[i];
+      ++report_.conversations;
+      if (reads[i].missing) {
+        problem("the staged " + c.path + " is missing from git's objects");
+        continue;
+      }
+      if (reads[i].replaced > 0) restage(c.path, reads[i].cleaned);
+      // Every reference, wherever it stands, needs its blob in the commit.
+      for (const auto& ref : reads[i].references)
+        if (referenced_.emplace(ref.digest).second) check_blob(c.path, ref);
+    }
+  }
+
+  DocumentRead read_document(const RawChange& c) const {
+    DocumentRead out;
+    std::optional<std::string> staged;
+    {
+      const auto lock = ws_.repo()->lock();  // clean's questions to git share the repository
+      staged = ws_.repo()->read_object(c.new_id);
+    }
     if (!staged) {
-      problem("the staged " + c.path + " is missing from git's objects");
-      return;
+      out.missing = true;
+      return out;
     }
     // 1. Inline payloads left by a missing filter: clean the staged version.
-    const DocumentKind kind = document_kind(c.path);
-    std::string cleaned;
     // What is staged is clean's output (or, with no filter, JP's form with
     // nothing reference-shaped taken for the user's): read as committed,
     // so a second clean changes nothing clean wrote.
+    const DocumentKind kind = document_kind(c.path);
+    std::string cleaned;
     const auto result = clean_document(kind, *staged, ws_.new_blobs(),
                                        ws_.settings().clean_options(c.path, InputForm::Committed),
                                        [&](std::string_view s) { cleaned.append(s); });
-    if (result.replaced > 0) restage(c.path, cleaned);
-    // 2. Every reference, wherever it stands, needs its blob in the commit.
-    // Not readable as its kind: it holds no references, and the filter
-    // passed it through.
-    const DocumentNeeds needs = document_needs(kind, cleaned, 0, InputForm::Committed);
-    for (const auto& ref : needs.references)
-      if (referenced_.emplace(ref.digest).second) check_blob(c.path, ref);
+    staged.reset();
+    // 2. What it references. Not readable as its kind: it holds no
+    // references, and the filter passed it through.
+    out.references = document_needs(kind, cleaned, 0, InputForm::Committed).references;
+    out.replaced = result.replaced;
+    if (out.replaced > 0) out.cleaned = std::move(cleaned);
+    return out;
   }
 
   // The cleaned conversation replaces the staged one, keeping the entry's
@@ -219,10 +253,20 @@ class Hook {
     std::vector<std::string> paths;
     for (const auto& m : missing_) paths.push_back(m.path);
     const auto staged = git_->index_ids(paths);
+    // Kept copies are read and checked on several threads (thousands after
+    // a large add: the reads wait on the disk), then taken in order.
+    std::vector<KeptCopy> kept(missing_.size());
+    parallel_for(
+        missing_.size(),
+        [&](std::size_t i) {
+          if (!staged.count(missing_[i].path)) kept[i] = read_kept_copy(missing_[i]);
+        },
+        kDiskWaiters);
     std::vector<const Missing*> nowhere;
-    for (const auto& m : missing_) {
+    for (std::size_t i = 0; i < missing_.size(); ++i) {
+      const Missing& m = missing_[i];
       const auto id = staged.find(m.path);
-      if (id == staged.end() && from_kept_copy(m)) continue;
+      if (id == staged.end() && take_kept_copy(m, kept[i])) continue;
       if (id == staged.end()) {
         nowhere.push_back(&m);
         continue;
@@ -291,19 +335,37 @@ class Hook {
   // deleted its work-tree file before its commit (`git clean -x`, a stash)
   // or a user removed it: its kept copy (core/workspace/kept) writes the
   // file again, to be staged like any other.
-  bool from_kept_copy(const Missing& m) {
-    if (!ws_.kept()) return false;
+  struct KeptCopy {
+    enum class Is { Absent, Sound, Unusable } is = Is::Absent;
+    std::string error;  // Unusable: corrupt, or a store that cannot be written
+  };
+  // On any thread: reads and checks the copy, and outside a lean tree
+  // writes the work-tree file from it (the store is thread-safe).
+  KeptCopy read_kept_copy(const Missing& m) const {
+    if (!ws_.kept()) return {};
     try {
       const auto bytes = ws_.kept()->get(m.ref.digest, m.ref.size);
-      if (!bytes) return false;
-      if (ws_.lean()) {
-        out_of_tree_.push_back({m.path, ws_.kept()->path_of(m.ref.digest), {}});
-        return true;
-      }
-      ws_.store().put(m.ref.digest, *bytes);
+      if (!bytes) return {};
+      if (!ws_.lean()) ws_.store().put(m.ref.digest, *bytes);
     } catch (const Error& err) {
-      // A corrupt copy, or a store that cannot be written: said as it is.
-      problem(std::string(err.what()) + " (referenced by " + m.conversation + "); " + how_to_restore(m.path));
+      return {KeptCopy::Is::Unusable, err.what()};
+    }
+    return {KeptCopy::Is::Sound, {}};
+  }
+
+  // False when there is no copy: the blob is nowhere yet.
+  bool take_kept_copy(const Missing& m, const KeptCopy& copy) {
+    switch (copy.is) {
+      case KeptCopy::Is::Absent:
+        return false;
+      case KeptCopy::Is::Unusable:
+        problem(copy.error + " (referenced by " + m.conversation + "); " + how_to_restore(m.path));
+        return true;
+      case KeptCopy::Is::Sound:
+        break;
+    }
+    if (ws_.lean()) {
+      out_of_tree_.push_back({m.path, ws_.kept()->path_of(m.ref.digest), {}});
       return true;
     }
     to_stage_.push_back(m.path);

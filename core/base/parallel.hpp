@@ -13,4 +13,11 @@ namespace jpblob {
 void parallel_for(std::size_t n, const std::function<void(std::size_t)>& fn,
                   unsigned max_threads = 0);
 
+// Threads for work that mostly waits on the disk (reading or deleting
+// thousands of small files): where the file system discards each freed
+// block before unlink(2) returns (ext4 mounted with -o discard), one
+// deletion at a time waits for each in turn, and the waits overlap
+// whatever the core count.
+inline constexpr unsigned kDiskWaiters = 8;
+
 }  // namespace jpblob

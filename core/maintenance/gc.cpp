@@ -13,6 +13,7 @@
 #include "core/documents/document.hpp"
 #include "core/base/error.hpp"
 #include "core/base/fs.hpp"
+#include "core/base/parallel.hpp"
 #include "core/git/git_cli.hpp"
 #include "core/workspace/kept.hpp"
 #include "core/maintenance/live_set.hpp"
@@ -231,7 +232,6 @@ GcReport run_gc(const Workspace& ws, const GcOptions& options, const Progress& p
   // The deletions are independent, so several wait at once.
   std::vector<Removal> removals(doomed.size(), Removal::Removed);
   if (!options.dry_run) {
-    constexpr unsigned kDeleters = 8;
     for (const BlobStore* from : {&store, ws.kept()}) {
       std::vector<std::size_t> mine;
       std::vector<const StoreEntry*> theirs;
@@ -251,7 +251,7 @@ GcReport run_gc(const Workspace& ws, const GcOptions& options, const Progress& p
             const bool staged = from != &store && e.digest && staged_kept.count(*e.digest);
             return staged ? std::numeric_limits<std::time_t>::max() : ::time(nullptr) - grace_of(e, options);
           },
-          kDeleters);
+          kDiskWaiters);
       for (std::size_t k = 0; k < mine.size(); ++k) removals[mine[k]] = removed[k];
     }
   }

@@ -1,8 +1,10 @@
 #include "core/workspace/kept.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <limits>
 
+#include "core/base/parallel.hpp"
 #include "core/store/blob_store.hpp"
 
 namespace jpblob {
@@ -21,12 +23,20 @@ std::vector<Digest> kept_copies_held(const Workspace& ws, const std::unordered_m
                                      const std::vector<Digest>& digests) {
   std::vector<Digest> out;
   if (!ws.kept() || !ws.repo()) return out;
-  for (const Digest& d : digests) {
-    const auto id = staged.find(tracked_blob_path(d));
-    if (id == staged.end()) continue;
-    const auto raw = ws.kept()->read_raw(d);
-    if (raw && ws.repo()->hash_blob(*raw) == id->second) out.push_back(d);
-  }
+  std::vector<std::pair<Digest, const std::string*>> asked;
+  for (const Digest& d : digests)
+    if (const auto id = staged.find(tracked_blob_path(d)); id != staged.end()) asked.emplace_back(d, &id->second);
+  // Thousands after a large commit: the reads wait on the disk.
+  std::vector<char> held(asked.size(), 0);
+  parallel_for(
+      asked.size(),
+      [&](std::size_t i) {
+        const auto raw = ws.kept()->read_raw(asked[i].first);
+        held[i] = raw && ws.repo()->hash_blob(*raw) == *asked[i].second;
+      },
+      kDiskWaiters);
+  for (std::size_t i = 0; i < asked.size(); ++i)
+    if (held[i]) out.push_back(asked[i].first);
   return out;
 }
 
@@ -40,11 +50,13 @@ bool kept_copies_may_go(const Workspace& ws) {
 
 namespace {
 std::size_t remove_all(const Workspace& ws, const std::vector<Digest>& digests) {
-  std::size_t removed = 0;
-  for (const Digest& d : digests)
-    if (ws.kept()->remove(ws.kept()->entry_for(d), std::numeric_limits<std::time_t>::max()) == Removal::Removed)
-      ++removed;
-  return removed;
+  std::vector<StoreEntry> entries;
+  for (const Digest& d : digests) entries.push_back(ws.kept()->entry_for(d));
+  std::vector<const StoreEntry*> each;
+  for (const StoreEntry& e : entries) each.push_back(&e);
+  const auto removals =
+      ws.kept()->remove_all(each, [](std::size_t) { return std::numeric_limits<std::time_t>::max(); }, kDiskWaiters);
+  return static_cast<std::size_t>(std::count(removals.begin(), removals.end(), Removal::Removed));
 }
 }  // namespace
 

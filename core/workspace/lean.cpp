@@ -85,7 +85,6 @@ std::size_t drop_blob_files(const Workspace& ws, const std::vector<GitCli>& inde
   // deletions wait on the disk (a clone drops thousands: one at a time, a
   // disk that discards each freed block made it 10 s for 4,000), so
   // several wait at once, as gc's deletions do.
-  constexpr unsigned kWaiters = 8;
   std::vector<char> gives(candidates.size(), 0);
   parallel_for(
       candidates.size(),
@@ -93,7 +92,7 @@ std::size_t drop_blob_files(const Workspace& ws, const std::vector<GitCli>& inde
         const auto raw = ws.store().read_raw(candidates[i].digest);
         gives[i] = raw && gives_back(*ws.repo(), candidates[i].id, *raw);
       },
-      kWaiters);
+      kDiskWaiters);
   std::vector<Candidate> drop;
   for (std::size_t i = 0; i < candidates.size(); ++i)
     if (gives[i]) drop.push_back(std::move(candidates[i]));
@@ -104,7 +103,7 @@ std::size_t drop_blob_files(const Workspace& ws, const std::vector<GitCli>& inde
   for (const Candidate& c : drop) entries.push_back(ws.store().entry_for(c.digest));
   std::vector<const StoreEntry*> doomed;
   for (const StoreEntry& e : entries) doomed.push_back(&e);
-  ws.store().remove_all(doomed, [](std::size_t) { return std::numeric_limits<std::time_t>::max(); }, kWaiters);
+  ws.store().remove_all(doomed, [](std::size_t) { return std::numeric_limits<std::time_t>::max(); }, kDiskWaiters);
   // The kept copies (core/workspace/kept) go with the files: what `git
   // commit -a` staged leaves here, at the next commit.
   std::vector<Digest> digests;

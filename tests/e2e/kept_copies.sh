@@ -249,4 +249,26 @@ verify_checks_kept_copies() {
 }
 case_ "verify checks kept copies, the only copy after stash -a, and names a corrupt one" verify_checks_kept_copies
 
+corrupt_kept_copy_refuses_the_commit() {
+  # The hook reads the kept copies on several threads and judges them in
+  # order: a corrupt one (the only copy: the work-tree file is gone, as a
+  # lean tree never has one) refuses the commit, naming it and the mend.
+  new_installed_repo corrupt_at_commit
+  write_conversation 13-first "tool output that stays sound"
+  write_conversation 14-bad "tool output whose only copy rots"
+  # Past git's racy window: the commit's refresh would otherwise clean the
+  # conversations again and write a sound copy itself.
+  sleep 1.1
+  git add .jp/conversations
+  local copy
+  copy=$(kept_of "tool output whose only copy rots")
+  [ -f "$copy" ] || fail "set-up: no kept copy"
+  rm -f "$(blob_of "tool output whose only copy rots")" "$copy" && printf 'not gzip' > "$copy"
+  if git commit -qm bad 2> "$TEST_ROOT/err"; then fail "the commit took a corrupt kept copy"; fi
+  grep -q "corrupt.*referenced by .jp/conversations/14-bad/events.json.*git jpblob repair" "$TEST_ROOT/err" ||
+    fail "the refusal does not name the copy and the mend: $(cat "$TEST_ROOT/err")"
+  [ "$(git rev-list --count HEAD)" -eq 1 ] || fail "a commit was made"
+}
+case_ "a corrupt kept copy refuses the commit and names it, with git jpblob repair" corrupt_kept_copy_refuses_the_commit
+
 pass
