@@ -18,6 +18,7 @@
 #include "core/git/git_cli.hpp"
 #include "core/workspace/kept.hpp"
 #include "core/workspace/lean.hpp"
+#include "hooks/staged_documents.hpp"
 #include "core/documents/transform.hpp"
 #include "core/workspace/workspace.hpp"
 
@@ -131,21 +132,10 @@ class Hook {
     }
   }
 
-  // What one staged document needs, read on any core.
-  struct DocumentRead {
-    bool missing = false;  // not in git's objects
-    std::size_t replaced = 0;
-    std::string cleaned;  // kept only when clean replaced something
-    std::vector<BlobUse> references;
-  };
-
-  // Each document is read from git's objects, cleaned and parsed on the
-  // machine's cores (a commit of 1,000 conversations spent 1.5 s doing it
-  // one at a time); what each one needs is then judged in order, so the
-  // messages and the staging are the same whatever the threads did.
+  // What each document needs is judged in order, so the messages and the
+  // staging are the same whatever the threads that read them did.
   void check_documents() {
-    std::vector<DocumentRead> reads(documents_.size());
-    parallel_for(documents_.size(), [&](std::size_t i) { reads[i] = read_document(documents_[i]); });
+    const std::vector<DocumentRead> reads = read_staged_documents(ws_, documents_);
     for (std::size_t i = 0; i < documents_.size(); ++i) {
       const RawChange& c = documents_[i];
       ++report_.conversations;
@@ -158,35 +148,6 @@ class Hook {
       for (const auto& ref : reads[i].references)
         if (referenced_.emplace(ref.digest).second) check_blob(c.path, ref);
     }
-  }
-
-  DocumentRead read_document(const RawChange& c) const {
-    DocumentRead out;
-    std::optional<std::string> staged;
-    {
-      const auto lock = ws_.repo()->lock();  // clean's questions to git share the repository
-      staged = ws_.repo()->read_object(c.new_id);
-    }
-    if (!staged) {
-      out.missing = true;
-      return out;
-    }
-    // 1. Inline payloads left by a missing filter: clean the staged version.
-    // What is staged is clean's output (or, with no filter, JP's form with
-    // nothing reference-shaped taken for the user's): read as committed,
-    // so a second clean changes nothing clean wrote.
-    const DocumentKind kind = document_kind(c.path);
-    std::string cleaned;
-    const auto result = clean_document(kind, *staged, ws_.new_blobs(),
-                                       ws_.settings().clean_options(c.path, InputForm::Committed),
-                                       [&](std::string_view s) { cleaned.append(s); });
-    staged.reset();
-    // 2. What it references. Not readable as its kind: it holds no
-    // references, and the filter passed it through.
-    out.references = document_needs(kind, cleaned, 0, InputForm::Committed).references;
-    out.replaced = result.replaced;
-    if (out.replaced > 0) out.cleaned = std::move(cleaned);
-    return out;
   }
 
   // The cleaned conversation replaces the staged one, keeping the entry's

@@ -1,0 +1,58 @@
+#include "hooks/staged_documents.hpp"
+
+#include <algorithm>
+#include <thread>
+
+#include "core/base/parallel.hpp"
+#include "core/documents/transform.hpp"
+
+namespace jpblob {
+
+namespace {
+
+DocumentRead read_document(const Workspace& ws, const RawChange& c, const GitRepo& repo) {
+  DocumentRead out;
+  std::optional<std::string> staged;
+  {
+    const auto lock = repo.lock();  // the workspace's is shared with clean's questions to git
+    staged = repo.read_object(c.new_id);
+  }
+  if (!staged) {
+    out.missing = true;
+    return out;
+  }
+  // 1. Inline payloads left by a missing filter: clean the staged version.
+  // What is staged is clean's output (or, with no filter, JP's form with
+  // nothing reference-shaped taken for the user's): read as committed, so
+  // a second clean changes nothing clean wrote.
+  const DocumentKind kind = document_kind(c.path);
+  std::string cleaned;
+  const auto result = clean_document(kind, *staged, ws.new_blobs(),
+                                     ws.settings().clean_options(c.path, InputForm::Committed),
+                                     [&](std::string_view s) { cleaned.append(s); });
+  staged.reset();
+  // 2. What it references. Not readable as its kind: it holds no
+  // references, and the filter passed it through.
+  out.references = document_needs(kind, cleaned, 0, InputForm::Committed).references;
+  out.replaced = result.replaced;
+  if (out.replaced > 0) out.cleaned = std::move(cleaned);
+  return out;
+}
+
+}  // namespace
+
+std::vector<DocumentRead> read_staged_documents(const Workspace& ws, const std::vector<RawChange>& documents) {
+  std::vector<DocumentRead> reads(documents.size());
+  const std::size_t threads = std::clamp<std::size_t>(std::thread::hardware_concurrency(), 1, 8);
+  parallel_for(
+      std::min(threads, documents.size()),
+      [&](std::size_t t) {
+        const auto own = GitRepo::open(ws.top());
+        for (std::size_t i = t; i < documents.size(); i += threads)
+          reads[i] = read_document(ws, documents[i], own ? *own : *ws.repo());
+      },
+      static_cast<unsigned>(threads));
+  return reads;
+}
+
+}  // namespace jpblob
