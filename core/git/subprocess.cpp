@@ -132,14 +132,8 @@ CommandOutput run_command(const std::vector<std::string>& argv, const std::files
   // The first chunk before the program starts: no input at all is
   // /dev/null, as a program run from a terminal-less job expects.
   std::string chunk;
+  bool more = next_input(chunk);
   std::exception_ptr failure;
-  bool more = false;
-  try {
-    more = next_input(chunk);
-  } catch (...) {
-    failure = std::current_exception();
-  }
-  if (failure) std::rethrow_exception(failure);
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   if (!more) posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
