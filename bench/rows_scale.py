@@ -91,10 +91,12 @@ class Scale:
         out["git jpblob gc"] = ("floor: git ls-files -s + read every events.json",
                                 timed(f"{self.bin} gc", mine, self.env),
                                 timed(f"git ls-files -s > /dev/null; {read_all}", mine, self.env))
+        # verify reads every blob, and every conversation to know what it
+        # references (as gc does): its floor reads both with git's tools.
         objects = "git ls-files -s .jp/blobs | awk '{print $2}' | git cat-file --batch > /dev/null"
-        out["git jpblob verify"] = ("floor: git cat-file --batch of every blob",
+        out["git jpblob verify"] = ("floor: git cat-file --batch of every blob + read every events.json",
                                     timed(f"{self.bin} verify > /dev/null", mine, self.env),
-                                    timed(objects, mine, self.env))
+                                    timed(f"{objects}; {read_all}", mine, self.env))
 
         # The hook of one conversation, against a stand-in hook, in the clone.
         target = sorted((mine / ".jp/conversations").glob("*/events.json"))[n // 2]

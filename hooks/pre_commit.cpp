@@ -326,7 +326,7 @@ class Hook {
         break;
     }
     if (ws_.lean()) {
-      out_of_tree_.push_back({m.path, ws_.kept()->path_of(m.ref.digest), {}});
+      out_of_tree_.push_back({m.path, fs::absolute(ws_.kept()->path_of(m.ref.digest)).string(), {}});
       return true;
     }
     to_stage_.push_back(m.path);

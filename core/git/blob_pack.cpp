@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <unordered_map>
 
 #include "core/base/error.hpp"
 #include "core/base/fs.hpp"
@@ -201,9 +202,9 @@ std::string GitCli::object_format() const {
   return out.substr(0, out.find('\n'));
 }
 
-std::vector<std::string> GitCli::write_blobs(const std::vector<fs::path>& files, std::uint64_t max_size) const {
+std::vector<std::string> GitCli::write_blobs(const std::vector<std::string>& files, std::uint64_t max_size) const {
   // Each file once: a pack may not hold one object twice.
-  std::map<fs::path, std::size_t> first;
+  std::unordered_map<std::string_view, std::size_t> first;
   std::vector<PackObject> unique;
   std::vector<std::size_t> slot(files.size());
   for (std::size_t i = 0; i < files.size(); ++i) {

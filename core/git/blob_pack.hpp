@@ -22,7 +22,7 @@ namespace jpblob {
 struct PackObject {
   enum class Type { Tree = 2, Blob = 3 };
   Type type = Type::Blob;
-  std::filesystem::path file;  // a blob's bytes, read when its turn comes
+  std::string file;            // a blob's bytes, read when its turn comes (a path)
   std::string bytes;           // or the object's bytes, when `file` is empty
 };
 

@@ -164,8 +164,10 @@ std::vector<GitCli::OutOfTree> GitCli::stage_out_of_tree(std::vector<OutOfTree> 
     if (entries[i].id.empty()) by_filter[filter_of[entries[i].path]].push_back(i);
   for (const auto& [filter, members] : by_filter) {
     if (filter.empty()) {
-      std::vector<fs::path> files;
-      for (const std::size_t i : members) files.push_back(fs::absolute(entries[i].file));
+      // Strings, not paths: a std::filesystem::path holds each of its
+      // components again, half a kilobyte a kept copy, times 100,000.
+      std::vector<std::string> files;
+      for (const std::size_t i : members) files.push_back(entries[i].file);
       const auto ids = write_blobs(files, max_size);
       for (std::size_t k = 0; k < members.size(); ++k) entries[members[k]].id = ids[k];
       continue;
@@ -177,7 +179,7 @@ std::vector<GitCli::OutOfTree> GitCli::stage_out_of_tree(std::vector<OutOfTree> 
       const std::vector<std::size_t> part(members.begin() + from,
                                           members.begin() + std::min(members.size(), from + kPerCall));
       std::vector<std::string> args = {"hash-object", "-w", "--path=" + entries[part.front()].path, "--"};
-      for (const std::size_t i : part) args.push_back(fs::absolute(entries[i].file).string());
+      for (const std::size_t i : part) args.push_back(entries[i].file);
       const auto written = split_records(must("write blobs to git's objects", args), '\n');
       if (written.size() != part.size())
         throw Error("cannot write blobs to git's objects: git hash-object gave " + std::to_string(written.size()) +

@@ -96,7 +96,7 @@ class GitCli {
   // A blob file outside the work tree, to be staged under a tracked path.
   struct OutOfTree {
     std::string path;             // where the index holds it
-    std::filesystem::path file;   // its bytes, as they are (no filter)
+    std::string file;             // its bytes, as they are (no filter): an absolute path
     std::string id;               // instead of `file`: a blob git's objects hold already
   };
   // Stages files that live outside the work tree (a lean tree's new blobs,
@@ -116,8 +116,7 @@ class GitCli {
   // or unreadable, or git fails. git checks each object as it reads it;
   // what a failed call did write is referenced by nothing and goes at the
   // next `git gc`.
-  std::vector<std::string> write_blobs(const std::vector<std::filesystem::path>& files,
-                                       std::uint64_t max_size) const;
+  std::vector<std::string> write_blobs(const std::vector<std::string>& files, std::uint64_t max_size) const;
   // Writes, as one pack, the tree objects that the index makes of the
   // folders holding `paths` (many just staged), below the folder they share:
   // the cache tree `git commit` then computes finds each written already,

@@ -194,7 +194,7 @@ RepairReport run_repair(const Workspace& ws, const Progress& progress) {
       std::vector<Digest> staged;
       for (const std::string& path : restage) {
         staged.push_back(*digest_of_tracked_path(path));
-        entries.push_back({path, store.path_of(staged.back()), {}});
+        entries.push_back({path, fs::absolute(store.path_of(staged.back())).string(), {}});
       }
       git.stage_out_of_tree(std::move(entries), store.options().max_file_size());
       drop_kept_copies(ws, git, staged);  // the index holds them now
