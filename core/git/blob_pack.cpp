@@ -184,10 +184,11 @@ std::vector<std::pair<std::string, std::string>> trees_below(const std::string& 
   return trees;
 }
 
-std::vector<std::string> GitCli::write_objects(std::vector<PackObject> objects, std::uint64_t max_size) const {
+std::vector<std::string> GitCli::write_objects(std::vector<PackObject> objects, const std::string& format,
+                                              std::uint64_t max_size) const {
   if (objects.empty()) return {};
   const std::size_t count = objects.size();
-  PackStream pack(std::move(objects), object_format(), max_size);
+  PackStream pack(std::move(objects), format, max_size);
   const std::vector<std::string> args = count < kUnpackLimit
                                             ? std::vector<std::string>{"git", "unpack-objects", "-q"}
                                             : std::vector<std::string>{"git", "index-pack", "--stdin"};
@@ -212,7 +213,7 @@ std::vector<std::string> GitCli::write_blobs(const std::vector<std::string>& fil
     if (added) unique.push_back({PackObject::Type::Blob, files[i], {}});
     slot[i] = it->second;
   }
-  const auto written = write_objects(std::move(unique), max_size);
+  const auto written = write_objects(std::move(unique), object_format(), max_size);
   std::vector<std::string> ids;
   ids.reserve(files.size());
   for (const std::size_t s : slot) ids.push_back(written[s]);
@@ -241,15 +242,16 @@ std::size_t GitCli::write_trees_holding(const std::vector<std::string>& paths) c
     if (e.stage != 0) return 0;
     entries.push_back(std::move(e));
   }
+  const std::string format = object_format();
   std::vector<PackObject> trees;
   try {
-    for (auto& [path, bytes] : trees_below(folder, entries, object_format()))
+    for (auto& [path, bytes] : trees_below(folder, entries, format))
       if (holding.count(path)) trees.push_back({PackObject::Type::Tree, {}, std::move(bytes)});
   } catch (const Error&) {
     return 0;  // an index git would not make a tree of: git says so at the commit
   }
   const std::size_t count = trees.size();
-  write_objects(std::move(trees), 0);
+  write_objects(std::move(trees), format, 0);
   return count;
 }
 

@@ -162,6 +162,7 @@ std::vector<GitCli::OutOfTree> GitCli::stage_out_of_tree(std::vector<OutOfTree> 
   std::map<std::string, std::vector<std::size_t>> by_filter;
   for (std::size_t i = 0; i < entries.size(); ++i)
     if (entries[i].id.empty()) by_filter[filter_of[entries[i].path]].push_back(i);
+  const bool writes = !by_filter.empty();
   for (const auto& [filter, members] : by_filter) {
     if (filter.empty()) {
       // Strings, not paths: a std::filesystem::path holds each of its
@@ -195,7 +196,9 @@ std::vector<GitCli::OutOfTree> GitCli::stage_out_of_tree(std::vector<OutOfTree> 
   }
   must("stage the blobs", {"update-index", "-z", "--index-info"}, info);
   set_skip_worktree(staged);
-  write_trees_holding(staged);
+  // Another index given the ids already written (`git commit <paths>`)
+  // holds the same folders: their trees are written already.
+  if (writes) write_trees_holding(staged);
   return entries;
 }
 

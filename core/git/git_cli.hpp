@@ -239,7 +239,8 @@ class GitCli {
   };
   Output run(std::vector<std::string> args, const std::string& input = {}) const;
   // Objects into git's objects as one pack stream; their ids in order.
-  std::vector<std::string> write_objects(std::vector<PackObject> objects, std::uint64_t max_size) const;
+  std::vector<std::string> write_objects(std::vector<PackObject> objects, const std::string& format,
+                                         std::uint64_t max_size) const;
   // run(), throwing Error("cannot <what>: <git's message>") on failure.
   std::string must(const std::string& what, std::vector<std::string> args, const std::string& input = {}) const;
 

@@ -15,17 +15,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct Repo {
-  test::TempDir home;
-  test::ScopedEnv home_env{"HOME", home.path().c_str()};
-  test::ScopedEnv nosystem{"GIT_CONFIG_NOSYSTEM", "1"};
-  test::ScopedEnv index_env{"GIT_INDEX_FILE", nullptr};
-  test::TempDir dir;
+struct Repo : test::FormatRepo {
+  using FormatRepo::FormatRepo;
   test::TempDir outside;  // the files to write, as a lean tree's git folder holds them
-  explicit Repo(const std::string& format) {
-    test::must("git init -q --object-format=" + format + " .", dir.path());
-  }
-  std::string git(const std::string& args) const { return test::must("git " + args, dir.path()); }
   std::size_t packs() const {
     std::size_t n = 0;
     for (const auto& e : fs::directory_iterator(dir / ".git/objects/pack")) n += e.path().extension() == ".pack";

@@ -14,20 +14,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// A repository of the given object format with a few awkward names.
-struct Repo {
-  test::TempDir home;
-  test::ScopedEnv home_env{"HOME", home.path().c_str()};
-  test::ScopedEnv nosystem{"GIT_CONFIG_NOSYSTEM", "1"};
-  test::ScopedEnv index_env{"GIT_INDEX_FILE", nullptr};
-  test::TempDir dir;
-  explicit Repo(const std::string& format) {
-    test::must("git init -q --object-format=" + format + " . && git config user.name t && git config user.email t@t",
-               dir.path());
-  }
-  std::string git(const std::string& args) const { return test::must("git " + args, dir.path()); }
-  void write(const std::string& path, const std::string& text) const { test::write_text(dir / path, text); }
-};
+using Repo = test::FormatRepo;
 
 class GitCliTest : public ::testing::TestWithParam<std::string> {};
 

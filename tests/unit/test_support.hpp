@@ -89,4 +89,21 @@ class GitSandbox {
   ScopedEnv home_, global_, system_, nosystem_;
 };
 
+// A repository of an object format ("sha1", "sha256") in a temporary
+// folder, with an isolated HOME, no system config and no GIT_INDEX_FILE
+// from a hook's environment.
+struct FormatRepo {
+  TempDir home;
+  ScopedEnv home_env{"HOME", home.path().c_str()};
+  ScopedEnv nosystem{"GIT_CONFIG_NOSYSTEM", "1"};
+  ScopedEnv index_env{"GIT_INDEX_FILE", nullptr};
+  TempDir dir;
+  explicit FormatRepo(const std::string& format) {
+    must("git init -q --object-format=" + format + " . && git config user.name t && git config user.email t@t",
+         dir.path());
+  }
+  std::string git(const std::string& args) const { return must("git " + args, dir.path()); }
+  void write(const std::string& path, const std::string& text) const { write_text(dir / path, text); }
+};
+
 }  // namespace jpblob::test
