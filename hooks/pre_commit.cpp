@@ -380,14 +380,15 @@ class Hook {
   }
 
   // One `git update-index --add` per index file: git stats and hashes the
-  // files itself and writes the index at git's speed. Blobs from the git
-  // folder (a lean tree's new ones) go to git's objects as one pack
-  // (GitCli::write_blobs).
+  // files itself and writes the index at git's speed, after many new files
+  // have gone to git's objects as one pack (GitCli::add_many_to_index).
+  // Blobs from the git folder (a lean tree's new ones) go the same way
+  // (GitCli::stage_out_of_tree).
   void stage_blobs() {
     if (to_stage_.empty() && out_of_tree_.empty()) return;
-    git_->add_to_index(to_stage_);
-    // The second index gets the ids the first one's staging wrote.
     const std::uint64_t limit = ws_.store().options().max_file_size();
+    git_->add_many_to_index(to_stage_, limit);
+    // The second index gets the objects the first one's staging wrote.
     out_of_tree_ = git_->stage_out_of_tree(std::move(out_of_tree_), limit);
     if (extra_index_) {
       git_->with_index(*extra_index_).add_to_index(to_stage_);

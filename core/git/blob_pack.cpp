@@ -198,6 +198,33 @@ std::vector<std::string> GitCli::write_objects(std::vector<PackObject> objects, 
   return pack.ids();
 }
 
+std::unordered_map<std::string, std::string> GitCli::filters_of(const std::vector<std::string>& paths) const {
+  std::unordered_map<std::string, std::string> filter_of;
+  if (paths.empty()) return filter_of;
+  std::string input;
+  for (const std::string& p : paths) input.append(p).push_back('\0');
+  // Records: <path> NUL filter NUL <value> NUL.
+  const auto attrs =
+      split_records(must("read the blobs' attributes", {"check-attr", "-z", "--stdin", "filter"}, input), '\0');
+  for (std::size_t i = 0; i + 2 < attrs.size(); i += 3) {
+    const std::string& value = attrs[i + 2];
+    filter_of[attrs[i]] = value == "unspecified" || value == "unset" ? "" : value;
+  }
+  return filter_of;
+}
+
+void GitCli::add_many_to_index(const std::vector<std::string>& paths, std::uint64_t max_size) const {
+  if (paths.size() >= kUnpackLimit) {
+    const auto filter_of = filters_of(paths);
+    std::vector<std::string> files;
+    for (const std::string& p : paths)
+      if (const auto f = filter_of.find(p); f == filter_of.end() || f->second.empty()) files.push_back((cwd_ / p).string());
+    write_blobs(files, max_size);
+  }
+  add_to_index(paths);
+  write_trees_holding(paths);
+}
+
 std::string GitCli::object_format() const {
   const std::string out = must("read the object format", {"rev-parse", "--show-object-format"});
   return out.substr(0, out.find('\n'));

@@ -147,18 +147,10 @@ std::vector<GitCli::OutOfTree> GitCli::stage_out_of_tree(std::vector<OutOfTree> 
   // tracks stages pointers, cleaned by git-lfs. One hash-object a filter
   // (`--path` applies that path's attributes to every file given), and
   // one pack for every file no filter applies to, the usual case.
-  std::string paths;
+  std::vector<std::string> paths;
   for (const OutOfTree& e : entries)
-    if (e.id.empty()) paths.append(e.path).push_back('\0');
-  // Records: <path> NUL filter NUL <value> NUL.
-  const auto attrs = paths.empty() ? std::vector<std::string>{}
-                                   : split_records(must("read the blobs' attributes",
-                                                        {"check-attr", "-z", "--stdin", "filter"}, paths), '\0');
-  std::unordered_map<std::string, std::string> filter_of;  // path -> filter, "" for none
-  for (std::size_t i = 0; i + 2 < attrs.size(); i += 3) {
-    const std::string& value = attrs[i + 2];
-    filter_of[attrs[i]] = value == "unspecified" || value == "unset" ? "" : value;
-  }
+    if (e.id.empty()) paths.push_back(e.path);
+  auto filter_of = filters_of(paths);
   std::map<std::string, std::vector<std::size_t>> by_filter;
   for (std::size_t i = 0; i < entries.size(); ++i)
     if (entries[i].id.empty()) by_filter[filter_of[entries[i].path]].push_back(i);

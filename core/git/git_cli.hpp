@@ -92,6 +92,16 @@ class GitCli {
   // Adds (or refreshes) work-tree files in the index by exact path, as
   // `git update-index --add` does: no .gitignore, no filter question.
   void add_to_index(const std::vector<std::string>& paths) const;
+  // The same for many files at once (a store checked out, whose commit
+  // stages thousands of new blob files): the files no filter applies to
+  // are written first as one pack (write_blobs), so that update-index finds
+  // each object written where it would write one loose object a file, and
+  // the trees holding them are written as a pack too (write_trees_holding).
+  // What update-index hashes stays the truth: a file it hashes otherwise
+  // (an eol attribute) gets its own object, and the pack's copy is garbage
+  // for `git gc`. Files over `max_size` throw Error before anything is
+  // staged.
+  void add_many_to_index(const std::vector<std::string>& paths, std::uint64_t max_size) const;
 
   // A blob file outside the work tree, to be staged under a tracked path.
   struct OutOfTree {
@@ -243,6 +253,9 @@ class GitCli {
                                          std::uint64_t max_size) const;
   // run(), throwing Error("cannot <what>: <git's message>") on failure.
   std::string must(const std::string& what, std::vector<std::string> args, const std::string& input = {}) const;
+  // Each path's `filter` attribute, "" where none applies, in one
+  // `git check-attr`.
+  std::unordered_map<std::string, std::string> filters_of(const std::vector<std::string>& paths) const;
 
   std::filesystem::path cwd_;
   std::optional<std::filesystem::path> index_file_;

@@ -199,7 +199,7 @@ RepairReport run_repair(const Workspace& ws, const Progress& progress) {
       git.stage_out_of_tree(std::move(entries), store.options().max_file_size());
       drop_kept_copies(ws, git, staged);  // the index holds them now
     } else {
-      git.add_to_index(restage);
+      git.add_many_to_index(restage, store.options().max_file_size());
     }
   }
   return report;

@@ -124,6 +124,46 @@ TEST_P(BlobPack, StagingManyBlobsLeavesGitNoTreeToWrite) {
   r.git("fsck --strict");
 }
 
+// A store checked out: thousands of new work-tree blob files staged at
+// once. git's update-index finds each object in the pack and writes none
+// loose, the entries are stat-clean, and a path a filter applies to is
+// still hashed through that filter.
+TEST_P(BlobPack, ManyWorkTreeFilesAreStagedFromOnePack) {
+  Repo r(GetParam());
+  const GitCli git(r.dir.path());
+  r.git("config filter.upper.clean 'tr a-z A-Z'");
+  r.write(".gitattributes", "*.up filter=upper\n");
+  std::vector<std::string> paths;
+  for (std::size_t i = 0; i < 150; ++i) {
+    paths.push_back(".jp/blobs/" + std::to_string(i % 7) + "/" + std::to_string(i % 11) + "/f" + std::to_string(i) +
+                    (i == 5 ? ".up" : ""));
+    r.write(paths.back(), std::string(i * 37 % 300, 'x') + "file " + std::to_string(i));
+  }
+  git.add_many_to_index(paths, 1 << 20);
+  EXPECT_EQ(r.packs(), 1u);
+  // The one loose blob is the filtered file's, as its filter made it (the
+  // 85 trees are loose too: fewer than a pack is worth).
+  std::string loose_ids;
+  for (const auto& fan : fs::directory_iterator(r.dir / ".git/objects"))
+    if (fan.path().filename().string().size() == 2)
+      for (const auto& o : fs::directory_iterator(fan.path()))
+        loose_ids += fan.path().filename().string() + o.path().filename().string() + "\n";
+  std::string types = r.git("cat-file --batch-check='%(objecttype)' <<'EOF'\n" + loose_ids + "EOF");
+  std::size_t blobs = 0;
+  for (std::size_t at = types.find("blob\n"); at != std::string::npos; at = types.find("blob\n", at + 1)) ++blobs;
+  EXPECT_EQ(blobs, 1u) << types;
+  EXPECT_EQ(r.git("cat-file blob :" + paths[5]), std::string(5 * 37 % 300, 'X') + "FILE 5");
+  for (std::size_t i = 0; i < paths.size(); i += 13)
+    EXPECT_EQ(trimmed(r.git("rev-parse :" + paths[i])), trimmed(r.git("hash-object " + paths[i]))) << i;
+  EXPECT_EQ(r.git("diff --name-only"), "");  // stat-clean: update-index recorded each file
+  // The trees are written already: write-tree adds only the two above.
+  auto loose = [&] { return std::stoul(r.git("count-objects -v").substr(7)); };
+  const auto before = loose();
+  r.git("write-tree");
+  EXPECT_EQ(loose() - before, 2u);
+  r.git("fsck --strict");
+}
+
 INSTANTIATE_TEST_SUITE_P(ObjectFormats, BlobPack, ::testing::Values("sha1", "sha256"));
 
 }  // namespace
