@@ -4,6 +4,7 @@
 
 #include <cerrno>
 
+#include "core/base/buffer.hpp"
 #include "core/base/error.hpp"
 #include "core/base/fs.hpp"
 
@@ -97,7 +98,10 @@ std::vector<std::string> PktReader::read_list() {
 std::string PktReader::read_content() {
   std::string out;
   bool eof;
-  while (auto p = read_packet(false, eof)) out += *p;
+  while (auto p = read_packet(false, eof)) {
+    reserve_large(out, out.size() + p->size());
+    out += *p;
+  }
   return out;
 }
 

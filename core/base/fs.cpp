@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <random>
 
+#include "core/base/buffer.hpp"
 #include "core/base/error.hpp"
 
 namespace jpblob {
@@ -82,7 +83,7 @@ std::string read_all(int fd, const std::string& what, std::uint64_t max_size) {
     if (static_cast<std::uint64_t>(st.st_size) > max_size)
       throw Error("cannot read " + what + ": it is larger than " + std::to_string(max_size) +
                   " bytes");
-    out.reserve(static_cast<std::size_t>(st.st_size));
+    reserve_large(out, static_cast<std::size_t>(st.st_size));
   }
   char buf[1 << 16];
   for (;;) {
@@ -95,6 +96,7 @@ std::string read_all(int fd, const std::string& what, std::uint64_t max_size) {
     if (out.size() + static_cast<std::size_t>(n) > max_size)
       throw Error("cannot read " + what + ": it is larger than " + std::to_string(max_size) +
                   " bytes");
+    reserve_large(out, out.size() + static_cast<std::size_t>(n));
     out.append(buf, static_cast<std::size_t>(n));
   }
   return out;

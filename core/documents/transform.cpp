@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "core/format/base64.hpp"
+#include "core/base/buffer.hpp"
 #include "core/base/error.hpp"
 #include "core/format/json_scan.hpp"
 #include "core/format/json_string.hpp"
@@ -332,7 +333,7 @@ TransformReport smudge(std::string_view input, const BlobSource& source,
                               " blob(s) it references are in no copy git-jpblob can reach; showing their "
                               "references");
   std::string output;
-  output.reserve(static_cast<std::size_t>(budget.used()));
+  reserve_large(output, static_cast<std::size_t>(budget.used()));
   std::size_t copied = 0;
   std::string token;
   std::size_t next_unwrap = 0;

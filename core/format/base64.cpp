@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <array>
 
+#include "core/base/buffer.hpp"
+
 namespace jpblob {
 
 namespace {
@@ -119,7 +121,9 @@ std::optional<std::string> base64_decode(std::string_view text, Base64Alphabet a
   // allocating the output.
   const std::size_t prefix = std::min<std::size_t>(text.size() >= 4 ? text.size() - 4 : 0, 256);
   if (!decode_into(text.substr(0, prefix), alphabet, nullptr)) return std::nullopt;
-  std::string out(decoded_size(text), '\0');
+  std::string out;
+  reserve_large(out, decoded_size(text));
+  out.resize(decoded_size(text));
   if (!decode_into(text, alphabet, out.data())) return std::nullopt;
   return out;
 }

@@ -7,6 +7,7 @@
 #include <array>
 #include <memory>
 
+#include "core/base/buffer.hpp"
 #include "core/base/error.hpp"
 
 namespace jpblob {
@@ -180,7 +181,9 @@ std::optional<std::string> gzip_decompress_exact(std::string_view gz, std::size_
   };
   thread_local std::unique_ptr<libdeflate_decompressor, Free> decompressor(libdeflate_alloc_decompressor());
   if (!decompressor) throw Error("cannot set up inflate: out of memory");
-  std::string out(size, '\0');
+  std::string out;
+  reserve_large(out, size);
+  out.resize(size);
   char none = 0;
   std::size_t used_in = 0, produced = 0;
   const auto rc = libdeflate_gzip_decompress_ex(decompressor.get(), gz.data(), gz.size(),
