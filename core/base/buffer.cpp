@@ -20,6 +20,12 @@ void advise_huge_pages(char* p, std::size_t n) {
 }
 }  // namespace
 
+std::unique_ptr<char[]> allocate_large(std::size_t n) {
+  auto p = std::make_unique_for_overwrite<char[]>(n);
+  if (n >= 2 * kHugePage) advise_huge_pages(p.get(), n);
+  return p;
+}
+
 void reserve_large(std::string& s, std::size_t n) {
   if (n <= s.capacity()) return;
   std::string grown;

@@ -7,6 +7,7 @@
 // mode, Debian's default), which takes one fault where 512 were taken.
 #pragma once
 #include <cstddef>
+#include <memory>
 #include <string>
 
 namespace jpblob {
@@ -16,5 +17,9 @@ namespace jpblob {
 // few times, not once a piece). A new allocation of 4 MiB or more is
 // advised to the kernel as huge pages before anything touches it.
 void reserve_large(std::string& s, std::size_t n);
+
+// `n` bytes, not zeroed, advised as huge pages when 4 MiB or more. Throws
+// std::bad_alloc as new does.
+std::unique_ptr<char[]> allocate_large(std::size_t n);
 
 }  // namespace jpblob

@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <map>
+#include <tuple>
 #include <vector>
 
 #include "core/format/base64.hpp"
@@ -30,7 +31,7 @@ struct Splice {
 // Whether clean stores a payload string of `token` whose bytes decoded
 // as `encoding` are `bytes`: clean and every count of what it would store
 // (referenced_digests) share this one rule.
-bool stores(bool only_where_it_pays, std::string_view token, const std::string& bytes, PayloadEncoding encoding,
+bool stores(bool only_where_it_pays, std::string_view token, std::string_view bytes, PayloadEncoding encoding,
             std::uint64_t min_size) {
   if (bytes.size() < min_size) return false;
   return !only_where_it_pays || reference_pays(token.size(), Reference{Digest(Digest::Bytes{}), bytes.size(), encoding});
@@ -71,6 +72,21 @@ std::optional<PayloadEncoding> decode_payload(std::string_view token, std::strin
       return encoding;
     }
   if (canonical_text(token, &out)) return PayloadEncoding::Text;
+  return std::nullopt;
+}
+
+// decode_payload into `slot` (room for what base64 of the token's length
+// decodes to), or into `own` where the bytes are text with escapes; text
+// without them is the input's own bytes. The encoding and the bytes, or
+// nullopt.
+std::optional<std::pair<PayloadEncoding, std::string_view>> decode_payload_in_place(std::string_view token, char* slot,
+                                                                                     std::string& own) {
+  const std::string_view inner = token.substr(1, token.size() - 2);
+  for (auto [alphabet, encoding] : {std::pair{Base64Alphabet::Standard, PayloadEncoding::Base64},
+                                    std::pair{Base64Alphabet::UrlSafe, PayloadEncoding::Base64Url}})
+    if (const auto n = base64_decode_into(inner, alphabet, slot)) return std::pair{encoding, std::string_view(slot, *n)};
+  if (inner.find('\\') == std::string_view::npos) return std::pair{PayloadEncoding::Text, inner};
+  if (canonical_text(token, &own)) return std::pair{PayloadEncoding::Text, std::string_view(own)};
   return std::nullopt;
 }
 
@@ -145,9 +161,16 @@ TransformReport clean(std::string_view input, const BlobStore& store, const Clea
   if (auto why = passthrough_warning(scan)) return pass_through(input, options.path, *why, out);
 
   // Pass 2: decode the payloads (choosing each string's encoding), store
-  // them all at once, build the output.
+  // them all at once, build the output. Strings decode into one buffer, a
+  // slot each: thousands of separate allocations cost a page fault each
+  // few KiB (docs/ARCHITECTURE.md, "Memory the kernel must map").
   TransformReport report;
-  std::vector<std::string> decoded(splices.size());
+  std::vector<std::size_t> slot_at(splices.size() + 1, 0);
+  for (std::size_t k = 0; k < splices.size(); ++k)
+    slot_at[k + 1] = slot_at[k] + (splices[k].kind == SiteKind::String ? (splices[k].end - splices[k].begin) / 4 * 3 : 0);
+  const auto slots = allocate_large(slot_at.back());
+  std::vector<std::string_view> decoded(splices.size());
+  std::vector<std::string> own(splices.size());  // content objects, text with escapes
   std::vector<char> keep(splices.size(), 1);
   parallel_for(splices.size(), [&](std::size_t k) {
     const Splice& s = splices[k];
@@ -157,12 +180,13 @@ TransformReport clean(std::string_view input, const BlobStore& store, const Clea
       std::vector<JsonNode> nodes;
       JsonError error;
       scan_json_value(input, s.begin, nodes, error);
-      decoded[k] = *content_object_bytes(JsonTree(input, std::move(nodes)), 0);
+      own[k] = *content_object_bytes(JsonTree(input, std::move(nodes)), 0);
+      decoded[k] = own[k];
     } else {
       const std::string_view token = input.substr(s.begin, s.end - s.begin);
-      const auto encoding = decode_payload(token, decoded[k]);
-      keep[k] = encoding && stores(s.only_where_it_pays, token, decoded[k], *encoding, options.min_size);
-      if (encoding) splices[k].encoding = *encoding;
+      const auto payload = decode_payload_in_place(token, slots.get() + slot_at[k], own[k]);
+      keep[k] = payload && stores(s.only_where_it_pays, token, payload->second, payload->first, options.min_size);
+      if (payload) std::tie(splices[k].encoding, decoded[k]) = *payload;
     }
     if (keep[k] && options.may_reference && !options.may_reference(Sha256::of(decoded[k]))) keep[k] = 0;
   });

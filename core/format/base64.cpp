@@ -115,6 +115,11 @@ bool base64_is_canonical(std::string_view text, Base64Alphabet alphabet) {
   return decode_into(text, alphabet, nullptr);
 }
 
+std::optional<std::size_t> base64_decode_into(std::string_view text, Base64Alphabet alphabet, char* out) {
+  if (text.size() % 4 != 0 || !decode_into(text, alphabet, out)) return std::nullopt;
+  return decoded_size(text);
+}
+
 std::optional<std::string> base64_decode(std::string_view text, Base64Alphabet alphabet) {
   if (text.size() % 4 != 0) return std::nullopt;
   // Text that is not base64 usually shows it early: look at a prefix before

@@ -21,6 +21,10 @@ void append_base64(std::string& out, std::string_view bytes, Base64Alphabet alph
 // alphabet.
 std::optional<std::string> base64_decode(std::string_view text, Base64Alphabet alphabet);
 
+// The same into `out`, which has room for text.size() / 4 * 3 bytes (what
+// it holds past the result is unspecified): how many bytes it wrote.
+std::optional<std::size_t> base64_decode_into(std::string_view text, Base64Alphabet alphabet, char* out);
+
 // Whether base64_decode would succeed, without allocating the output.
 bool base64_is_canonical(std::string_view text, Base64Alphabet alphabet);
 
