@@ -81,7 +81,7 @@ def main():
     ap.add_argument("--bin", required=True)
     ap.add_argument("--fixtures", required=True)
     ap.add_argument("--quick", action="store_true", help="smaller data, fewer runs (a smoke test)")
-    ap.add_argument("--only", nargs="*", default=[], help="large many plain big history memory scale")
+    ap.add_argument("--only", nargs="*", default=[], help="large many plain big history memory scale huge")
     ap.add_argument("--scale", action="store_true",
                     help="the growth rows only: every workload at 1,000 and 10,000 conversations (over 10 minutes)")
     ap.add_argument("--keep", action="store_true")
@@ -94,11 +94,12 @@ def main():
     try:
         sections = (("large", b.large_file), ("many", b.many_conversations), ("plain", b.without_conversations),
                     ("big", b.big_repository), ("history", b.history), ("memory", b.delayed_memory),
-                    ("scale", b.scale))
+                    ("scale", b.scale), ("huge", b.huge))
         wanted = set(args.only) | ({"scale"} if args.scale else set())
         for name, fn in sections:
-            # The growth rows take too long for the default run: --scale.
-            if name in wanted or (not wanted and name != "scale"):
+            # The growth rows and the 50,000 take too long for the default
+            # run: --scale, --only huge.
+            if name in wanted or (not wanted and name not in ("scale", "huge")):
                 section = time.time()
                 fn()
                 print(f"  ({name}: {time.time() - section:.0f}s)", flush=True)

@@ -18,10 +18,13 @@ from harness import *  # noqa: F401,F403
 class BigRepository:
     # the hook in a large repository
     def build_repo(self, repo, n_conv, per):
-        """A committed repository of n_conv conversations of `per` tool outputs each."""
+        """A committed repository of n_conv conversations of `per` tool outputs
+        each, its store checked out (`install --no-lean`): the blob files gc
+        and verify read, and their floors with them. The base commit runs the
+        hook, so every blob is tracked as a team's would be."""
         repo.mkdir()
         self.git("init -q .", repo)
-        self.install(repo)
+        sh(f"{self.bin} install --local --no-lean > /dev/null", repo, self.env)
         self.git("config jpblob.fsync false", repo)  # set-up only; timed commands sync as usual
         rng = random.Random(n_conv)
         conv_root = repo / ".jp/conversations"
@@ -35,7 +38,7 @@ class BigRepository:
             p.parent.mkdir(parents=True)
             p.write_text(json.dumps(events, indent=2) + "\n")
         self.git("add -A .", repo)
-        self.git("commit -q --no-verify -m base", repo)
+        self.git("commit -q -m base", repo)
         self.git("config --unset jpblob.fsync", repo)
         return subprocess.run(["git", "rev-parse", "HEAD"], cwd=repo, env=self.env, capture_output=True,
                               text=True).stdout.strip()
@@ -61,7 +64,7 @@ class BigRepository:
     def big_repository(self):
         n_conv = 500 if self.quick else 5000
         per = 20
-        print(f"== a repository of {n_conv} conversations, {n_conv * per} blobs", flush=True)
+        print(f"== a repository of {n_conv} conversations, {n_conv * per} blobs, store checked out", flush=True)
         repo = self.work / "bigrepo"
         head = self.build_repo(repo, n_conv, per)
         conv_root = repo / ".jp/conversations"
@@ -84,7 +87,7 @@ class BigRepository:
         commit = "git commit -q -m one"
         ratio, a, b = interleave(lambda: timed(commit, repo, self.env), lambda: timed(commit, repo, self.env),
                                  self.reps, setup_a=lambda: prepare(ours), setup_b=lambda: prepare(standin))
-        row(f"pre-commit, one conversation in {n_conv}", "stand-in hook: git diff --cached --name-only", ratio,
+        row(f"pre-commit, one conversation in {n_conv}, store checked out", "stand-in hook: git diff --cached --name-only", ratio,
             "<= 1.5x", 1.5, f"(commit {a * 1000:.0f}ms vs {b * 1000:.0f}ms)")
         self.git(f"reset -q --hard {head}", repo)
         (hooks / "pre-commit").write_text(ours)
@@ -97,7 +100,7 @@ class BigRepository:
                  "find .jp/conversations -name events.json -print0 | xargs -0 cat > /dev/null")
         ratio, a, b = interleave(lambda: timed(f"{self.bin} gc", repo, self.env), lambda: timed(floor, repo, self.env),
                                  self.reps, setup_a=make_orphans)
-        row(f"gc, {n_conv} conversations / {n_conv * per} blobs + 10%", "list blobs + read every events.json",
+        row(f"gc, {n_conv} conversations / {n_conv * per} blobs + 10%, store checked out", "list blobs + read every events.json",
             ratio, "<= 3x", 3.0, f"({a:.2f}s vs {b:.2f}s)")
         half = self.work / "halfrepo"
         self.build_repo(half, n_conv // 2, per)
@@ -110,7 +113,7 @@ class BigRepository:
         verify_floor = "find .jp/blobs -name '*.blob.gz' -print0 | xargs -0 cat | gzip -dc | sha256sum > /dev/null"
         ratio, a, b = interleave(lambda: timed(f"{self.bin} verify > /dev/null", repo, self.env),
                                  lambda: timed(verify_floor, repo, self.env), self.reps)
-        row("verify, same store", "cat blobs | gzip -dc | sha256sum", ratio, "<= 1.0x", 1.0,
+        row("verify, same store, store checked out", "cat blobs | gzip -dc | sha256sum", ratio, "<= 1.0x", 1.0,
             f"({a:.2f}s vs {b:.2f}s)")
 
     # repository size on the real history

@@ -16,7 +16,7 @@ from harness import *  # noqa: F401,F403
 
 
 class ManyConversations:
-    def generate_conversations(self, n, trees, seed=2):
+    def generate_conversations(self, n, trees, seed=2, events=60):
         """n conversations made from the fixtures, the same bytes in each of
         `trees`. The first 60 events of a real conversation keep real shapes
         and sizes at about 100 KB a conversation, with unique tool outputs."""
@@ -25,7 +25,7 @@ class ManyConversations:
         rng = random.Random(seed)
         for i in range(n):
             t = templates[i % len(templates)]
-            text = conversation_from(t, lambda: perturb(rng.choice(self.payloads), next(counter)), 60)
+            text = conversation_from(t, lambda: perturb(rng.choice(self.payloads), next(counter)), events)
             for base in trees:
                 p = base / f".jp/conversations/{17000000000 + i}-bench/events.json"
                 p.parent.mkdir(parents=True, exist_ok=True)

@@ -3,6 +3,7 @@ and the peak memory of a delayed checkout of large conversations."""
 import base64
 import json
 import shutil
+import subprocess
 import time
 from pathlib import Path
 
@@ -45,17 +46,7 @@ class Scale:
         out = {}
 
         def fresh(path, kind):
-            # The default set-up: a repository that holds a conversation
-            # already (lean), then the n new ones.
-            self.discard(path)
-            path.mkdir()
-            seed = path / ".jp/conversations/16999999999-seed/events.json"
-            seed.parent.mkdir(parents=True)
-            shutil.copy(self.files[0], seed)
-            self.init_repo(path, kind)
-            self.git("add -A .", path)
-            self.git("commit -qm seed", path)
-            shutil.copytree(src / ".jp/conversations", path / ".jp/conversations", dirs_exist_ok=True)
+            self.seeded_repo(path, kind, src)
 
         ours, plain = d / "ours", d / "plain"
         fresh(ours, "jpblob")
@@ -127,6 +118,84 @@ class Scale:
         for dest in (ours, plain, mine, theirs):
             self.discard(dest)
         return out
+
+    def huge(self):
+        """50,000 conversations of a dozen events (`--only huge`, not in the
+        default run): add, commit, clone and status against plain git, the
+        commit's peak memory, and gc, verify and verify --history in the
+        lean clone with 256 descriptors allowed (`ulimit -n 256`)."""
+        n = 5000 if self.quick else 50000
+        print(f"== {n} conversations, at most 256 descriptors for maintenance", flush=True)
+        d = self.work / "huge"
+        d.mkdir()
+        src = d / "src"
+        started = time.time()
+        self.generate_conversations(n, (src,), seed=n, events=12)
+        total_mb = sum(p.stat().st_size for p in src.rglob("events.json")) / 2 ** 20
+        print(f"  generated {total_mb:.0f} MB in {time.time() - started:.0f}s", flush=True)
+        plain_env = dict(self.env)
+        plain_env["GIT_CONFIG_PARAMETERS"] = PLAIN
+        sh(f"{self.bin} install --global > /dev/null", self.work, self.env)
+        try:
+            ours, plain = d / "ours", d / "plain"
+            for path, kind in ((ours, "jpblob"), (plain, "plain")):
+                self.seeded_repo(path, kind, src)
+            add = "git add .jp/conversations"
+            a, b = timed(add, ours, self.env), timed(add, plain, plain_env)
+            row(f"git add, cold, {n}", f"plain git add ({total_mb:.0f} MB)", a / b, "<= 2.0x", 2.0,
+                f"({a:.1f}s vs {b:.1f}s)")
+            commit = "git commit -qm conversations"
+            measured = d / "commit.time"
+            a = timed(f"/usr/bin/time -f '%M' -o {measured} {commit}", ours, self.env)
+            kib = int(measured.read_text().split()[-1])
+            b = timed(commit, plain, plain_env)
+            entries = int(sh("git ls-files | wc -l", ours, self.env, capture=True)[1])
+            row(f"git commit staging every blob, {n}", "plain git commit", a / b, "<= 3.0x", 3.0,
+                f"({a:.1f}s vs {b:.1f}s; peak memory {kib // 1024} MiB; {entries} index entries)")
+            mine, theirs = d / "clone-ours", d / "clone-plain"
+            a = timed(f"git clone -q {ours} {mine}", d, self.env)
+            b = timed(f"git clone -q {plain} {theirs}", d, plain_env)
+            row(f"git clone + checkout, {n}", "plain git clone", a / b, "<= 2.0x", 2.0, f"({a:.1f}s vs {b:.1f}s)")
+            time.sleep(1.1)  # past the racy-git window for both clones
+            timed("git status", mine, self.env)
+            timed("git status", theirs, plain_env)
+            ratio, a, b = interleave(lambda: timed("git status", mine, self.env),
+                                     lambda: timed("git status", theirs, plain_env), self.reps)
+            row(f"git status after clone, {n}", "plain git status", ratio, "<= 2.0x", 2.0,
+                f"({a:.2f}s vs {b:.2f}s)")
+            # Maintenance with 256 descriptors: each must succeed. Its floor
+            # reads every conversation and lists the blobs with git.
+            floor = timed("git ls-files -s > /dev/null; find .jp/conversations -name events.json -print0 | "
+                          "xargs -0 cat > /dev/null", mine, self.env)
+            for cmd in ("gc --dry-run", "verify", "verify --history"):
+                start = time.perf_counter()
+                r = subprocess.run(f"ulimit -n 256 && {self.bin} {cmd}", shell=True, cwd=mine, env=self.env,
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                took = time.perf_counter() - start
+                said = (r.stdout + r.stderr).decode(errors="replace").strip().splitlines()
+                last = said[-1][:90] if said else ""
+                row(f"git jpblob {cmd}, {n}, ulimit -n 256", "floor: ls-files + read every events.json",
+                    took / floor if r.returncode == 0 else None, "succeeds", None,
+                    f"(exit {r.returncode}, {took:.1f}s vs {floor:.1f}s: {last})")
+                if r.returncode != 0:
+                    print(f"  FAILED: git jpblob {cmd}: {last}", flush=True)
+            for path in (ours, plain, mine, theirs):
+                self.discard(path)
+        finally:
+            sh(f"{self.bin} uninstall --global > /dev/null", self.work, self.env)
+
+    def seeded_repo(self, path, kind, src):
+        """The default set-up: a repository that holds a conversation
+        already (lean once committed), then the conversations of `src`."""
+        self.discard(path)
+        path.mkdir()
+        seed = path / ".jp/conversations/16999999999-seed/events.json"
+        seed.parent.mkdir(parents=True)
+        shutil.copy(self.files[0], seed)
+        self.init_repo(path, kind)
+        self.git("add -A .", path)
+        self.git("commit -qm seed", path)
+        shutil.copytree(src / ".jp/conversations", path / ".jp/conversations", dirs_exist_ok=True)
 
     def delayed_memory(self):
         """Peak memory of the filter during a clone that restores four large
