@@ -8,7 +8,12 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 fuzz_seconds=${FUZZ_SECONDS:-10}
 
 "$root/install/deps.sh"
-"$root/install/hook-managers.sh"  # husky and lefthook, from npm, for their e2e tests
+# husky and lefthook (and the agent clients), from npm, for their e2e tests:
+# fetched while the builds below run, since they wait on the network, not
+# the cores; ctest waits for them.
+managers_log=$(mktemp)
+"$root/install/hook-managers.sh" > "$managers_log" 2>&1 &
+managers=$!
 
 echo "== build (warnings are errors)"
 # Tests on explicitly: a build/ that install/setup.sh configured without
@@ -50,6 +55,14 @@ done
 for pid in "${pids[@]}"; do wait "$pid" || failed=1; done
 [ "$failed" -eq 0 ] || exit 1
 echo "   ($SECONDS s so far)"
+
+if ! wait "$managers"; then
+  cat "$managers_log"
+  echo "install/hook-managers.sh failed" >&2
+  exit 1
+fi
+cat "$managers_log"
+rm -f "$managers_log"
 
 echo "== unit, property and end-to-end tests"
 cd "$root/build"

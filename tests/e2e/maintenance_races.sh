@@ -86,7 +86,7 @@ concurrent_worktrees() {
   for side in "$TEST_ROOT/repo" "$TEST_ROOT/other"; do
     (
       cd "$side"
-      for i in $(seq 1 15); do
+      for i in $(seq 1 10); do
         write_conversation "$i-$(basename "$side")" "shared output $i"
         write_conversation "$i-own-$(basename "$side")" "output of $(basename "$side") $i"
         git add .jp/conversations
