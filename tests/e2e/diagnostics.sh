@@ -12,9 +12,9 @@ bare_lists_commands() {
   local out
   out=$(git jpblob) || fail "bare git jpblob exited $?"
   for cmd in install uninstall gc verify stats files print cat env version ls-files help; do
-    printf '%s\n' "$out" | grep -Eq "^  $cmd( |$)" || fail "no line for $cmd in: $out"
+    printf '%s\n' "$out" | grep >/dev/null -E "^  $cmd( |$)" || fail "no line for $cmd in: $out"
   done
-  printf '%s\n' "$out" | grep -q "required" && fail "still says a subcommand is required: $out"
+  printf '%s\n' "$out" | grep >/dev/null "required" && fail "still says a subcommand is required: $out"
   true
 }
 case_ "git jpblob alone lists every command, one line each, and exits 0" bare_lists_commands
@@ -25,17 +25,17 @@ version_names_three() {
   flag=$(git jpblob --version)
   [ "$out" = "$flag" ] || fail "version and --version differ: '$out' / '$flag'"
   git_version=$(git --version | sed 's/^git version //')
-  printf '%s\n' "$out" | grep -Eq '^git-jpblob [0-9]+\.[0-9]+\.[0-9]+$' || fail "no git-jpblob version: $out"
-  printf '%s\n' "$out" | grep -qxF "git $git_version" || fail "no git version $git_version: $out"
-  printf '%s\n' "$out" | grep -Eq '^libgit2 [0-9]+\.[0-9]+\.[0-9]+$' || fail "no libgit2 version: $out"
+  printf '%s\n' "$out" | grep >/dev/null -E '^git-jpblob [0-9]+\.[0-9]+\.[0-9]+$' || fail "no git-jpblob version: $out"
+  printf '%s\n' "$out" | grep >/dev/null -xF "git $git_version" || fail "no git version $git_version: $out"
+  printf '%s\n' "$out" | grep >/dev/null -E '^libgit2 [0-9]+\.[0-9]+\.[0-9]+$' || fail "no libgit2 version: $out"
 }
 case_ "version (and --version) names git-jpblob's, git's and libgit2's versions" version_names_three
 
 env_text() {
   local out
   out=$(git jpblob env)
-  printf '%s\n' "$out" | grep -vq '^[a-z][a-z0-9_.-]*=' && fail "a line that is not key=value: $out"
-  want() { printf '%s\n' "$out" | grep -qxF "$1" || fail "no line '$1' in: $out"; }
+  printf '%s\n' "$out" | grep >/dev/null -v '^[a-z][a-z0-9_.-]*=' && fail "a line that is not key=value: $out"
+  want() { printf '%s\n' "$out" | grep >/dev/null -xF "$1" || fail "no line '$1' in: $out"; }
   want "binary=$(command -v git-jpblob)"
   want "on_path=$(command -v git-jpblob)"
   want "version=$(git jpblob version | sed -n 's/^git-jpblob //p')"
@@ -61,10 +61,10 @@ env_sees_local_scope_and_foreign_hooks() {
   git config filter.jpblob.process "git-jpblob filter-process"
   printf '#!/bin/sh\nexit 0\n' > .git/hooks/pre-commit && chmod +x .git/hooks/pre-commit
   out=$(git jpblob env)
-  printf '%s\n' "$out" | grep -qxF "filter.jpblob.process.scope=local" || fail "scope not local: $out"
-  printf '%s\n' "$out" | grep -qxF "hook.pre-commit=other" || fail "a foreign hook not told apart: $out"
-  printf '%s\n' "$out" | grep -qxF "hook.pre-push=absent" || fail "a missing hook not told: $out"
-  printf '%s\n' "$out" | grep -qxF "lean=false" || fail "a fresh repository is not lean: $out"
+  printf '%s\n' "$out" | grep >/dev/null -xF "filter.jpblob.process.scope=local" || fail "scope not local: $out"
+  printf '%s\n' "$out" | grep >/dev/null -xF "hook.pre-commit=other" || fail "a foreign hook not told apart: $out"
+  printf '%s\n' "$out" | grep >/dev/null -xF "hook.pre-push=absent" || fail "a missing hook not told: $out"
+  printf '%s\n' "$out" | grep >/dev/null -xF "lean=false" || fail "a fresh repository is not lean: $out"
 }
 case_ "env: a repository's own config scope, a hook that is not ours, a missing one" env_sees_local_scope_and_foreign_hooks
 
@@ -89,24 +89,24 @@ env_outside_repo() {
   local out
   cd "$TEST_ROOT"
   out=$(git jpblob env)
-  printf '%s\n' "$out" | grep -qxF "repository=" || fail "outside a repository, repository is not empty: $out"
-  printf '%s\n' "$out" | grep -qxF "filter.jpblob.process.scope=global" || fail "$out"
+  printf '%s\n' "$out" | grep >/dev/null -xF "repository=" || fail "outside a repository, repository is not empty: $out"
+  printf '%s\n' "$out" | grep >/dev/null -xF "filter.jpblob.process.scope=global" || fail "$out"
 }
 case_ "env outside a repository still reports the machine's set-up" env_outside_repo
 
 help_command() {
   local out
   out=$(git jpblob help gc)
-  printf '%s\n' "$out" | grep -q -- "--prune" || fail "help gc does not show gc's options: $out"
-  printf '%s\n' "$out" | grep -q -- "--history" && fail "help gc shows verify's options: $out"
+  printf '%s\n' "$out" | grep >/dev/null -- "--prune" || fail "help gc does not show gc's options: $out"
+  printf '%s\n' "$out" | grep >/dev/null -- "--history" && fail "help gc shows verify's options: $out"
   out=$(git jpblob help ls-files)
-  printf '%s\n' "$out" | grep -q "commit" || fail "help ls-files: $out"
+  printf '%s\n' "$out" | grep >/dev/null "commit" || fail "help ls-files: $out"
   set +e
   out=$(git jpblob help verfy 2>&1)
   local rc=$?
   set -e
   [ "$rc" -ne 0 ] || fail "help of an unknown command succeeded"
-  printf '%s\n' "$out" | grep -q "verify" || fail "no suggestion for verfy: $out"
+  printf '%s\n' "$out" | grep >/dev/null "verify" || fail "no suggestion for verfy: $out"
 }
 case_ "help <command> prints that command's help; an unknown one names the closest" help_command
 
@@ -115,10 +115,10 @@ ls_files_index() {
   a=$(blob_of "alpha tool output" | xargs basename | cut -c1-64)
   b=$(blob_of "beta tool output" | xargs basename | cut -c1-64)
   out=$(git jpblob ls-files)
-  printf '%s\n' "$out" | grep -qxF ".jp/conversations/1-a/events.json" || fail "1-a not listed: $out"
-  printf '%s\n' "$out" | grep -qxF ".jp/conversations/2-b/events.json" || fail "2-b not listed: $out"
-  printf '%s\n' "$out" | grep -Eq "^  present $a [0-9]+$" || fail "1-a's blob not present: $out"
-  printf '%s\n' "$out" | grep -Eq "^  present $b [0-9]+$" || fail "2-b's blob not present: $out"
+  printf '%s\n' "$out" | grep >/dev/null -xF ".jp/conversations/1-a/events.json" || fail "1-a not listed: $out"
+  printf '%s\n' "$out" | grep >/dev/null -xF ".jp/conversations/2-b/events.json" || fail "2-b not listed: $out"
+  printf '%s\n' "$out" | grep >/dev/null -E "^  present $a [0-9]+$" || fail "1-a's blob not present: $out"
+  printf '%s\n' "$out" | grep >/dev/null -E "^  present $b [0-9]+$" || fail "2-b's blob not present: $out"
   [ "$(git jpblob ls-files HEAD~1)" != "$out" ] || fail "HEAD~1 lists what HEAD does"
   git jpblob ls-files HEAD~1 | grep -q "2-b" && fail "HEAD~1 lists 2-b, committed after it"
   true
@@ -133,7 +133,7 @@ ls_files_missing() {
   git add .jp/conversations/3-c
   git commit -q --no-verify -m "3-c without its blob"
   out=$(git jpblob ls-files HEAD)
-  printf '%s\n' "$out" | grep -Eq "^  missing $c [0-9]+$" || fail "the blob HEAD lacks is not missing: $out"
+  printf '%s\n' "$out" | grep >/dev/null -E "^  missing $c [0-9]+$" || fail "the blob HEAD lacks is not missing: $out"
   git jpblob ls-files HEAD --json | C=$c python3 -c '
 import json, os, sys
 j = json.load(sys.stdin)
@@ -145,7 +145,7 @@ assert j["commit"], j'
   out=$(git jpblob ls-files no-such-commit 2>&1)
   local rc=$?
   set -e
-  [ "$rc" -ne 0 ] && printf '%s\n' "$out" | grep -q "no-such-commit" || fail "a bad commit: $rc $out"
+  [ "$rc" -ne 0 ] && printf '%s\n' "$out" | grep >/dev/null "no-such-commit" || fail "a bad commit: $rc $out"
 }
 case_ "ls-files <commit> marks a blob that commit lacks as missing (and --json)" ls_files_missing
 

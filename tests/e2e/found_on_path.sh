@@ -103,8 +103,8 @@ hook_not_on_path() {
   [ "$rc" -ne 0 ] || fail "the commit went through without its check"
   lines=$(printf '%s\n' "$out" | grep -c .)
   [ "$lines" -eq 1 ] || fail "not one line: $out"
-  printf '%s\n' "$out" | grep -q "git-jpblob.*not.*PATH" || fail "does not say git-jpblob is not on PATH: $out"
-  printf '%s\n' "$out" | grep -q -- "--no-verify\|install" || fail "names no way out: $out"
+  printf '%s\n' "$out" | grep >/dev/null "git-jpblob.*not.*PATH" || fail "does not say git-jpblob is not on PATH: $out"
+  printf '%s\n' "$out" | grep >/dev/null -- "--no-verify\|install" || fail "names no way out: $out"
   git reset -q notes.txt
 }
 case_ "a hook whose git-jpblob is not on PATH fails with one clear line" hook_not_on_path
@@ -116,11 +116,11 @@ install_warns_when_shadowed() {
   chmod +x "$shadow/git-jpblob"
   cd "$repo"
   out=$(PATH="$shadow:$PATH" "$JPBLOB_BIN" install 2>&1)
-  printf '%s\n' "$out" | grep -q "warning:.*$shadow/git-jpblob" || fail "no warning naming the shadowing binary: $out"
+  printf '%s\n' "$out" | grep >/dev/null "warning:.*$shadow/git-jpblob" || fail "no warning naming the shadowing binary: $out"
   out=$(PATH="$BARE_PATH" "$JPBLOB_BIN" install 2>&1)
-  printf '%s\n' "$out" | grep -q "warning:.*not on PATH" || fail "no warning when not on PATH: $out"
+  printf '%s\n' "$out" | grep >/dev/null "warning:.*not on PATH" || fail "no warning when not on PATH: $out"
   out=$("$JPBLOB_BIN" install 2>&1)
-  ! printf '%s\n' "$out" | grep -q "warning" || fail "a warning when it is the first on PATH: $out"
+  ! printf '%s\n' "$out" | grep >/dev/null "warning" || fail "a warning when it is the first on PATH: $out"
 }
 case_ "install warns when the binary it runs as is not the first git-jpblob on PATH" install_warns_when_shadowed
 
@@ -138,7 +138,7 @@ upgrade_in_place() {
     ! grep -qF "$JPBLOB_BIN" ".git/hooks/$hook" || fail "$hook still names the absolute path"
     [ ! -e ".git/hooks/$hook.jpblob-chained" ] || fail "the old $hook was chained, not upgraded"
   done
-  printf '%s\n' "$out" | grep -q "PATH" || fail "install does not say it now names git-jpblob on PATH: $out"
+  printf '%s\n' "$out" | grep >/dev/null "PATH" || fail "install does not say it now names git-jpblob on PATH: $out"
   git jpblob install --local | grep -qx "Nothing to change." || fail "a second install changed something"
 }
 case_ "install upgrades an earlier install's absolute config and hooks in place" upgrade_in_place
