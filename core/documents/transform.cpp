@@ -61,24 +61,11 @@ std::optional<PayloadEncoding> restorable_encoding(std::string_view token) {
   return std::nullopt;
 }
 
-// The same, decoding as it goes (base64 once): the encoding, with the
-// bytes in `out`, or nullopt.
-std::optional<PayloadEncoding> decode_payload(std::string_view token, std::string& out) {
-  const std::string_view inner = token.substr(1, token.size() - 2);
-  for (auto [alphabet, encoding] : {std::pair{Base64Alphabet::Standard, PayloadEncoding::Base64},
-                                    std::pair{Base64Alphabet::UrlSafe, PayloadEncoding::Base64Url}})
-    if (auto bytes = base64_decode(inner, alphabet)) {
-      out = std::move(*bytes);
-      return encoding;
-    }
-  if (canonical_text(token, &out)) return PayloadEncoding::Text;
-  return std::nullopt;
-}
-
-// decode_payload into `slot` (room for what base64 of the token's length
-// decodes to), or into `own` where the bytes are text with escapes; text
-// without them is the input's own bytes. The encoding and the bytes, or
-// nullopt.
+// A payload string's encoding (the first that reproduces the token, as
+// restorable_encoding chooses) with its bytes, decoding as it goes (base64
+// once): into `slot` (room for what base64 of the token's length decodes
+// to), or into `own` where the bytes are text with escapes; text without
+// them is the input's own bytes. nullopt when no encoding reproduces it.
 std::optional<std::pair<PayloadEncoding, std::string_view>> decode_payload_in_place(std::string_view token, char* slot,
                                                                                      std::string& own) {
   const std::string_view inner = token.substr(1, token.size() - 2);
@@ -229,6 +216,7 @@ bool referenced_digests(std::string_view input, std::uint64_t min_size, std::vec
   std::vector<PayloadSite> sites;
   std::vector<FoundReference> found;
   std::vector<Digest> unused;
+  std::string slot, own;  // one payload's decoded bytes at a time (decode_payload_in_place)
   const EventScan scan = scan_events(input, [&](const JsonTree& event) {
     sites.clear();
     find_payload_sites(event, sites);
@@ -241,15 +229,16 @@ bool referenced_digests(std::string_view input, std::uint64_t min_size, std::vec
     find_references(event, found, &named, &literals, in_literals ? in_literals : &unused);
     for (const auto& f : found) references.push_back(f.ref);
     for (const PayloadSite& site : sites) {
-      std::optional<std::string> bytes;
       if (site.kind == SiteKind::ContentObject) {
-        bytes = content_object_bytes(event, site.node);
+        if (const auto bytes = content_object_bytes(event, site.node))
+          payloads.push_back(Reference{Sha256::of(*bytes), bytes->size(), PayloadEncoding::None});
       } else if (site.kind == SiteKind::String) {
-        std::string decoded;
-        const auto encoding = decode_payload(event.span(site.node), decoded);
-        if (encoding && stores(site.only_where_it_pays, event.span(site.node), decoded, *encoding, min_size)) bytes = std::move(decoded);
+        const std::string_view token = event.span(site.node);
+        slot.resize(token.size() / 4 * 3);
+        const auto payload = decode_payload_in_place(token, slot.data(), own);
+        if (payload && stores(site.only_where_it_pays, token, payload->second, payload->first, min_size))
+          payloads.push_back(Reference{Sha256::of(payload->second), payload->second.size(), PayloadEncoding::None});
       }
-      if (bytes) payloads.push_back(Reference{Sha256::of(*bytes), bytes->size(), PayloadEncoding::None});
     }
   });
   if (auto w = passthrough_warning(scan)) {
