@@ -19,7 +19,6 @@
 #include "core/workspace/kept.hpp"
 #include "core/workspace/lean.hpp"
 #include "hooks/staged_documents.hpp"
-#include "core/documents/transform.hpp"
 #include "core/workspace/workspace.hpp"
 
 namespace jpblob {
