@@ -314,39 +314,62 @@ TransformReport smudge(std::string_view input, const BlobSource& source,
     if (added) wanted.push_back(&ref);
     slot[k] = it->second;
   }
-  if (options.reserve) {
-    std::uint64_t blob_bytes = 0;
-    for (const Reference* ref : wanted) blob_bytes += ref->size;
-    options.reserve(budget.used() + blob_bytes);
+  // Blobs are fetched in windows of document order, each window on every
+  // core: a file holds its output and one window of blobs at a time (plus
+  // any blob a later event uses again), not every blob it references.
+  std::vector<std::size_t> last_use(wanted.size());
+  for (std::size_t k = 0; k < restores.size(); ++k) last_use[slot[k]] = k;
+  std::vector<std::size_t> window_end;  // the slot each window ends before, in order
+  std::uint64_t held_at_peak = 0;
+  {
+    // What the windows hold, walked as the assembly below walks them.
+    std::uint64_t held = 0;
+    std::size_t fetched_to = 0;
+    for (std::size_t k = 0; k < restores.size(); ++k) {
+      if (slot[k] == fetched_to) {
+        std::uint64_t window = 0;
+        for (; fetched_to < wanted.size() && (window == 0 || window + wanted[fetched_to]->size <= options.fetch_window);
+             ++fetched_to)
+          window += wanted[fetched_to]->size;
+        window_end.push_back(fetched_to);
+        held += window;
+        held_at_peak = std::max(held_at_peak, held);
+      }
+      if (last_use[slot[k]] == k) held -= wanted[slot[k]]->size;
+    }
   }
+  const bool streamed = options.stream_piece != 0 && !options.into;
+  // A streamed file holds one piece of itself, not the whole.
+  const std::uint64_t output_held =
+      streamed ? std::min<std::uint64_t>(budget.used(), 2 * options.stream_piece) : budget.used();
+  if (options.reserve && !options.reserve(output_held + held_at_peak)) throw RestoreElsewhere{};
   std::vector<std::optional<std::string>> fetched(wanted.size());
   std::atomic<std::size_t> kept{0};
-  parallel_for(wanted.size(), [&](std::size_t k) {
-    const Reference& ref = *wanted[k];
-    try {
-      fetched[k] = source.fetch(ref.digest, ref.size);
-    } catch (const Error& e) {
-      if (options.keep_missing) {
-        ++kept;
-        return;
+  const auto fetch_window = [&](std::size_t from, std::size_t to) {
+    parallel_for(to - from, [&](std::size_t i) {
+      const std::size_t k = from + i;
+      const Reference& ref = *wanted[k];
+      try {
+        fetched[k] = source.fetch(ref.digest, ref.size);
+      } catch (const Error& e) {
+        if (options.keep_missing) {
+          ++kept;
+          return;
+        }
+        throw Error("cannot restore blob " + ref.digest.hex() + " referenced by " + options.path + ": " +
+                    e.what());
       }
-      throw Error("cannot restore blob " + ref.digest.hex() + " referenced by " + options.path + ": " +
-                  e.what());
-    }
-    if (!fetched[k] && options.keep_missing) {
-      ++kept;
-    } else if (!fetched[k]) {
-      throw Error("blob " + ref.digest.hex() + " referenced by " + options.path +
-                  " is missing (not in .jp/blobs, the commit being checked out, the index, HEAD or any "
-                  "other commit)");
-    }
-  });
-  if (kept > 0)
-    report.warnings.push_back(options.path + ": " + std::to_string(kept.load()) +
-                              " blob(s) it references are in no copy git-jpblob can reach; showing their "
-                              "references");
+      if (!fetched[k] && options.keep_missing) {
+        ++kept;
+      } else if (!fetched[k]) {
+        throw Error("blob " + ref.digest.hex() + " referenced by " + options.path +
+                    " is missing (not in .jp/blobs, the commit being checked out, the index, HEAD or any "
+                    "other commit)");
+      }
+    });
+  };
   std::string output;
-  reserve_large(output, static_cast<std::size_t>(budget.used()));
+  reserve_large(output, static_cast<std::size_t>(output_held));
   std::size_t copied = 0;
   std::string token;
   std::size_t next_unwrap = 0;
@@ -361,8 +384,6 @@ TransformReport smudge(std::string_view input, const BlobSource& source,
     }
   };
   // A blob's bytes go after their last use: the file grows as they go.
-  std::vector<std::size_t> last_use(wanted.size());
-  for (std::size_t k = 0; k < restores.size(); ++k) last_use[slot[k]] = k;
   struct ReleaseAfter {
     std::optional<std::string>& bytes;
     bool last;
@@ -370,8 +391,17 @@ TransformReport smudge(std::string_view input, const BlobSource& source,
       if (last) bytes.reset();
     }
   };
+  std::size_t windows = 0;  // fetched so far
   for (std::size_t k = 0; k < restores.size(); ++k) {
     const Restore& r = restores[k];
+    if (streamed && output.size() >= options.stream_piece) {
+      out(output);
+      output.clear();
+    }
+    if (windows < window_end.size() && slot[k] == (windows ? window_end[windows - 1] : 0)) {
+      fetch_window(slot[k], window_end[windows]);
+      ++windows;
+    }
     unwrap_before(r.begin);
     const ReleaseAfter release{fetched[slot[k]], last_use[slot[k]] == k};
     const std::optional<std::string>& bytes = fetched[slot[k]];
@@ -423,6 +453,10 @@ TransformReport smudge(std::string_view input, const BlobSource& source,
   }
   unwrap_before(input.size());
   output.append(input.substr(copied));
+  if (kept > 0)
+    report.warnings.push_back(options.path + ": " + std::to_string(kept.load()) +
+                              " blob(s) it references are in no copy git-jpblob can reach; showing their "
+                              "references");
   deliver(std::move(output), options, out);
   return report;
 }

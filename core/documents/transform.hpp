@@ -92,21 +92,33 @@ struct SmudgeOptions {
   // display shows the file as committed instead.
   std::uint64_t max_file_size = kDefaultMaxBlobSize;
   // Called once before any blob is fetched, with what restoring the file
-  // holds at its peak: the restored file and the distinct blobs' bytes, as
-  // the references declare them. A delayed smudge waits there for room in
-  // the pool's budget (filter/delayed).
-  std::function<void(std::uint64_t bytes)> reserve;
+  // holds at its peak: the restored file and the blobs of one fetch window
+  // (and those a later event uses again), as the references declare them.
+  // A delayed smudge waits there for room in the pool's budget
+  // (filter/delayed); false says the file is too large for the pool, and
+  // smudge throws RestoreElsewhere.
+  std::function<bool(std::uint64_t bytes)> reserve;
   // When set, a restored file is moved here instead of passed to `out`: a
   // delayed smudge then holds a large file once, not twice.
   std::string* into = nullptr;
+  // The blob bytes smudge fetches at once, on every core, in document
+  // order (a blob larger than it alone).
+  std::uint64_t fetch_window = std::uint64_t{32} << 20;
+  // When not 0 (and `into` is not set), the restored file goes to `out` in
+  // pieces of about this many bytes as it is built, so a large file is
+  // never held whole; a failure may then come after some pieces.
+  std::size_t stream_piece = 0;
 };
+
+// Thrown by smudge when `reserve` declines: nothing was fetched or written.
+struct RestoreElsewhere {};
 
 // Hands a restored file to `options.into` (moved) or to `out`.
 void deliver(std::string&& output, const SmudgeOptions& options, const OutputSink& out);
 
 // Throws Error naming the digest and `options.path` when a referenced blob
 // is missing or corrupt (unless keep_missing); nothing has been written to
-// `out` then.
+// `out` then, unless the output is streamed (stream_piece).
 TransformReport smudge(std::string_view input, const BlobSource& source,
                        const SmudgeOptions& options, const OutputSink& out);
 
