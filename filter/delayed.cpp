@@ -40,7 +40,7 @@ void DelayedSmudges::admit(std::unique_lock<std::mutex>& lock, std::uint64_t id,
   wake_workers_.wait(lock, [&] {
     if (stopping_) return true;
     if (*waiting_.begin() != id) return false;
-    const std::size_t held = ready_bytes_ + reserved_bytes_;
+    const std::size_t held = ready_bytes_ + reserved_bytes_ + in_hand_;
     return bytes == 0 || held == 0 || (held <= budget_ && bytes <= budget_ - held);
   });
   if (stopping_ && bytes != 0) throw Error("the filter is stopping");
@@ -89,16 +89,21 @@ void DelayedSmudges::work() {
     std::size_t reserved = 0;
     const Reserve reserve = [&, id = id](std::size_t bytes) {
       std::unique_lock inner(mutex_);
-      if (!waiting_.contains(id)) return;  // once only
+      if (!waiting_.contains(id)) return true;  // once only
+      if (bytes > budget_) {  // in turn, charged what it gives back
+        admit(inner, id, 0);
+        return false;
+      }
       admit(inner, id, bytes);
       reserved = bytes;
       reserved_bytes_ += bytes;
-      peak_ = std::max(peak_, ready_bytes_ + reserved_bytes_);
+      peak_ = std::max(peak_, ready_bytes_ + reserved_bytes_ + in_hand_);
+      return true;
     };
     try {
       result = job(reserve);
     } catch (...) {  // a job must not throw; should one, its file fails, not the process
-      result = Result{false, {}, path + ": unexpected failure"};
+      result = Result{false, {}, path + ": unexpected failure", {}};
     }
     job = nullptr;  // its copy of the input goes now, not under the lock
     lock.lock();
@@ -113,7 +118,7 @@ void DelayedSmudges::work() {
       // other file to be listed, and must not pause the pool they need.
       it->second.held = result.ok ? result.content.capacity() : 0;
       ready_bytes_ += it->second.held;
-      peak_ = std::max(peak_, ready_bytes_ + reserved_bytes_);
+      peak_ = std::max(peak_, ready_bytes_ + reserved_bytes_ + in_hand_);
       ++ready_count_;
       it->second.result = std::move(result);
       it->second.state = State::Ready;
@@ -125,6 +130,7 @@ void DelayedSmudges::work() {
 
 std::vector<std::string> DelayedSmudges::available() {
   std::unique_lock lock(mutex_);
+  in_hand_ = 0;  // git asks once it has read every file it fetched
   // git fetches what one call listed before it asks again: anything still
   // listed is a file it gave up on.
   for (auto it = entries_.begin(); it != entries_.end();) {
@@ -141,33 +147,38 @@ std::vector<std::string> DelayedSmudges::available() {
   // failed is running or ready (the failures before it hold no bytes, so
   // the budget does not pause the pool): waiting for it cannot stall.
   const auto failed = [](const Entry& e) { return e.state == State::Ready && !e.result.ok; };
+  // Files that may still fail once git fetches them (restored then, in
+  // git's thread) wait with the failures, and go before them.
+  const auto deferred = [&](const Entry& e) {
+    return failed(e) || (e.state == State::Ready && e.result.later);
+  };
   const auto first_ready = [&] {
     for (const auto& [id, path] : unlisted_) {
       const Entry& e = entries_.at(path);
-      if (!failed(e)) return e.state == State::Ready;
+      if (!deferred(e)) return e.state == State::Ready;
     }
-    return true;  // none left, or only failures
+    return true;  // none left, or only deferred files
   };
   wake_git_.wait(lock, first_ready);
   std::vector<std::string> paths;
-  bool only_failures = true;
+  bool only_deferred = true;
   for (auto it = unlisted_.begin(); it != unlisted_.end();) {
     Entry& e = entries_.at(it->second);
-    if (failed(e)) {  // git stops at it: later, after every file it can write
+    if (deferred(e)) {  // git stops at a failure: later, after every file it can write
       ++it;
       continue;
     }
-    only_failures = false;
+    only_deferred = false;
     if (e.state != State::Ready) break;
     e.state = State::Listed;
     paths.push_back(it->second);
     it = unlisted_.erase(it);
   }
-  if (only_failures) {
-    for (const auto& [id, path] : unlisted_) {
-      entries_.at(path).state = State::Listed;
-      paths.push_back(path);
-    }
+  if (only_deferred) {
+    for (const bool failures : {false, true})
+      for (const auto& [id, path] : unlisted_)
+        if (failed(entries_.at(path)) == failures) paths.push_back(path);
+    for (const auto& path : paths) entries_.at(path).state = State::Listed;
     unlisted_.clear();
   }
   return paths;
@@ -179,10 +190,19 @@ std::optional<DelayedSmudges::Result> DelayedSmudges::take(const std::string& pa
   if (it == entries_.end() || it->second.state != State::Listed) return std::nullopt;
   Result result = std::move(it->second.result);
   ready_bytes_ -= it->second.held;
+  in_hand_ = it->second.held;  // git asks for a file once it has read the one before
   --ready_count_;
   entries_.erase(it);
   wake_workers_.notify_all();
   return result;
+}
+
+void DelayedSmudges::handed_over() {
+  {
+    std::lock_guard lock(mutex_);
+    in_hand_ = 0;
+  }
+  wake_workers_.notify_all();
 }
 
 std::optional<std::string> DelayedSmudges::failure(const std::string& path) const {

@@ -22,10 +22,16 @@
 // fits beside what is held already. Jobs are let in in git's order, so a
 // later file never takes the room an earlier one waits for (git lists
 // files in that order and would wait for the earlier one forever). A file
-// larger than the budget is restored alone, once nothing else is held. A
+// larger than the budget is not restored in the pool: it comes back with
+// what restores it, which git's thread runs when git fetches the file,
+// streaming its pieces to git (it then holds one fetch window, never the
+// file); the pool goes on meanwhile within its budget. Such a file can
+// still fail as git reads it, so it is listed with the failures, before
+// them. A
 // job that declares nothing (a session, whose `blob:` URLs declare no
 // size; a file with nothing to restore) is charged its result, in turn.
-// What a job's input holds is not counted: git sent it, and it is the
+// A result git fetches is held until git has read it (handed_over). What
+// a job's input holds is not counted: git sent it, and it is the
 // committed form.
 #pragma once
 
@@ -51,11 +57,17 @@ class DelayedSmudges {
     bool ok = false;
     std::string content;
     std::string error;
+    // A file too large for the pool: restored in git's thread once git
+    // fetches it, its pieces streamed to the sink it is given (throws
+    // Error on failure). `content` holds what it restores from.
+    std::function<void(const std::function<void(std::string_view)>&)> later;
   };
   // Called by a job, at most once and before it fetches any blob, with
-  // the bytes it will hold at its peak; returns when they fit the budget.
+  // the bytes it will hold at its peak; returns true when they fit the
+  // budget beside what is held, false at once (in turn) when they exceed
+  // the whole budget: the job then gives back a Result with `later`.
   // Throws Error when the pool is stopping.
-  using Reserve = std::function<void(std::size_t bytes)>;
+  using Reserve = std::function<bool(std::size_t bytes)>;
   // A job must not throw: it turns its failures into a Result.
   using Job = std::function<Result(const Reserve&)>;
 
@@ -80,8 +92,13 @@ class DelayedSmudges {
   std::vector<std::string> available();
 
   // The result for a path available() returned, once; nullopt for any
-  // other path.
+  // other path. Its bytes stay in the budget until handed_over() or git's
+  // next request: a job let in while git still reads a large file would
+  // hold both at once.
   std::optional<Result> take(const std::string& path);
+
+  // git has read what take() gave: its bytes leave the budget.
+  void handed_over();
 
   // True while `path` was returned by available() and not yet taken.
   bool listed(const std::string& path) const;
@@ -91,7 +108,8 @@ class DelayedSmudges {
 
   static constexpr std::size_t kDefaultBudget = std::size_t{64} << 20;
 
-  // The most bytes held at once so far: results waiting plus reservations.
+  // The most bytes held at once so far: results waiting or being handed
+  // over, plus reservations.
   std::size_t peak_held() const;
 
  private:
@@ -119,6 +137,7 @@ class DelayedSmudges {
   std::map<std::uint64_t, std::string> unlisted_;  // entry id -> path, of entries not listed yet
   std::size_t ready_bytes_ = 0;
   std::size_t reserved_bytes_ = 0;  // declared by running jobs that were let in
+  std::size_t in_hand_ = 0;  // taken, not yet handed over
   std::size_t peak_ = 0;
   std::set<std::uint64_t> waiting_;  // ids of running jobs not let in yet
   std::size_t ready_count_ = 0;

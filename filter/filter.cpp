@@ -46,6 +46,11 @@ void Filter::run(FilterMode mode, std::string_view input, const std::string& pat
     options.keep_missing = !context.checkout;
     options.reserve = context.reserve;
     options.into = context.into;
+    // Not streamed where the committed form must be able to stand in for
+    // a file that fails partway (jpblob.skipSmudgeErrors): only that
+    // setting writes anything after a failure.
+    const bool skip_errors = workspace_.settings().skip_smudge_errors;
+    options.stream_piece = context.stream && context.checkout && !skip_errors ? kStreamPiece : 0;
     try {
       report = smudge_document(kind, input, *workspace_.blobs().at(context.treeish), options, out);
       if (context.checkout) note_form(name, false);
@@ -53,7 +58,7 @@ void Filter::run(FilterMode mode, std::string_view input, const std::string& pat
       // A checkout that cannot restore this file: nothing was written to
       // `out`, so the committed form can stand in for it (git-lfs's
       // lfs.skipdownloaderrors), or the failure names the ways out.
-      if (!workspace_.settings().skip_smudge_errors)
+      if (!skip_errors)
         throw Error(std::string(e.what()) + way_out_of_smudge(!dynamic_cast<const TooLargeToRestore*>(&e)));
       out(input);
       if (context.checkout) note_form(name, true);

@@ -25,10 +25,16 @@ struct SmudgeContext {
   // log through textconv), which never fails for a missing blob.
   bool checkout = true;
   // A delayed smudge's turn in the pool's memory budget (filter/delayed).
-  std::function<void(std::uint64_t bytes)> reserve;
+  std::function<bool(std::uint64_t bytes)> reserve;
   // Where a restored file goes instead of `out`, moved (SmudgeOptions::into).
   std::string* into = nullptr;
+  // The restored file goes to `out` in pieces as it is built
+  // (SmudgeOptions::stream_piece); a checkout's only.
+  bool stream = false;
 };
+
+// The pieces a streamed smudge writes at a time.
+inline constexpr std::size_t kStreamPiece = std::size_t{4} << 20;
 
 class Filter {
  public:
@@ -40,7 +46,8 @@ class Filter {
 
   // Filters one file. `path` is git's name for it, for messages. Warnings
   // go to stderr, one line each, prefixed "git-jpblob: warning: ". Throws
-  // Error on failure, having written nothing to `out`; a checkout's smudge
+  // Error on failure, having written nothing to `out` (a streamed smudge
+  // may have written some: it fails then whatever the settings); a checkout's smudge
   // failure ends with the ways out (way_out_of_smudge), or with
   // jpblob.skipSmudgeErrors writes the committed form with a warning. Cleans
   // run one at a time; smudges may run on several threads at once, beside a

@@ -105,6 +105,34 @@ void run_filter_process(int in_fd, int out_fd, const std::optional<std::filesyst
     out.flush_packet();  // an empty list: the status stays "success"
     out.send();
   };
+  // Answers with what `restore` writes to its sink, piece by piece, so a
+  // large file is never held whole: "status=success" goes before the first
+  // piece, and a failure after it ends the content and says
+  // "status=error" (git drops what it got; gitattributes(5)).
+  auto stream = [&](const std::string& path, const std::function<void(const OutputSink&)>& restore) {
+    bool started = false;
+    const auto start = [&] {
+      if (started) return;
+      out.text("status=success");
+      out.flush_packet();
+      started = true;
+    };
+    try {
+      restore([&](std::string_view piece) {
+        start();
+        out.content(piece);
+      });
+    } catch (...) {
+      const std::string message = failure_of(path);
+      if (started) out.flush_packet();
+      fail(message);
+      return;
+    }
+    start();
+    out.flush_packet();
+    out.flush_packet();  // an empty list: the status stays "success"
+    out.send();
+  };
   while (auto request = in.read_list_or_eof()) {
     const std::string command = value_of(*request, "command");
     if (command == "list_available_blobs") {  // no content follows this one
@@ -131,12 +159,18 @@ void run_filter_process(int in_fd, int out_fd, const std::optional<std::filesyst
       // Any other smudge of the path is a new file, answered from its own
       // content below; the result listed for the old one is dropped.
       if (!can_delay && input.empty()) {
-        if (ready->ok)
+        if (ready->later)
+          stream(path, ready->later);
+        else if (ready->ok)
           succeed(ready->content);
         else
           fail(std::string());  // named when listed
+        ready.reset();
+        delayed->handed_over();
         continue;
       }
+      ready.reset();
+      delayed->handed_over();
     }
     if (command == "smudge" && may_delay && filter && can_delay &&
         !filter->workspace().settings().smudge_refs_only) {
@@ -150,6 +184,14 @@ void run_filter_process(int in_fd, int out_fd, const std::optional<std::filesyst
           f->run(FilterMode::Smudge, input, path, [&](std::string_view piece) { r.content.append(piece); },
                  in_pool);
           r.ok = true;
+        } catch (const RestoreElsewhere&) {  // too large for the pool: git's thread streams it
+          r = DelayedSmudges::Result{};
+          r.ok = true;
+          r.later = [f, input, path, context](const OutputSink& sink) {
+            SmudgeContext streamed = context;
+            streamed.stream = true;
+            f->run(FilterMode::Smudge, input, path, sink, streamed);
+          };
         } catch (...) {
           r.content = std::string();
           r.error = failure_of(path);
@@ -159,6 +201,11 @@ void run_filter_process(int in_fd, int out_fd, const std::optional<std::filesyst
       out.text("status=delayed");
       out.flush_packet();
       out.send();
+      continue;
+    }
+    if (command == "smudge" && filter) {
+      context.stream = true;
+      stream(path, [&](const OutputSink& sink) { filter->run(FilterMode::Smudge, input, path, sink, context); });
       continue;
     }
     result.clear();

@@ -73,4 +73,72 @@ one_failure() {
 }
 case_ "a blob missing in a delayed checkout fails its file, named; every other file is restored" one_failure
 
+# A conversation larger than the pool's budget (64 MiB, with what its
+# blobs hold) is not restored in the pool: git's thread restores it when
+# git fetches it, after every other file, streaming it in pieces, so the
+# filter never holds it whole (filter/delayed).
+large_conversation() {  # <path> <seed> <seed>: a tool output of 20 MiB a seed; prints their digests
+  python3 - "$@" <<'PY'
+import base64, hashlib, os, random, sys
+path = sys.argv[1]
+os.makedirs(os.path.dirname(path), exist_ok=True)
+outputs = [random.Random(int(seed)).randbytes((20 << 20) + int(seed)) for seed in sys.argv[2:]]
+with open(path, "w") as f:
+    f.write("[\n" + ",\n".join('{"type":"tool_call_response","id":"t%d","content":"%s","is_error":false}'
+                               % (i, base64.b64encode(b).decode()) for i, b in enumerate(outputs)) + "\n]\n")
+print("\n".join(hashlib.sha256(b).hexdigest() for b in outputs))
+PY
+}
+larger_than_the_budget() {
+  new_installed_repo large-origin
+  large_conversation .jp/conversations/1-large/events.json 1 2 > /dev/null
+  write_conversation 2-small "a small conversation beside a large one"
+  cp .jp/conversations/1-large/events.json "$TEST_ROOT/large.json"
+  cp .jp/conversations/2-small/events.json "$TEST_ROOT/small.json"
+  git add .jp
+  git commit -qm large
+  GIT_TRACE_PACKET="$TEST_ROOT/large.trace" git clone -q "$TEST_ROOT/large-origin" "$TEST_ROOT/large-clone"
+  grep "pathname=.jp/conversations/1-large" "$TEST_ROOT/large.trace" | grep -q "can-delay=1\|pathname" ||
+    fail "git never sent the large conversation"
+  grep -q "status=delayed" "$TEST_ROOT/large.trace" || fail "the clone's smudges were not delayed"
+  cd "$TEST_ROOT/large-clone"
+  cmp -s .jp/conversations/1-large/events.json "$TEST_ROOT/large.json" || fail "the large conversation differs"
+  cmp -s .jp/conversations/2-small/events.json "$TEST_ROOT/small.json" || fail "the small conversation differs"
+  assert_clean_status
+}
+case_ "a conversation larger than the pool's budget is streamed from git's thread, byte for byte" larger_than_the_budget
+
+# A new second output whose blob is nowhere (the first is committed): the
+# failure comes after pieces went to git, which drops the file, names it,
+# and has written the other file.
+streamed_failure() {
+  cd "$TEST_ROOT/large-origin"
+  local digest
+  digest=$(large_conversation .jp/conversations/1-large/events.json 1 3 | tail -1)
+  git add .jp/conversations/1-large
+  git commit -qm "new large outputs" --no-verify > "$TEST_ROOT/commit.log" 2>&1 || fail "commit: $(cat "$TEST_ROOT/commit.log")"
+  remove_blob_files "$digest"
+  if GIT_TRACE_PACKET="$TEST_ROOT/failure.trace" git clone -q "$TEST_ROOT/large-origin" "$TEST_ROOT/large-clone2" \
+    2> "$TEST_ROOT/err"; then
+    fail "the clone succeeded without the blob"
+  fi
+  # What the filter answered when git fetched the file: content, then the
+  # error (S: status=success, C: content, E: status=error).
+  local answer
+  answer=$(cut -c1-200 "$TEST_ROOT/failure.trace" | awk '
+    /> pathname=\.jp\/conversations\/1-large\/events\.json/ { seq = ""; on = 1; next }
+    !on || !/ [a-z]+< / || /< 0000/ { next }
+    /< status=success/ { seq = seq "S"; next }
+    /< status=error/ { seq = seq "E"; on = 0; next }
+    { if (substr(seq, length(seq)) != "C") seq = seq "C" }
+    END { print seq }')
+  [ "$answer" = SCE ] || fail "not content, then the error: '$answer'"
+  grep -q "blob $digest referenced by .jp/conversations/1-large/events.json is missing" "$TEST_ROOT/err" ||
+    fail "no message naming the blob and the file: $(cat "$TEST_ROOT/err")"
+  cd "$TEST_ROOT/large-clone2"
+  cmp -s .jp/conversations/2-small/events.json "$TEST_ROOT/small.json" || fail "the small conversation was not written"
+  [ ! -e .jp/conversations/1-large/events.json ] || fail "the large conversation was written in part"
+}
+case_ "a blob missing in the second window of a streamed conversation fails it after pieces went out; git drops it" streamed_failure
+
 pass

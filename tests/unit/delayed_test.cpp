@@ -16,7 +16,7 @@ namespace {
 DelayedSmudges::Job giving(std::string content, std::atomic<int>* started = nullptr) {
   return [content = std::move(content), started](auto&) {
     if (started) ++*started;
-    return DelayedSmudges::Result{true, content, {}};
+    return DelayedSmudges::Result{true, content, {}, {}};
   };
 }
 
@@ -39,7 +39,7 @@ TEST(DelayedSmudges, EachPathIsListedOnceAndTakenOnce) {
 
 TEST(DelayedSmudges, AFailureIsAResult) {
   DelayedSmudges q;
-  q.add("bad", [](auto&) { return DelayedSmudges::Result{false, {}, "bad: no such blob"}; });
+  q.add("bad", [](auto&) { return DelayedSmudges::Result{false, {}, "bad: no such blob", {}}; });
   ASSERT_EQ(q.available(), std::vector<std::string>{"bad"});
   auto r = q.take("bad");
   ASSERT_TRUE(r);
@@ -105,11 +105,11 @@ TEST(DelayedSmudges, FilesAreListedInQueueOrder) {
   q.add("first", [&](auto&) {
     while (!second_done) std::this_thread::sleep_for(std::chrono::milliseconds(1));
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    return DelayedSmudges::Result{true, "1", {}};
+    return DelayedSmudges::Result{true, "1", {}, {}};
   });
   q.add("second", [&](auto&) {
     second_done = true;
-    return DelayedSmudges::Result{true, "2", {}};
+    return DelayedSmudges::Result{true, "2", {}, {}};
   });
   std::vector<std::string> all;
   for (auto paths = q.available(); !paths.empty(); paths = q.available())
@@ -125,11 +125,11 @@ TEST(DelayedSmudges, FailuresAreListedAfterEveryOtherFile) {
   std::atomic<bool> go{false};
   q.add("a", [&](auto&) {
     while (!go) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    return DelayedSmudges::Result{true, "a", {}};
+    return DelayedSmudges::Result{true, "a", {}, {}};
   });
-  q.add("b", [](auto&) { return DelayedSmudges::Result{false, {}, "b: no such blob"}; });
+  q.add("b", [](auto&) { return DelayedSmudges::Result{false, {}, "b: no such blob", {}}; });
   q.add("c", giving("c"));
-  q.add("d", [](auto&) { return DelayedSmudges::Result{false, {}, "d: no such blob"}; });
+  q.add("d", [](auto&) { return DelayedSmudges::Result{false, {}, "d: no such blob", {}}; });
   q.add("e", giving("e"));
   go = true;
   std::this_thread::sleep_for(std::chrono::milliseconds(100));  // all ready
@@ -146,7 +146,7 @@ TEST(DelayedSmudges, FailuresAreListedAfterEveryOtherFile) {
 // every restored file still comes out, then the failure.
 TEST(DelayedSmudges, AFailureFirstStallsNothing) {
   DelayedSmudges q(/*budget=*/1, /*threads=*/2);
-  q.add("bad", [](auto&) { return DelayedSmudges::Result{false, {}, "bad: no such blob"}; });
+  q.add("bad", [](auto&) { return DelayedSmudges::Result{false, {}, "bad: no such blob", {}}; });
   for (int i = 0; i < 50; ++i) q.add("p" + std::to_string(i), giving(std::string(100, 'x')));
   std::vector<std::string> all;
   for (auto paths = q.available(); !paths.empty(); paths = q.available())
@@ -174,13 +174,17 @@ std::vector<std::string> drain(DelayedSmudges& q) {
 DelayedSmudges::Job holding(std::size_t declared, std::size_t result, std::atomic<int>& inside,
                             std::atomic<int>& most) {
   return [=, &inside, &most](const DelayedSmudges::Reserve& reserve) {
-    reserve(declared);
+    if (!reserve(declared)) {  // too large for the pool: git's thread restores it
+      DelayedSmudges::Result later{true, {}, {}, {}};
+      later.later = [=](const std::function<void(std::string_view)>& sink) { sink(std::string(result, 'y')); };
+      return later;
+    }
     const int now = ++inside;
     for (int seen = most; now > seen && !most.compare_exchange_weak(seen, now);) {
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
     --inside;
-    return DelayedSmudges::Result{true, std::string(result, 'x'), {}};
+    return DelayedSmudges::Result{true, std::string(result, 'x'), {}, {}};
   };
 }
 
@@ -197,16 +201,51 @@ TEST(DelayedSmudges, RestoringFilesAndWaitingResultsShareOneBudget) {
   EXPECT_LE(q.peak_held(), 1000u);
 }
 
-// A file larger than the budget is restored alone, once nothing else is
-// held, and every file still comes out, in git's order.
-TEST(DelayedSmudges, AFileLargerThanTheBudgetIsRestoredAlone) {
+// A file larger than the budget is not restored in the pool: it comes
+// back with what restores it in git's thread, listed after every other
+// file (it may still fail, and git stops at a failure), and the files
+// around it are restored within the budget.
+TEST(DelayedSmudges, AFileLargerThanTheBudgetComesBackToBeStreamed) {
   DelayedSmudges q(/*budget=*/100, /*threads=*/4);
   std::atomic<int> inside{0}, most{0};
   q.add("small-1", holding(60, 10, inside, most));
   q.add("huge", holding(5000, 10, inside, most));
   q.add("small-2", holding(60, 10, inside, most));
-  EXPECT_EQ(drain(q), (std::vector<std::string>{"small-1", "huge", "small-2"}));
+  std::vector<std::string> all;
+  for (auto paths = q.available(); !paths.empty(); paths = q.available())
+    for (const auto& p : paths) {
+      all.push_back(p);
+      auto r = q.take(p);
+      ASSERT_TRUE(r && r->ok) << p;
+      std::string got = r->content;
+      if (r->later) r->later([&](std::string_view piece) { got.append(piece); });
+      EXPECT_EQ(got, std::string(10, p == "huge" ? 'y' : 'x')) << p;
+      EXPECT_EQ(static_cast<bool>(r->later), p == "huge") << p;
+    }
+  EXPECT_EQ(all, (std::vector<std::string>{"small-1", "small-2", "huge"}));
   EXPECT_EQ(most.load(), 1);
+  EXPECT_LE(q.peak_held(), 100u);
+}
+
+// A result git fetches holds its room until git has read it: a large
+// job waits for handed_over(), not only for take().
+TEST(DelayedSmudges, ATakenResultHoldsItsRoomUntilHandedOver) {
+  DelayedSmudges q(/*budget=*/100, /*threads=*/2);
+  std::atomic<bool> second_in{false};
+  q.add("first", giving(std::string(90, 'x')));
+  q.add("second", [&](const DelayedSmudges::Reserve& reserve) {
+    reserve(50);
+    second_in = true;
+    return DelayedSmudges::Result{true, "2", {}, {}};
+  });
+  ASSERT_EQ(q.available(), (std::vector<std::string>{"first"}));
+  ASSERT_TRUE(q.take("first"));
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  EXPECT_FALSE(second_in) << "let in while git still reads the first file";
+  q.handed_over();
+  EXPECT_EQ(q.available(), (std::vector<std::string>{"second"}));
+  EXPECT_TRUE(second_in);
+  EXPECT_LE(q.peak_held(), 100u);
 }
 
 // Jobs are let in in git's order: a later job that declares first must not
@@ -223,7 +262,7 @@ TEST(DelayedSmudges, JobsAreLetInInGitsOrder) {
         std::lock_guard lock(m);
         let_in.push_back(name);
       }
-      return DelayedSmudges::Result{true, name, {}};
+      return DelayedSmudges::Result{true, name, {}, {}};
     };
   };
   q.add("first", job("first", 100));
