@@ -70,6 +70,16 @@ class GitCli {
   // (GIT_INDEX_FILE) instead of the one git would choose.
   explicit GitCli(std::filesystem::path cwd, std::optional<std::filesystem::path> index_file = std::nullopt);
   GitCli with_index(std::filesystem::path index_file) const;
+  // The same git, with git-jpblob's own filter (filter.jpblob) switched off
+  // for each command it runs: for commands that write the index and add no
+  // content. git re-checks an entry whose file is as new as the index it
+  // read (racily clean) before writing the index: with the filter that is a
+  // clean of the whole file. Without it git hashes the file as it is, which
+  // differs from the committed form, and marks the entry for a later check
+  // (size 0, git's "smudged" entry) that the next `git status` makes with
+  // the filter, as it would after any checkout. Nothing is added to git's
+  // objects either way.
+  GitCli without_own_filter() const;
   // A GitCli in another worktree `top` of this repository, with that
   // worktree's own index named explicitly: a hook's environment carries
   // GIT_INDEX_FILE, which would otherwise make it read this one's.
@@ -259,6 +269,7 @@ class GitCli {
 
   std::filesystem::path cwd_;
   std::optional<std::filesystem::path> index_file_;
+  bool own_filter_off_ = false;
 };
 
 }  // namespace jpblob

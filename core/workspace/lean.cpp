@@ -213,11 +213,16 @@ void make_lean(const RepoLayout& layout, const GitCli& git, const Workspace& ws)
     checked_out.push_back(e.path);
     staged.emplace(std::move(e.path), std::move(e.id));
   }
-  drop_blob_files(ws, {git}, checked_out, nullptr, &staged);
+  // Both index writes leave the conversations the checkout just wrote to
+  // the next `git status`, as a plain checkout does: re-cleaning those in
+  // the checkout's second here took 1.6 s of a 1,000-conversation clone's
+  // 2.3 s hook (docs/ARCHITECTURE.md, "What the clone's hook costs").
+  const GitCli writer = git.without_own_filter();
+  drop_blob_files(ws, {writer}, checked_out, nullptr, &staged);
   // Marking them emptied the cache tree of .jp/blobs and of each folder in
   // it: every status until the first commit took 90 ms where git's own
   // checkout of the same index takes 65 (bench "status after clone").
-  git.rebuild_cache_tree();
+  writer.rebuild_cache_tree();
 }
 
 bool leave_lean(const RepoLayout& layout, const GitCli& git) {
