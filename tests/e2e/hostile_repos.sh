@@ -350,6 +350,18 @@ store_symlink() {
   if git jpblob verify > /dev/null 2>&1; then fail "verify passed a store holding links"; fi
   untouched git jpblob verify --history
   if git jpblob verify --history > /dev/null 2>&1; then fail "verify --history passed commits holding links in the store"; fi
+  # gc judges what nothing references by its stat: a link named like an
+  # old unreferenced blob is not ours to delete, and is never followed.
+  local u
+  u=$(printf 'unreferenced' | sha256sum | cut -c1-64)
+  mkdir -p ".jp/blobs/${u:0:2}/${u:2:2}"
+  ln -s "$OUTSIDE/events.json" ".jp/blobs/${u:0:2}/${u:2:2}/$u.blob.gz"
+  touch -h -d '2 hours ago' ".jp/blobs/${u:0:2}/${u:2:2}/$u.blob.gz"
+  git jpblob gc --prune=now > "$TEST_ROOT/out" 2>&1 || fail "gc failed beside links: $(cat "$TEST_ROOT/out")"
+  [ -L ".jp/blobs/${u:0:2}/${u:2:2}/$u.blob.gz" ] || fail "gc deleted a link named like a blob"
+  [ -L ".jp/blobs/${d:0:2}/${d:2:2}/$d.blob.gz" ] || fail "gc deleted the referenced link"
+  [ -f "$OUTSIDE/events.json" ] || fail "gc followed a link out of the store"
+  rm ".jp/blobs/${u:0:2}/${u:2:2}/$u.blob.gz"
   # The hook refuses to commit a link into the store.
   git jpblob install > /dev/null
   ln -s "$OUTSIDE/events.json" .jp/blobs/ee

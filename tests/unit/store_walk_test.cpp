@@ -305,11 +305,22 @@ TEST(StoreWalk, ListingByNameAgreesWithTheWalkInBothLayouts) {
   fs::create_directory(t / ".git");
   const BlobStore kept = BlobStore::kept_copies(t / ".git");
   const BlobStore store = BlobStore::for_work_tree(t.path());
+  const test::TempDir outside;
   for (const BlobStore* s : {&store, &kept}) {
     s->put("a");
     const Digest b = s->put("bb").digest;
     test::write_text(s->path_of(b).parent_path() / ".jpblob-tmp-1-2-abc", "partial");
     test::write_text(s->root() / "README", "not ours");
+    if (s == &store) {
+      // Folder levels by name open each hex folder without a stat: what is
+      // not a folder, or is a link to one, is Foreign all the same.
+      test::write_text(outside / "00/00.blob.gz", "outside");
+      fs::create_directory_symlink(outside.path(), s->root() / "ff");
+      test::write_text(s->root() / "0a", "a file with a folder's name");
+      test::write_text(s->root() / "AB/cd/x", "uppercase folder");
+      test::write_text(s->root() / "0b/cd", "a file where a leaf folder goes");
+      fs::create_directory_symlink(outside / "00", s->root() / "0b/ee");
+    }
     std::map<std::string, StoreEntry::Kind> by_name;
     for (const StoreEntry& e : s->entries_by_name()) {
       by_name[e.relative] = e.kind;
