@@ -26,9 +26,21 @@ DocumentRead read_document(const Workspace& ws, const RawChange& c, const GitRep
   // nothing reference-shaped taken for the user's): read as committed, so
   // a second clean changes nothing clean wrote.
   const DocumentKind kind = document_kind(c.path);
+  const CleanOptions options = ws.settings().clean_options(c.path, InputForm::Committed);
+  // What the filter staged is clean's output already: one scan tells that
+  // a second clean would give it back unchanged (no inline payload, no
+  // reference in another spelling), and what it references. The clean and
+  // the second scan of its output are only for what no filter cleaned;
+  // together they were a quarter of a commit of 10,000 new conversations.
+  if (kind == DocumentKind::Conversation && staged->size() <= options.max_file_size) {
+    DocumentNeeds needs = document_needs(kind, *staged, options.min_size, InputForm::Committed);
+    if (!needs.unreadable && needs.inline_payloads.empty() && needs.respelled == 0) {
+      out.references = std::move(needs.references);
+      return out;
+    }
+  }
   std::string cleaned;
-  const auto result = clean_document(kind, *staged, ws.new_blobs(),
-                                     ws.settings().clean_options(c.path, InputForm::Committed),
+  const auto result = clean_document(kind, *staged, ws.new_blobs(), options,
                                      [&](std::string_view s) { cleaned.append(s); });
   staged.reset();
   // 2. What it references. Not readable as its kind: it holds no

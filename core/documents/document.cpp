@@ -188,7 +188,7 @@ DocumentNeeds document_needs(DocumentKind kind, std::string_view text, std::uint
   std::vector<Reference> references, payloads;
   std::vector<Digest> named;
   std::string why;
-  if (!referenced_digests(text, min_size, references, named, payloads, why, &out.in_literals, form)) {
+  if (!referenced_digests(text, min_size, references, named, payloads, why, &out.in_literals, form, &out.respelled)) {
     out.unreadable = why;
     return out;
   }

@@ -92,6 +92,10 @@ struct DocumentNeeds {
   // Blobs the user's own data names inside literal objects (docs/FORMAT.md,
   // "Literal objects"): gc keeps them, nothing requires them.
   std::vector<Digest> in_literals;
+  // References at payload positions that clean would write again in its
+  // own spelling (a conversation's committed form edited by hand): with
+  // no inline payload either, clean would give the text back unchanged.
+  std::size_t respelled = 0;
   // Set, with why, when the text is not a document of its kind (a
   // conversation that is not valid JSON, say): it then needs nothing, and
   // the filter passes it through. A session is read line by line and is

@@ -212,7 +212,7 @@ TransformReport clean(std::string_view input, const BlobStore& store, const Clea
 
 bool referenced_digests(std::string_view input, std::uint64_t min_size, std::vector<Reference>& references,
                         std::vector<Digest>& named, std::vector<Reference>& payloads, std::string& why,
-                        std::vector<Digest>* in_literals, InputForm form) {
+                        std::vector<Digest>* in_literals, InputForm form, std::size_t* respelled) {
   std::vector<PayloadSite> sites;
   std::vector<FoundReference> found;
   std::vector<Digest> unused;
@@ -229,7 +229,11 @@ bool referenced_digests(std::string_view input, std::uint64_t min_size, std::vec
     find_references(event, found, &named, &literals, in_literals ? in_literals : &unused);
     for (const auto& f : found) references.push_back(f.ref);
     for (const PayloadSite& site : sites) {
-      if (site.kind == SiteKind::ContentObject) {
+      if (site.kind == SiteKind::Reference && respelled && !(form == InputForm::WorkTree && wrapped_in_work_tree(event, site.node))) {
+        // As clean() decides it: one of its own references, spelled otherwise.
+        const auto ref = parse_reference(event, site.node);
+        if (ref && ref->encoding != PayloadEncoding::None && event.span(site.node) != format_reference(*ref)) ++*respelled;
+      } else if (site.kind == SiteKind::ContentObject) {
         if (const auto bytes = content_object_bytes(event, site.node))
           payloads.push_back(Reference{Sha256::of(*bytes), bytes->size(), PayloadEncoding::None});
       } else if (site.kind == SiteKind::String) {

@@ -77,9 +77,12 @@ TransformReport clean(std::string_view input, const BlobStore& store, const Clea
 // (named_blobs), which have no size to trust; `in_literals` the blobs named
 // inside literal objects (the user's data): kept alive, never required.
 // In JP's form (`form`), what clean would wrap is such data too.
+// `respelled` counts the references at payload positions that clean would
+// write again in its canonical spelling (clean() in the Committed form).
 bool referenced_digests(std::string_view input, std::uint64_t min_size, std::vector<Reference>& references,
                         std::vector<Digest>& named, std::vector<Reference>& payloads, std::string& why,
-                        std::vector<Digest>* in_literals = nullptr, InputForm form = InputForm::Committed);
+                        std::vector<Digest>* in_literals = nullptr, InputForm form = InputForm::Committed,
+                        std::size_t* respelled = nullptr);
 
 struct SmudgeOptions {
   std::string path = "<stdin>";

@@ -115,6 +115,27 @@ hook_cleans_unfiltered() {
 }
 case_ "a conversation added with the filter uninstalled: the hook cleans it" hook_cleans_unfiltered
 
+# The hook reads a staged conversation once when it is clean's output, and
+# cleans it again only otherwise: a committed form edited by hand, with a
+# reference spelled another way, is written again in clean's spelling.
+hook_respells_references() {
+  write_conversation 5-respelled "a reference spelled otherwise"
+  git add .jp/conversations/5-respelled
+  local spaced id
+  spaced=$(git cat-file -p :.jp/conversations/5-respelled/events.json | sed 's/"\$blob":"/"$blob": "/g')
+  printf '%s' "$spaced" | grep -q '"\$blob": "' || fail "the setup found no reference to respell"
+  id=$(printf '%s' "$spaced" | git hash-object -w --no-filters --stdin)
+  git update-index --cacheinfo "100644,$id,.jp/conversations/5-respelled/events.json"
+  git commit -qm "respelled by hand" 2> "$TEST_ROOT/err" || fail "the commit failed: $(cat "$TEST_ROOT/err")"
+  ! git cat-file -p HEAD:.jp/conversations/5-respelled/events.json | grep '"\$blob": "' > /dev/null ||
+    fail "the hook committed a reference in another spelling"
+  git cat-file -p HEAD:.jp/conversations/5-respelled/events.json | grep -q '"\$blob":"' ||
+    fail "the reference is gone from the commit"
+  git reset -q --hard
+  assert_blobs_committed
+}
+case_ "a staged committed form with a reference spelled otherwise: the hook writes clean's spelling" hook_respells_references
+
 refuses_deleted_blob() {
   write_conversation 4-deleted "blob deleted after add"
   # Backdated, so the index entry is not racy: otherwise git re-cleans the
