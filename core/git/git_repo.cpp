@@ -3,9 +3,11 @@
 #include <git2.h>
 #include <git2/sys/repository.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <unordered_map>
+#include <unordered_set>
 #include <strings.h>
 
 #include "core/base/error.hpp"
@@ -405,6 +407,76 @@ std::optional<std::string> GitRepo::blob_id_at(const std::string& rev, std::stri
   const git_tree_entry* entry = git_tree_entry_byname(folder, name.c_str());
   if (!entry || git_tree_entry_type(entry) != GIT_OBJECT_BLOB) return std::nullopt;
   return std::string(git_oid_tostr_s(git_tree_entry_id(entry)));
+}
+
+std::optional<std::vector<GitRepo::TreeBlob>> GitRepo::blobs_below(const std::vector<std::string>& commits,
+                                                                    const std::vector<std::string>& roots,
+                                                                    const std::vector<std::string>& skip) const {
+  std::vector<TreeBlob> out;
+  std::unordered_set<std::string> walked;  // path + '\0' + tree id
+  using Owned = std::unique_ptr<git_tree, decltype(&git_tree_free)>;
+  // Depth first, with the trees still to walk on a stack of their own: no
+  // recursion as deep as a hostile tree.
+  struct Pending {
+    std::string path;
+    git_oid id;
+  };
+  std::vector<Pending> stack;
+  auto visit = [&](const std::string& path, const git_oid& id) {
+    if (std::find(skip.begin(), skip.end(), path) != skip.end()) return;
+    std::string key = path;
+    key.push_back('\0');
+    key += git_oid_tostr_s(&id);
+    if (walked.insert(std::move(key)).second) stack.push_back({path, id});
+  };
+  for (const std::string& commit : commits) {
+    git_oid oid;
+    git_commit* c = nullptr;
+    if (git_oid_fromstr(&oid, commit.c_str()) < 0 || git_commit_lookup(&c, repo_.get(), &oid) < 0) {
+      git_error_clear();
+      return std::nullopt;
+    }
+    git_tree* top = nullptr;
+    const int rc = git_commit_tree(&top, c);
+    git_commit_free(c);
+    if (rc < 0) {
+      git_error_clear();
+      return std::nullopt;
+    }
+    const Owned root_tree(top, git_tree_free);
+    for (const std::string& root : roots) {
+      git_tree_entry* entry = nullptr;
+      if (git_tree_entry_bypath(&entry, root_tree.get(), root.c_str()) < 0) {
+        git_error_clear();
+        continue;  // no such folder in this commit
+      }
+      if (git_tree_entry_type(entry) == GIT_OBJECT_TREE) visit(root, *git_tree_entry_id(entry));
+      git_tree_entry_free(entry);
+    }
+    while (!stack.empty()) {
+      const Pending folder = std::move(stack.back());
+      stack.pop_back();
+      git_tree* raw = nullptr;
+      if (git_tree_lookup(&raw, repo_.get(), &folder.id) < 0) {
+        git_error_clear();
+        return std::nullopt;
+      }
+      const Owned tree(raw, git_tree_free);
+      const std::size_t n = git_tree_entrycount(tree.get());
+      for (std::size_t i = 0; i < n; ++i) {
+        const git_tree_entry* e = git_tree_entry_byindex(tree.get(), i);
+        const std::string path = folder.path + "/" + git_tree_entry_name(e);
+        if (git_tree_entry_type(e) == GIT_OBJECT_TREE) {
+          visit(path, *git_tree_entry_id(e));
+        } else if (git_tree_entry_type(e) == GIT_OBJECT_BLOB) {
+          char mode[8];
+          std::snprintf(mode, sizeof mode, "%06o", static_cast<unsigned>(git_tree_entry_filemode(e)));
+          out.push_back({mode, git_oid_tostr_s(git_tree_entry_id(e)), path});
+        }
+      }
+    }
+  }
+  return out;
 }
 
 std::optional<std::string> GitRepo::config(const std::string& key) const {

@@ -42,17 +42,28 @@ DigestSet reflog_references(const Workspace& ws, const LiveSet& live) {
     if (!fs::exists(wt, ec)) continue;
     for (auto& c : GitCli(wt).rev_list({"--no-walk", "--reflog"})) commits.insert(std::move(c));
   }
-  for (const std::string& commit : commits) {
-    for (const TreeEntry& e : git.tree_entries(commit, document_roots())) {
-      const auto kind = document_kind_at(e.path);
-      if (!kind || !e.mode.starts_with("100") || !documents.insert(e.id).second) continue;
-      if (live.versions.count(read_as(e.id, *kind))) continue;
-      const auto text = ws.repo()->read_object(e.id);
-      if (!text) continue;
-      const DocumentNeeds needs = document_needs(*kind, *text, 0, InputForm::Committed);
-      for (const BlobUse& use : needs.references) out.insert(use.digest);
-      out.insert(needs.in_literals.begin(), needs.in_literals.end());
-    }
+  // One walk of every commit's trees, each folder once however many
+  // commits hold it unchanged; git's own listing of each commit where
+  // libgit2 cannot read a tree (a partial clone: git fetches it).
+  const std::vector<std::string> listed(commits.begin(), commits.end());
+  std::vector<GitRepo::TreeBlob> blobs;
+  // The store holds no document: its 65,536 folders are not walked.
+  if (auto walked = ws.repo()->blobs_below(listed, document_roots(), {std::string(kWorkTreeStore)})) {
+    blobs = std::move(*walked);
+  } else {
+    for (const std::string& commit : listed)
+      for (TreeEntry& e : git.tree_entries(commit, document_roots()))
+        blobs.push_back({std::move(e.mode), std::move(e.id), std::move(e.path)});
+  }
+  for (const GitRepo::TreeBlob& e : blobs) {
+    const auto kind = document_kind_at(e.path);
+    if (!kind || !e.mode.starts_with("100") || !documents.insert(e.id).second) continue;
+    if (live.versions.count(read_as(e.id, *kind))) continue;
+    const auto text = ws.repo()->read_object(e.id);
+    if (!text) continue;
+    const DocumentNeeds needs = document_needs(*kind, *text, 0, InputForm::Committed);
+    for (const BlobUse& use : needs.references) out.insert(use.digest);
+    out.insert(needs.in_literals.begin(), needs.in_literals.end());
   }
   return out;
 }

@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <set>
+#include <sstream>
 
 #include "core/base/error.hpp"
 #include "core/format/gzip.hpp"
@@ -229,6 +231,67 @@ TEST(GitRepo, BlobIdAtKeepsTreesYetFollowsAMovingName) {
   EXPECT_FALSE(repo->blob_id_at(first, "a/c/x"));      // no such folder
   EXPECT_FALSE(repo->blob_id_at(first, "a/c/x"));      // asked again, from what was kept
   EXPECT_FALSE(repo->blob_id_at(std::string(40, 'e'), "a/b/x"));  // no such commit
+}
+
+// gc's reflog pass: every blob below some folders in many commits, as `git
+// ls-tree -r` lists them, each folder walked once however many commits hold
+// it unchanged; a folder left out is not walked, and a tree libgit2 cannot
+// read makes the whole answer nullopt (git is asked then).
+TEST(GitRepo, BlobsBelowListWhatLsTreeListsInEveryCommit) {
+  GitSandbox g;
+  for (const char* f : {"r/c1/events.json", "r/c2/events.json", "r/store/aa/x", "r/link-target", "other/o"}) {
+    fs::create_directories((g.repo() / f).parent_path());
+    std::ofstream(g.repo() / f) << f;
+  }
+  fs::create_symlink("link-target", g.repo() / "r/c1/link");
+  g.git("add -A");
+  g.git("commit -qm one");
+  const std::string first = g.git("rev-parse HEAD").substr(0, 40);
+  std::ofstream(g.repo() / "r/c2/events.json") << "changed";
+  fs::create_directories(g.repo() / "r/c3");
+  std::ofstream(g.repo() / "r/c3/events.json") << "new";
+  g.git("add -A");
+  g.git("commit -qm two");
+  const std::string second = g.git("rev-parse HEAD").substr(0, 40);
+  auto listed = [&](const std::string& commit) {
+    std::set<std::string> out;
+    std::istringstream in(g.git("ls-tree -r " + commit + " -- r"));
+    for (std::string line; std::getline(in, line);) {
+      // "<mode> blob <id>\t<path>"
+      const auto tab = line.find('\t');
+      std::istringstream fields(line.substr(0, tab));
+      std::string mode, type, id;
+      fields >> mode >> type >> id;
+      if (line.substr(tab + 1).starts_with("r/store/")) continue;
+      out.insert(mode + " " + id + " " + line.substr(tab + 1));
+    }
+    return out;
+  };
+  std::set<std::string> want = listed(first);
+  for (const auto& e : listed(second)) want.insert(e);
+  auto repo = GitRepo::open(g.repo());
+  ASSERT_TRUE(repo);
+  const auto blobs = repo->blobs_below({first, second}, {"r"}, {"r/store"});
+  ASSERT_TRUE(blobs);
+  std::set<std::string> got;
+  std::size_t c1 = 0;
+  for (const auto& b : *blobs) {
+    got.insert(b.mode + " " + b.id + " " + b.path);  // a changed folder's files come again
+    c1 += b.path == "r/c1/events.json";
+  }
+  EXPECT_EQ(got, want);
+  EXPECT_EQ(c1, 1u) << "the unchanged folder was walked again";
+  EXPECT_FALSE(repo->blobs_below({std::string(40, 'e')}, {"r"}));
+  // A tree missing from the objects (a partial clone's): nullopt. The
+  // objects of a fresh repository are loose: one file each.
+  const std::string c3 = g.git("rev-parse HEAD:r/c3").substr(0, 40);
+  const fs::path object = g.repo() / ".git/objects" / c3.substr(0, 2) / c3.substr(2);
+  ASSERT_TRUE(fs::exists(object));
+  fs::remove(object);
+  auto fresh = GitRepo::open(g.repo());
+  ASSERT_TRUE(fresh);
+  EXPECT_FALSE(fresh->blobs_below({second}, {"r"}, {"r/store"}));
+  EXPECT_TRUE(fresh->blobs_below({first}, {"r"}, {"r/store"})) << "the first commit lacks nothing";
 }
 
 // git 2.39's `clone --filter` marks the remote (remote.<name>.promisor)
