@@ -7,6 +7,7 @@
 
 #include "core/base/error.hpp"
 #include "core/base/fs.hpp"
+#include "core/git/index_file.hpp"
 #include "core/git/subprocess.hpp"
 
 namespace jpblob {
@@ -64,18 +65,7 @@ GitCli::GitCli(fs::path cwd, std::optional<fs::path> index_file)
 
 GitCli GitCli::with_index(fs::path index_file) const { return GitCli(cwd_, std::move(index_file)); }
 
-GitCli GitCli::without_own_filter() const {
-  GitCli off = *this;
-  off.own_filter_off_ = true;
-  return off;
-}
-
 GitCli::Output GitCli::run(std::vector<std::string> args, const std::string& input) const {
-  if (own_filter_off_)
-    // Empty commands: git applies no filter (convert.c), and not required,
-    // so it does not die for the want of one.
-    args.insert(args.begin(), {"-c", "filter.jpblob.process=", "-c", "filter.jpblob.clean=", "-c",
-                               "filter.jpblob.smudge=", "-c", "filter.jpblob.required=false"});
   args.insert(args.begin(), "git");
   Environment environment;
   if (index_file_) environment.emplace_back("GIT_INDEX_FILE", fs::absolute(cwd_ / *index_file_).string());
@@ -458,6 +448,19 @@ void GitCli::set_skip_worktree(const std::vector<std::string>& paths, bool on) c
   must(on ? "mark blobs as kept out of the work tree" : "bring blobs back into the work tree",
        {"update-index", on ? "--skip-worktree" : "--no-skip-worktree", "-z", "--stdin"},
        nul_joined(paths, false));
+}
+
+bool GitCli::set_skip_worktree_in_place(const std::vector<std::string>& paths) const {
+  if (paths.empty()) return true;
+  std::string index;
+  if (index_file_) {
+    index = fs::absolute(cwd_ / *index_file_).string();
+  } else {
+    const auto r = run({"rev-parse", "--path-format=absolute", "--git-path", "index"});
+    if (r.status != 0) return false;
+    index = first_line(r.out);
+  }
+  return mark_skip_worktree_in_place(index, {paths.begin(), paths.end()}, object_format());
 }
 
 bool GitCli::rebuild_cache_tree() const { return run({"write-tree"}).status == 0; }

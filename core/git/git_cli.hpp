@@ -70,16 +70,6 @@ class GitCli {
   // (GIT_INDEX_FILE) instead of the one git would choose.
   explicit GitCli(std::filesystem::path cwd, std::optional<std::filesystem::path> index_file = std::nullopt);
   GitCli with_index(std::filesystem::path index_file) const;
-  // The same git, with git-jpblob's own filter (filter.jpblob) switched off
-  // for each command it runs: for commands that write the index and add no
-  // content. git re-checks an entry whose file is as new as the index it
-  // read (racily clean) before writing the index: with the filter that is a
-  // clean of the whole file. Without it git hashes the file as it is, which
-  // differs from the committed form, and marks the entry for a later check
-  // (size 0, git's "smudged" entry) that the next `git status` makes with
-  // the filter, as it would after any checkout. Nothing is added to git's
-  // objects either way.
-  GitCli without_own_filter() const;
   // A GitCli in another worktree `top` of this repository, with that
   // worktree's own index named explicitly: a hook's environment carries
   // GIT_INDEX_FILE, which would otherwise make it read this one's.
@@ -232,6 +222,12 @@ class GitCli {
   // Sets (or clears) the skip-worktree bit of index entries: git neither
   // writes nor looks at their work-tree files.
   void set_skip_worktree(const std::vector<std::string>& paths, bool on = true) const;
+  // Sets the bit by editing the index file in place (core/git/index_file),
+  // which keeps every entry's stat data, the cache tree and the index's
+  // own timestamp: git's write would re-check the racily clean entries
+  // with the clean filter. False, having changed nothing, where that
+  // cannot be done safely: then use set_skip_worktree.
+  bool set_skip_worktree_in_place(const std::vector<std::string>& paths) const;
   // Makes the index's cache tree whole again (git write-tree: its trees are
   // in git's objects already). update-index drops the cache tree of every
   // folder an entry it marks is in, and without it each `git status` walks
@@ -269,7 +265,6 @@ class GitCli {
 
   std::filesystem::path cwd_;
   std::optional<std::filesystem::path> index_file_;
-  bool own_filter_off_ = false;
 };
 
 }  // namespace jpblob

@@ -60,7 +60,7 @@ bool gives_back(const GitRepo& repo, const std::string& id, const std::string& f
 
 std::size_t drop_blob_files(const Workspace& ws, const std::vector<GitCli>& indexes,
                             const std::vector<std::string>& paths, const GitCli* keeper,
-                            const std::unordered_map<std::string, std::string>* known) {
+                            const std::unordered_map<std::string, std::string>* known, const MarkSkipWorktree& mark) {
   if (indexes.empty() || paths.empty() || !ws.repo()) return 0;
   using Ids = std::unordered_map<std::string, std::string>;  // tracked path -> blob id
   Ids asked;
@@ -98,7 +98,10 @@ std::size_t drop_blob_files(const Workspace& ws, const std::vector<GitCli>& inde
     if (gives[i]) drop.push_back(std::move(candidates[i]));
   std::vector<std::string> marked;
   for (const Candidate& c : drop) marked.push_back(tracked_blob_path(c.digest));
-  for (const GitCli& index : indexes) index.set_skip_worktree(marked);
+  if (mark)
+    mark(marked);
+  else
+    for (const GitCli& index : indexes) index.set_skip_worktree(marked);
   std::vector<StoreEntry> entries;
   for (const Candidate& c : drop) entries.push_back(ws.store().entry_for(c.digest));
   std::vector<const StoreEntry*> doomed;
@@ -213,16 +216,23 @@ void make_lean(const RepoLayout& layout, const GitCli& git, const Workspace& ws)
     checked_out.push_back(e.path);
     staged.emplace(std::move(e.path), std::move(e.id));
   }
-  // Both index writes leave the conversations the checkout just wrote to
-  // the next `git status`, as a plain checkout does: re-cleaning those in
-  // the checkout's second here took 1.6 s of a 1,000-conversation clone's
-  // 2.3 s hook (docs/ARCHITECTURE.md, "What the clone's hook costs").
-  const GitCli writer = git.without_own_filter();
-  drop_blob_files(ws, {writer}, checked_out, nullptr, &staged);
-  // Marking them emptied the cache tree of .jp/blobs and of each folder in
-  // it: every status until the first commit took 90 ms where git's own
+  // Marked in place (core/git/index_file): the conversations the checkout
+  // wrote in the index's second stay racily clean, for the next `git
+  // status` to check with the filter as after any checkout, and the cache
+  // tree stays whole. git's own write cleaned each of them again here (1.6
+  // s of a 1,000-conversation clone's 2.3 s hook), and without the filter
+  // it marked them modified until a refresh (docs/ARCHITECTURE.md, "What
+  // the clone's hook costs").
+  bool by_git = false;
+  drop_blob_files(ws, {git}, checked_out, nullptr, &staged, [&](const std::vector<std::string>& marked) {
+    if (git.set_skip_worktree_in_place(marked)) return;
+    git.set_skip_worktree(marked);
+    by_git = true;
+  });
+  // git's marking empties the cache tree of .jp/blobs and of each folder
+  // in it: every status until the first commit took 90 ms where git's own
   // checkout of the same index takes 65 (bench "status after clone").
-  writer.rebuild_cache_tree();
+  if (by_git) git.rebuild_cache_tree();
 }
 
 bool leave_lean(const RepoLayout& layout, const GitCli& git) {

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -42,10 +43,13 @@ inline constexpr std::string_view kExpectFiles = "sparse.expectFilesOutsideOfPat
 // <paths>`), and the index that stays must then still hold the blob.
 // `keeper` is only read. `staged`: what the first index stages at `paths`
 // (path -> blob id), when the caller has read it already. Returns how many
-// left the work tree.
+// left the work tree. `mark`, when given, marks the paths instead of
+// `indexes`' set_skip_worktree (a clone's hook: in place).
+using MarkSkipWorktree = std::function<void(const std::vector<std::string>&)>;
 std::size_t drop_blob_files(const Workspace& ws, const std::vector<GitCli>& indexes,
                             const std::vector<std::string>& paths, const GitCli* keeper = nullptr,
-                            const std::unordered_map<std::string, std::string>* staged = nullptr);
+                            const std::unordered_map<std::string, std::string>* staged = nullptr,
+                            const MarkSkipWorktree& mark = nullptr);
 
 // What clean asks before writing a blob file in a lean work tree
 // (BlobStore::set_held_by_git): whether the index stages a copy of it (out

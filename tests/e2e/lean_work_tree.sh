@@ -61,14 +61,18 @@ lean_clone() {
   GIT_TRACE2_PERF="$TEST_ROOT/clone.trace" git clone -q "$TEST_ROOT/team" "$TEST_ROOT/mate" 2> "$TEST_ROOT/err" ||
     fail "clone failed: $(cat "$TEST_ROOT/err")"
   grep -q "lean work tree" "$TEST_ROOT/err" || fail "the clone did not say it is lean: $(cat "$TEST_ROOT/err")"
-  # The hook's index writes leave the conversations the checkout wrote in
-  # the index's second to the next status (git's racy re-check), as plain
-  # git leaves them, rather than clean every one of them again: its git
-  # commands (depth d1 of the trace) start no filter.
+  # The hook marks the blobs in the index file itself, which leaves the
+  # conversations the checkout wrote in the index's second to git's racy
+  # re-check, as plain git leaves them, rather than clean every one of them
+  # again: its git commands (depth d1 of the trace) start no filter.
   grep -q 'hook:post-checkout' "$TEST_ROOT/clone.trace" || fail "no post-checkout hook in the clone's trace"
   ! grep -E '\| d1 \|.*child_start.*filter-process' "$TEST_ROOT/clone.trace" > /dev/null ||
     fail "the clone's hook cleaned conversations again: $(grep -E '\| d1 \|.*child_start' "$TEST_ROOT/clone.trace" | head -2)"
   cd "$TEST_ROOT/mate"
+  # Before anything refreshes the index, plumbing sees what plain git's
+  # clone gives it: the conversations unmodified (the hook left them racily
+  # clean, for git to check with the filter, rather than marked modified).
+  git diff-index --quiet HEAD -- || fail "right after the clone, diff-index sees changes: $(git diff-files --name-status | head -3)"
   [ "$(blob_files)" -eq 0 ] || fail "the clone kept $(blob_files) blob files"
   diff -r "$TEST_ROOT/original" .jp/conversations > /dev/null || fail "the conversations are not JP's form"
   [ -z "$(git ls-files -t .jp/blobs | grep -v '^S ')" ] || fail "blobs in the index not kept out of the work tree"

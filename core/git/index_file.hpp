@@ -1,0 +1,34 @@
+// A git index file edited in place, for the one change git's own commands
+// cannot make without side effects: marking entries skip-worktree.
+//
+// `git update-index --skip-worktree` writes the index as git writes any:
+// each entry whose file is as new as the index it read (racily clean) is
+// checked by running the clean filter over the whole file, and without the
+// filter it is marked modified until the next refresh (size 0). Right
+// after a clone, that is every conversation the checkout wrote last. The
+// skip-worktree bit changes neither an entry's stat data nor any tree, so
+// this writes the same entries with the bit set, the cache tree as it was,
+// and the file's own timestamp as it was: what was racily clean stays so,
+// and git re-checks it with the filter when next asked, as after any
+// checkout (docs/ARCHITECTURE.md, "What the clone's hook costs").
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <unordered_set>
+
+namespace jpblob {
+
+// Sets the skip-worktree bit of the stage-0 entries of the index file
+// `index` whose paths are in `paths`, under git's lock (`<index>.lock`).
+// Index versions 2, 3 and 4; `object_format` is "sha1" or "sha256". A
+// version 2 index becomes version 3 when an entry gains the bit, as git
+// does. Extensions are kept but for the two that hold offsets into the
+// file (EOIE, IEOT: optional, git writes them again). Returns false, having
+// changed nothing, when it cannot be sure of the file: a checksum that does
+// not match, a split or sparse index (`link`, `sdir`), another required
+// extension, a lock held by another git. The caller then asks git.
+bool mark_skip_worktree_in_place(const std::filesystem::path& index, const std::unordered_set<std::string>& paths,
+                                 const std::string& object_format);
+
+}  // namespace jpblob
