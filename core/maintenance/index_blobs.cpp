@@ -43,6 +43,12 @@ std::vector<IndexBlobCheck> check_index_blobs(const Workspace& ws, const std::ve
       raw = repo.read_object(blobs[i].id);
     }
     if (!raw) return;  // a partial clone's missing object: nothing to verify here
+    // .jp/blobs kept in git-lfs: the index holds a pointer, and git-lfs the
+    // blob file, which it gives (or fetches) as smudge gets it.
+    if (is_lfs_pointer(*raw)) {
+      raw = GitCli(ws.top()).lfs_smudge(*raw, blobs[i].path);
+      if (!raw) return;  // git-lfs cannot give it: not here to verify, as a partial clone's
+    }
     out[i].stored = raw->size();
     try {
       out[i].size = decode_blob(*raw, blobs[i].digest, std::nullopt, limit, blobs[i].path + " (in the index)").size();

@@ -151,6 +151,9 @@ blobs_in_git_lfs() {
   cmp -s .jp/conversations/5-lfs/events.json "$TEST_ROOT/lfs-other.json" ||
     fail "the other branch's conversation is not byte for byte"
   assert_clean_status
+  # verify reads a blob the index holds as a git-lfs pointer through
+  # git-lfs, as smudge does, rather than take the pointer for gzip.
+  git jpblob verify > "$TEST_ROOT/verify.out" 2>&1 || fail "verify fails where git-lfs holds the blobs: $(head -3 "$TEST_ROOT/verify.out")"
 }
 case_ "a clone of a repository whose .jp/blobs is in git-lfs, through a local bare remote" blobs_in_git_lfs
 pass
