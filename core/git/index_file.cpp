@@ -182,33 +182,29 @@ bool mark_skip_worktree_in_place(const fs::path& index, const std::unordered_set
   // git's lock: whoever creates it owns the index until it renames it.
   const int lock = ::open(lock_path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
   if (lock < 0) return false;
-  bool done = false;
+  // From here the lock is ours until it is renamed over the index; once
+  // renamed, the name may already be another git's lock: never touched again.
   const int fd = ::open(index.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
   struct stat st {};
+  std::optional<std::string> out;
   if (fd >= 0 && ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
     const auto in = read_fd(fd);
-    const auto out = in ? rewrite(*in, paths, hash_size, md) : std::nullopt;
-    // The file's own times stay: git compares each entry's mtime with the
-    // index's to know which ones it must check by content.
-    const struct timespec times[2] = {st.st_atim, st.st_mtim};
-    if (out && !out->empty() && write_all(lock, *out) && ::fchmod(lock, st.st_mode & 07777) == 0 &&
-        ::futimens(lock, times) == 0 && ::close(lock) == 0) {
-      done = ::rename(lock_path.c_str(), index.c_str()) == 0;
-    } else if (out && out->empty()) {
-      ::close(lock);
-      done = true;  // every entry was marked already
-    } else {
-      ::close(lock);
-    }
-  } else {
-    ::close(lock);
+    if (in) out = rewrite(*in, paths, hash_size, md);
   }
   if (fd >= 0) ::close(fd);
-  if (!done || fs::exists(lock_path)) {
+  // The file's own times stay: git compares each entry's mtime with the
+  // index's to know which ones it must check by content.
+  const struct timespec times[2] = {st.st_atim, st.st_mtim};
+  bool written = out && !out->empty() && write_all(lock, *out) && ::fchmod(lock, st.st_mode & 07777) == 0 &&
+                 ::futimens(lock, times) == 0;
+  if (::close(lock) != 0) written = false;
+  const bool renamed = written && ::rename(lock_path.c_str(), index.c_str()) == 0;
+  if (!renamed) {
     std::error_code ec;
     fs::remove(lock_path, ec);
   }
-  return done;
+  const bool unchanged = out && out->empty();  // every entry was marked already
+  return renamed || unchanged;
 }
 
 }  // namespace jpblob
