@@ -1,6 +1,5 @@
 #include "core/git/blob_pack.hpp"
 
-#include <openssl/evp.h>
 
 #include <algorithm>
 #include <map>
@@ -9,6 +8,7 @@
 
 #include "core/base/error.hpp"
 #include "core/base/fs.hpp"
+#include "core/git/object_hash.hpp"
 #include "core/format/gzip.hpp"
 #include "core/git/git_cli.hpp"
 #include "core/git/subprocess.hpp"
@@ -60,33 +60,6 @@ constexpr std::size_t kUnpackLimit = 100;
 
 }  // namespace
 
-struct ObjectHasher {
-  EVP_MD_CTX* ctx = EVP_MD_CTX_new();
-  explicit ObjectHasher(const std::string& format) {
-    const EVP_MD* md = format == "sha256" ? EVP_sha256() : format == "sha1" ? EVP_sha1() : nullptr;
-    if (!ctx) throw Error("cannot set up the hash " + format + ": out of memory");
-    if (!md) {
-      EVP_MD_CTX_free(ctx);
-      throw Error("cannot write to git's objects: unknown object format \"" + format + "\"");
-    }
-    if (EVP_DigestInit_ex(ctx, md, nullptr) != 1) {
-      EVP_MD_CTX_free(ctx);
-      throw Error("cannot set up the hash " + format);
-    }
-  }
-  ~ObjectHasher() { EVP_MD_CTX_free(ctx); }
-  ObjectHasher(const ObjectHasher&) = delete;
-  ObjectHasher& operator=(const ObjectHasher&) = delete;
-  void update(std::string_view data) {
-    if (EVP_DigestUpdate(ctx, data.data(), data.size()) != 1) throw Error("hashing failed");
-  }
-  std::string finish_raw() {
-    unsigned char out[EVP_MAX_MD_SIZE];
-    unsigned size = 0;
-    if (EVP_DigestFinal_ex(ctx, out, &size) != 1) throw Error("hashing failed");
-    return std::string(reinterpret_cast<char*>(out), size);
-  }
-};
 
 std::string object_id(PackObject::Type type, std::string_view bytes, const std::string& object_format) {
   // The hash of "<type> <size>\0" and the bytes.

@@ -41,13 +41,6 @@ struct RawChange {
   std::string path;
 };
 
-// One entry of a commit's tree (`git ls-tree -r`).
-struct TreeEntry {
-  std::string mode;
-  std::string type;  // "blob", "commit"
-  std::string id;
-  std::string path;
-};
 
 // Where git keeps things for a work tree (`git rev-parse`).
 struct RepoLayout {

@@ -409,10 +409,10 @@ std::optional<std::string> GitRepo::blob_id_at(const std::string& rev, std::stri
   return std::string(git_oid_tostr_s(git_tree_entry_id(entry)));
 }
 
-std::optional<std::vector<GitRepo::TreeBlob>> GitRepo::blobs_below(const std::vector<std::string>& commits,
-                                                                    const std::vector<std::string>& roots,
-                                                                    const std::vector<std::string>& skip) const {
-  std::vector<TreeBlob> out;
+std::optional<std::vector<TreeEntry>> GitRepo::blobs_below(const std::vector<std::string>& commits,
+                                                            const std::vector<std::string>& roots,
+                                                            const std::vector<std::string>& skip) const {
+  std::vector<TreeEntry> out;
   std::unordered_set<std::string> walked;  // path + '\0' + tree id
   using Owned = std::unique_ptr<git_tree, decltype(&git_tree_free)>;
   // Depth first, with the trees still to walk on a stack of their own: no
@@ -471,7 +471,7 @@ std::optional<std::vector<GitRepo::TreeBlob>> GitRepo::blobs_below(const std::ve
         } else if (git_tree_entry_type(e) == GIT_OBJECT_BLOB) {
           char mode[8];
           std::snprintf(mode, sizeof mode, "%06o", static_cast<unsigned>(git_tree_entry_filemode(e)));
-          out.push_back({mode, git_oid_tostr_s(git_tree_entry_id(e)), path});
+          out.push_back({mode, "blob", git_oid_tostr_s(git_tree_entry_id(e)), path});
         }
       }
     }

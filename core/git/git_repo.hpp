@@ -116,21 +116,16 @@ class GitRepo {
   std::optional<std::string> blob_id_at(const std::string& rev, std::string_view path) const;
 
   // Every blob below the folders `roots` in the trees of `commits` (ids),
-  // each as (mode, id, path), for many commits at once: a folder met again
-  // at the same path with the same tree id (unchanged between commits) is
-  // not walked again, so a reflog of hundreds of commits costs what differs
-  // between them, where `git ls-tree -r` a commit read every tree of each.
-  // nullopt when a commit or a tree on the way cannot be read (a partial
-  // clone lacks it): git can fetch it, libgit2 cannot. Folders in `skip`
-  // (exact paths) are not walked.
-  struct TreeBlob {
-    std::string mode;  // "100644", "100755", "120000"
-    std::string id;
-    std::string path;
-  };
-  std::optional<std::vector<TreeBlob>> blobs_below(const std::vector<std::string>& commits,
-                                                   const std::vector<std::string>& roots,
-                                                   const std::vector<std::string>& skip = {}) const;
+  // as `git ls-tree -r` lists them, for many commits at once: a folder met
+  // again at the same path with the same tree id (unchanged between
+  // commits) is not walked again, so a reflog of hundreds of commits costs
+  // what differs between them, where `git ls-tree -r` a commit read every
+  // tree of each. nullopt when a commit or a tree on the way cannot be
+  // read (a partial clone lacks it): git can fetch it, libgit2 cannot.
+  // Folders in `skip` (exact paths) are not walked.
+  std::optional<std::vector<TreeEntry>> blobs_below(const std::vector<std::string>& commits,
+                                                    const std::vector<std::string>& roots,
+                                                    const std::vector<std::string>& skip = {}) const;
 
   // True when the reference `name` ("refs/stash") exists, loose or packed.
   bool has_ref(const std::string& name) const;

@@ -1,7 +1,6 @@
 #include "core/git/index_file.hpp"
 
 #include <fcntl.h>
-#include <openssl/evp.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -12,6 +11,8 @@
 #include <optional>
 #include <string_view>
 #include <vector>
+
+#include "core/git/object_hash.hpp"
 
 namespace jpblob {
 
@@ -34,14 +35,11 @@ void append_be16(std::string& s, std::uint16_t v) {
   s.push_back(static_cast<char>(v));
 }
 
-std::optional<std::string> digest_of(std::string_view bytes, const EVP_MD* md) {
-  std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> ctx(EVP_MD_CTX_new(), EVP_MD_CTX_free);
-  unsigned char out[EVP_MAX_MD_SIZE];
-  unsigned int len = 0;
-  if (!ctx || EVP_DigestInit_ex(ctx.get(), md, nullptr) != 1 ||
-      EVP_DigestUpdate(ctx.get(), bytes.data(), bytes.size()) != 1 || EVP_DigestFinal_ex(ctx.get(), out, &len) != 1)
-    return std::nullopt;
-  return std::string(reinterpret_cast<const char*>(out), len);
+// The checksum of an index's bytes, in the repository's object format.
+std::string checksum(std::string_view bytes, const std::string& object_format) {
+  ObjectHasher hash(object_format);
+  hash.update(bytes);
+  return hash.finish_raw();
 }
 
 // Reads a whole file through a descriptor; nullopt on any error.
@@ -69,7 +67,8 @@ bool write_all(int fd, std::string_view bytes) {
 
 // The rewritten index, or nullopt when anything is not as expected.
 std::optional<std::string> rewrite(const std::string& in, const std::unordered_set<std::string>& paths,
-                                   std::size_t hash_size, const EVP_MD* md) {
+                                   const std::string& object_format) {
+  const std::size_t hash_size = object_format == "sha256" ? 32 : 20;
   constexpr std::uint16_t kExtended = 0x4000;       // flags: extended flags follow (version 3 and up)
   constexpr std::uint16_t kSkipWorktree = 0x4000;   // extended flags
   constexpr std::uint16_t kNameMask = 0x0fff;
@@ -79,7 +78,7 @@ std::optional<std::string> rewrite(const std::string& in, const std::unordered_s
   // git 2.40's index.skipHash writes a null checksum; anything else must match.
   const std::string_view trailer(in.data() + body, hash_size);
   const bool null_trailer = trailer.find_first_not_of('\0') == std::string_view::npos;
-  if (!null_trailer && digest_of(std::string_view(in.data(), body), md) != trailer) return std::nullopt;
+  if (!null_trailer && checksum(std::string_view(in.data(), body), object_format) != trailer) return std::nullopt;
   const std::uint32_t version = be32(p + 4), count = be32(p + 8);
   if (version < 2 || version > 4) return std::nullopt;
   const std::size_t fixed = 40 + hash_size;  // stat data and object id
@@ -164,9 +163,7 @@ std::optional<std::string> rewrite(const std::string& in, const std::unordered_s
   if (null_trailer) {
     out.append(hash_size, '\0');
   } else {
-    const auto sum = digest_of(out, md);
-    if (!sum) return std::nullopt;
-    out += *sum;
+    out += checksum(out, object_format);
   }
   return out;
 }
@@ -175,9 +172,7 @@ std::optional<std::string> rewrite(const std::string& in, const std::unordered_s
 
 bool mark_skip_worktree_in_place(const fs::path& index, const std::unordered_set<std::string>& paths,
                                  const std::string& object_format) {
-  const EVP_MD* md = object_format == "sha256" ? EVP_sha256() : object_format == "sha1" ? EVP_sha1() : nullptr;
-  if (!md || paths.empty()) return false;
-  const std::size_t hash_size = static_cast<std::size_t>(EVP_MD_get_size(md));
+  if ((object_format != "sha1" && object_format != "sha256") || paths.empty()) return false;
   const fs::path lock_path = index.string() + ".lock";
   // git's lock: whoever creates it owns the index until it renames it.
   const int lock = ::open(lock_path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
@@ -189,7 +184,7 @@ bool mark_skip_worktree_in_place(const fs::path& index, const std::unordered_set
   std::optional<std::string> out;
   if (fd >= 0 && ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
     const auto in = read_fd(fd);
-    if (in) out = rewrite(*in, paths, hash_size, md);
+    if (in) out = rewrite(*in, paths, object_format);
   }
   if (fd >= 0) ::close(fd);
   // The file's own times stay: git compares each entry's mtime with the

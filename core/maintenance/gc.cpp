@@ -46,16 +46,15 @@ DigestSet reflog_references(const Workspace& ws, const LiveSet& live) {
   // commits hold it unchanged; git's own listing of each commit where
   // libgit2 cannot read a tree (a partial clone: git fetches it).
   const std::vector<std::string> listed(commits.begin(), commits.end());
-  std::vector<GitRepo::TreeBlob> blobs;
+  std::vector<TreeEntry> blobs;
   // The store holds no document: its 65,536 folders are not walked.
   if (auto walked = ws.repo()->blobs_below(listed, document_roots(), {std::string(kWorkTreeStore)})) {
     blobs = std::move(*walked);
   } else {
     for (const std::string& commit : listed)
-      for (TreeEntry& e : git.tree_entries(commit, document_roots()))
-        blobs.push_back({std::move(e.mode), std::move(e.id), std::move(e.path)});
+      for (TreeEntry& e : git.tree_entries(commit, document_roots())) blobs.push_back(std::move(e));
   }
-  for (const GitRepo::TreeBlob& e : blobs) {
+  for (const TreeEntry& e : blobs) {
     const auto kind = document_kind_at(e.path);
     if (!kind || !e.mode.starts_with("100") || !documents.insert(e.id).second) continue;
     if (live.versions.count(read_as(e.id, *kind))) continue;
