@@ -1,6 +1,10 @@
 #include "core/git/blob_pack.hpp"
 
 
+#include <fcntl.h>
+#include <unistd.h>
+#include <zlib.h>
+
 #include <algorithm>
 #include <map>
 #include <set>
@@ -23,30 +27,6 @@ void put_be32(std::string& out, std::uint32_t v) {
   for (int shift = 24; shift >= 0; shift -= 8) out.push_back(static_cast<char>((v >> shift) & 0xff));
 }
 
-std::string to_hex(std::string_view raw) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out;
-  for (const char ch : raw) {
-    const auto b = static_cast<unsigned char>(ch);
-    out.push_back(kHex[b >> 4]);
-    out.push_back(kHex[b & 15]);
-  }
-  return out;
-}
-
-std::string from_hex(std::string_view hex) {
-  auto nibble = [&](char c) -> int {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    throw Error("not an object id: " + std::string(hex));
-  };
-  if (hex.size() % 2) throw Error("not an object id: " + std::string(hex));
-  std::string out;
-  for (std::size_t i = 0; i < hex.size(); i += 2)
-    out.push_back(static_cast<char>(nibble(hex[i]) << 4 | nibble(hex[i + 1])));
-  return out;
-}
-
 std::string_view type_name(PackObject::Type type) { return type == PackObject::Type::Tree ? "tree" : "blob"; }
 
 // A pack holds at most 2^32 - 1 objects.
@@ -58,6 +38,84 @@ constexpr std::size_t kMaxObjects = 0xffffffffu;
 // more are kept as one pack (`git index-pack`).
 constexpr std::size_t kUnpackLimit = 100;
 
+// Writes `pack` into `folder` (git's objects/pack) as a pack and its index
+// (version 2), what `git index-pack` makes of the same stream without
+// inflating and hashing every object again: the stream knows each
+// object's id, offset and CRC as it makes them. Both files are synced
+// before the index is renamed into place, which is what makes the pack
+// visible to git: the callers remove the only other copies of what it holds.
+void write_pack_files(PackStream& pack, const fs::path& folder, const std::string& what) {
+  struct Temp {
+    fs::path path;
+    Fd fd;
+    ~Temp() {
+      if (!path.empty()) ::unlink(path.c_str());
+    }
+    void open(const fs::path& p, const std::string& what) {
+      fd = Fd(::open(p.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0444));
+      if (!fd.valid()) throw errno_error("cannot " + what + ": " + p.string(), errno);
+      path = p;
+    }
+    void finish(const std::string& what) {
+      if (::fsync(fd.get()) != 0) throw errno_error("cannot " + what + ": " + path.string(), errno);
+      fd = Fd();
+    }
+  };
+  const std::string suffix = std::to_string(::getpid()) + "_" + std::to_string(reinterpret_cast<std::uintptr_t>(&pack));
+  Temp packfile, index;
+  packfile.open(folder / ("tmp_pack_jpblob_" + suffix), what);
+  std::string chunk, buffer, checksum;
+  while (pack.next(chunk)) {
+    buffer.append(chunk);
+    if (buffer.size() >= (1u << 20)) {
+      write_all(packfile.fd.get(), buffer, what);
+      buffer.clear();
+    }
+    checksum = chunk;  // the last one is the pack's checksum
+  }
+  write_all(packfile.fd.get(), buffer, what);
+  packfile.finish(what);
+
+  // The index: the ids in order, with a fan-out table of their first byte.
+  std::vector<const PackStream::Placed*> sorted;
+  for (const auto& p : pack.placed()) sorted.push_back(&p);
+  std::sort(sorted.begin(), sorted.end(), [](const auto* a, const auto* b) { return a->id < b->id; });
+  std::string idx("\xfftOc", 4);
+  put_be32(idx, 2);
+  std::uint32_t fanout[256] = {};
+  for (const auto* p : sorted) ++fanout[static_cast<unsigned char>(p->id[0])];
+  for (std::uint32_t i = 0, total = 0; i < 256; ++i) put_be32(idx, total += fanout[i]);
+  for (const auto* p : sorted) idx.append(p->id);
+  for (const auto* p : sorted) put_be32(idx, p->crc);
+  std::string large;  // offsets past 2 GiB, 8 bytes each, named by their place
+  for (const auto* p : sorted) {
+    if (p->offset < 0x80000000u) {
+      put_be32(idx, static_cast<std::uint32_t>(p->offset));
+      continue;
+    }
+    put_be32(idx, 0x80000000u | static_cast<std::uint32_t>(large.size() / 8));
+    put_be32(large, static_cast<std::uint32_t>(p->offset >> 32));
+    put_be32(large, static_cast<std::uint32_t>(p->offset));
+  }
+  idx.append(large).append(checksum);
+  ObjectHasher sum(checksum.size() == 32 ? "sha256" : "sha1");
+  sum.update(idx);
+  idx.append(sum.finish_raw());
+  index.open(folder / ("tmp_idx_jpblob_" + suffix), what);
+  write_all(index.fd.get(), idx, what);
+  index.finish(what);
+
+  // The pack first: git finds a pack by its index.
+  const std::string name = "pack-" + hex_object_id(checksum);
+  for (Temp* t : {&packfile, &index}) {
+    const fs::path final = folder / (name + (t == &packfile ? ".pack" : ".idx"));
+    if (::rename(t->path.c_str(), final.c_str()) != 0) throw errno_error("cannot " + what + ": " + final.string(), errno);
+    t->path.clear();
+  }
+  Fd dir(::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (dir.valid()) fsync_dir(dir.get(), what);
+}
+
 }  // namespace
 
 
@@ -67,7 +125,7 @@ std::string object_id(PackObject::Type type, std::string_view bytes, const std::
   id.update(std::string(type_name(type)) + " " + std::to_string(bytes.size()));
   id.update(std::string_view("\0", 1));
   id.update(bytes);
-  return to_hex(id.finish_raw());
+  return hex_object_id(id.finish_raw());
 }
 
 PackStream::PackStream(std::vector<PackObject> objects, const std::string& object_format, std::uint64_t max_size)
@@ -90,7 +148,14 @@ bool PackStream::next(std::string& chunk) {
   } else if (next_ < objects_.size()) {
     PackObject& object = objects_[next_++];
     const std::string bytes = object.file.empty() ? std::move(object.bytes) : read_file(object.file, max_size_);
-    ids_.push_back(object_id(object.type, bytes, format_));
+    {
+      ObjectHasher id(format_);
+      id.update(std::string(type_name(object.type)) + " " + std::to_string(bytes.size()));
+      id.update(std::string_view("\0", 1));
+      id.update(bytes);
+      placed_.push_back({id.finish_raw(), offset_, 0});
+      ids_.push_back(hex_object_id(placed_.back().id));
+    }
     // The entry's header: the type and the size, four bits of it in the
     // first byte, seven in each after, low bits first.
     std::uint64_t size = bytes.size();
@@ -102,15 +167,18 @@ bool PackStream::next(std::string& chunk) {
       size >>= 7;
     }
     chunk.push_back(static_cast<char>(c));
-    // Blob files are gzip already: the fastest level costs little and
-    // gains as much as any other.
-    chunk.append(zlib_compress(bytes, 1));
+    // Blob files are gzip already: deflate's stored blocks, which cost a
+    // copy, are as small as any level makes them. Trees compress.
+    chunk.append(zlib_compress(bytes, object.type == PackObject::Type::Blob && bytes.starts_with("\x1f\x8b") ? 0 : 1));
+    placed_.back().crc = static_cast<std::uint32_t>(
+        crc32_z(crc32_z(0, nullptr, 0), reinterpret_cast<const Bytef*>(chunk.data()), chunk.size()));
   } else {
     chunk = pack_->finish_raw();
     done_ = true;
     return true;  // the checksum is not part of what it sums
   }
   pack_->update(chunk);
+  offset_ += chunk.size();
   return true;
 }
 
@@ -149,7 +217,7 @@ std::vector<std::pair<std::string, std::string>> trees_below(const std::string& 
     for (const auto& [key, child] : folders[path]) {
       const std::string& id = child.id.empty() ? id_of.at(path + "/" + child.name) : child.id;
       bytes.append(child.mode).append(" ").append(child.name).push_back('\0');
-      bytes.append(from_hex(id));
+      bytes.append(raw_object_id(id));
     }
     id_of[path] = object_id(PackObject::Type::Tree, bytes, object_format);
     trees.emplace_back(path, std::move(bytes));
@@ -165,10 +233,29 @@ std::vector<std::string> GitCli::write_objects(std::vector<PackObject> objects, 
   const std::vector<std::string> args = count < kUnpackLimit
                                             ? std::vector<std::string>{"git", "unpack-objects", "-q"}
                                             : std::vector<std::string>{"git", "index-pack", "--stdin"};
+  if (count >= kUnpackLimit) {
+    if (const auto folder = own_pack_folder()) {
+      write_pack_files(pack, *folder, "write to git's objects");
+      return pack.ids();
+    }
+  }
   const auto r = run_command(args, cwd_, [&](std::string& chunk) { return pack.next(chunk); });
   if (r.status != 0)
     throw Error("cannot write to git's objects: git " + args[1] + " failed: " + r.err.substr(0, r.err.find('\n')));
   return pack.ids();
+}
+
+std::optional<fs::path> GitCli::own_pack_folder() const {
+  // A shared repository's files get the group's permissions: git's own
+  // index-pack knows how.
+  if (const auto shared = config_get("core.sharedRepository", std::nullopt);
+      shared && *shared != "false" && *shared != "umask" && *shared != "0")
+    return std::nullopt;
+  const std::string out = must("find git's objects", {"rev-parse", "--git-path", "objects/pack"});
+  const fs::path folder = fs::absolute(cwd_ / out.substr(0, out.find('\n')));
+  std::error_code ec;
+  if (!fs::is_directory(folder, ec)) return std::nullopt;
+  return folder;
 }
 
 std::unordered_map<std::string, std::string> GitCli::filters_of(const std::vector<std::string>& paths) const {

@@ -47,12 +47,23 @@ class PackStream {
   // Each object's id (hex), in order: whole once next() has returned false.
   const std::vector<std::string>& ids() const { return ids_; }
 
+  // Where each object went, in order, for the pack's index: its id (raw),
+  // the offset of its entry and the CRC-32 of the entry's bytes.
+  struct Placed {
+    std::string id;
+    std::uint64_t offset = 0;
+    std::uint32_t crc = 0;
+  };
+  const std::vector<Placed>& placed() const { return placed_; }
+
  private:
   std::vector<PackObject> objects_;
   std::uint64_t max_size_;
   std::unique_ptr<ObjectHasher> pack_;  // the pack's checksum, over every byte before it
   std::string format_;
   std::vector<std::string> ids_;
+  std::vector<Placed> placed_;
+  std::uint64_t offset_ = 0;  // bytes made so far
   std::size_t next_ = 0;
   bool started_ = false, done_ = false;
 };

@@ -8,6 +8,7 @@
 #include "core/base/error.hpp"
 #include "core/base/fs.hpp"
 #include "core/git/index_file.hpp"
+#include "core/git/object_hash.hpp"
 #include "core/git/subprocess.hpp"
 
 namespace jpblob {
@@ -183,12 +184,20 @@ std::vector<GitCli::OutOfTree> GitCli::stage_out_of_tree(std::vector<OutOfTree> 
   }
   std::string info;
   std::vector<std::string> staged;
+  std::vector<NewIndexEntry> adding;
   for (const OutOfTree& e : entries) {
     info.append("100644 ").append(e.id).append("\t").append(e.path).push_back('\0');
     staged.push_back(e.path);
+    adding.push_back({e.path, 0100644, raw_object_id(e.id)});
   }
-  must("stage the blobs", {"update-index", "-z", "--index-info"}, info);
-  set_skip_worktree(staged);
+  // git adds index entries one at a time, moving every entry after each
+  // (index_file.hpp): written in one pass where the index is one this can
+  // be sure of, else by git.
+  const auto index = index_path();
+  if (!index || !add_entries_in_place(*index, std::move(adding), object_format())) {
+    must("stage the blobs", {"update-index", "-z", "--index-info"}, info);
+    set_skip_worktree(staged);
+  }
   // Another index given the ids already written (`git commit <paths>`)
   // holds the same folders: their trees are written already.
   if (writes) write_trees_holding(staged);
@@ -450,17 +459,17 @@ void GitCli::set_skip_worktree(const std::vector<std::string>& paths, bool on) c
        nul_joined(paths, false));
 }
 
+std::optional<fs::path> GitCli::index_path() const {
+  if (index_file_) return fs::absolute(cwd_ / *index_file_);
+  const auto r = run({"rev-parse", "--path-format=absolute", "--git-path", "index"});
+  if (r.status != 0) return std::nullopt;
+  return fs::path(first_line(r.out));
+}
+
 bool GitCli::set_skip_worktree_in_place(const std::vector<std::string>& paths) const {
   if (paths.empty()) return true;
-  std::string index;
-  if (index_file_) {
-    index = fs::absolute(cwd_ / *index_file_).string();
-  } else {
-    const auto r = run({"rev-parse", "--path-format=absolute", "--git-path", "index"});
-    if (r.status != 0) return false;
-    index = first_line(r.out);
-  }
-  return mark_skip_worktree_in_place(index, {paths.begin(), paths.end()}, object_format());
+  const auto index = index_path();
+  return index && mark_skip_worktree_in_place(*index, {paths.begin(), paths.end()}, object_format());
 }
 
 bool GitCli::rebuild_cache_tree() const { return run({"write-tree"}).status == 0; }

@@ -250,6 +250,13 @@ class GitCli {
   // Objects into git's objects as one pack stream; their ids in order.
   std::vector<std::string> write_objects(std::vector<PackObject> objects, const std::string& format,
                                          std::uint64_t max_size) const;
+  // The folder write_objects writes a pack and its index into itself
+  // (objects/pack), or nothing where git's index-pack must: a shared
+  // repository, a folder that is not there.
+  std::optional<std::filesystem::path> own_pack_folder() const;
+  // The index file this GitCli's git commands use, absolute; nothing when
+  // git cannot say.
+  std::optional<std::filesystem::path> index_path() const;
   // run(), throwing Error("cannot <what>: <git's message>") on failure.
   std::string must(const std::string& what, std::vector<std::string> args, const std::string& input = {}) const;
   // Each path's `filter` attribute, "" where none applies, in one

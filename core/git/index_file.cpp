@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
@@ -65,41 +66,57 @@ bool write_all(int fd, std::string_view bytes) {
   return true;
 }
 
-// The rewritten index, or nullopt when anything is not as expected.
-std::optional<std::string> rewrite(const std::string& in, const std::unordered_set<std::string>& paths,
-                                   const std::string& object_format) {
-  const std::size_t hash_size = object_format == "sha256" ? 32 : 20;
-  constexpr std::uint16_t kExtended = 0x4000;       // flags: extended flags follow (version 3 and up)
-  constexpr std::uint16_t kSkipWorktree = 0x4000;   // extended flags
-  constexpr std::uint16_t kNameMask = 0x0fff;
+constexpr std::uint16_t kExtended = 0x4000;      // flags: extended flags follow (version 3 and up)
+constexpr std::uint16_t kSkipWorktree = 0x4000;  // extended flags
+constexpr std::uint16_t kNameMask = 0x0fff;
+
+// One entry as the file holds it: where its bytes are, and what they say.
+struct Entry {
+  std::size_t start = 0, end = 0;  // its bytes in the file
+  std::size_t name_at = 0;         // where its name (version 4: the varint) starts
+  std::uint16_t flags = 0, extended = 0;
+  std::string name;
+  int stage() const { return (flags >> 12) & 3; }
+};
+
+struct Parsed {
+  std::uint32_t version = 0;
+  std::size_t hash_size = 0;
+  std::vector<Entry> entries;
+  std::size_t extensions = 0, body = 0;  // where the extensions start, and the checksum
+  bool null_trailer = false;
+};
+
+// The index's entries, or nullopt when anything is not as expected.
+std::optional<Parsed> parse(const std::string& in, const std::string& object_format) {
+  Parsed out;
+  out.hash_size = object_format == "sha256" ? 32 : 20;
+  const std::size_t hash_size = out.hash_size;
   const auto* p = reinterpret_cast<const unsigned char*>(in.data());
   if (in.size() < 12 + hash_size || std::memcmp(p, "DIRC", 4) != 0) return std::nullopt;
-  const std::size_t body = in.size() - hash_size;
+  const std::size_t body = out.body = in.size() - hash_size;
   // git 2.40's index.skipHash writes a null checksum; anything else must match.
   const std::string_view trailer(in.data() + body, hash_size);
-  const bool null_trailer = trailer.find_first_not_of('\0') == std::string_view::npos;
-  if (!null_trailer && checksum(std::string_view(in.data(), body), object_format) != trailer) return std::nullopt;
-  const std::uint32_t version = be32(p + 4), count = be32(p + 8);
-  if (version < 2 || version > 4) return std::nullopt;
+  out.null_trailer = trailer.find_first_not_of('\0') == std::string_view::npos;
+  if (!out.null_trailer && checksum(std::string_view(in.data(), body), object_format) != trailer) return std::nullopt;
+  const std::uint32_t version = out.version = be32(p + 4), count = be32(p + 8);
+  if (version < 2 || version > 4 || count > body / 62) return std::nullopt;
   const std::size_t fixed = 40 + hash_size;  // stat data and object id
-  std::string out(in.data(), 12);
-  std::string previous;  // version 4: the name before, which the next one shares a prefix with
-  bool marked = false;
+  out.entries.reserve(count);
+  const std::string* previous = nullptr;  // version 4: the name the next one shares a prefix with
   std::size_t at = 12;
   for (std::uint32_t i = 0; i < count; ++i) {
-    const std::size_t start = at;
+    Entry e;
+    e.start = at;
     if (at + fixed + 2 > body) return std::nullopt;
-    std::uint16_t flags = be16(p + at + fixed);
+    e.flags = be16(p + at + fixed);
     at += fixed + 2;
-    std::uint16_t extended = 0;
-    const bool has_extended = flags & kExtended;
-    if (has_extended) {
+    if (e.flags & kExtended) {
       if (version < 3 || at + 2 > body) return std::nullopt;
-      extended = be16(p + at);
+      e.extended = be16(p + at);
       at += 2;
     }
-    std::string name;
-    const std::size_t name_at = at;
+    e.name_at = at;
     if (version == 4) {
       // A varint: how many bytes of the previous name to drop.
       std::uint64_t strip = 0;
@@ -111,68 +128,272 @@ std::optional<std::string> rewrite(const std::string& in, const std::unordered_s
         if (c & 0x80) ++strip;
       } while (c & 0x80);
       const void* nul = std::memchr(p + at, 0, body - at);
-      if (!nul || strip > previous.size()) return std::nullopt;
+      const std::size_t kept = previous ? previous->size() : 0;
+      if (!nul || strip > kept) return std::nullopt;
       const std::size_t end = static_cast<const unsigned char*>(nul) - p;
-      name = previous.substr(0, previous.size() - strip) + in.substr(at, end - at);
+      e.name = (previous ? previous->substr(0, kept - strip) : std::string()) + in.substr(at, end - at);
       at = end + 1;
     } else {
       const void* nul = std::memchr(p + at, 0, body - at);
       if (!nul) return std::nullopt;
       const std::size_t end = static_cast<const unsigned char*>(nul) - p;
-      name = in.substr(at, end - at);
+      e.name = in.substr(at, end - at);
       // 1 to 8 NULs pad the entry to a multiple of eight bytes.
-      at = start + ((end - start + 8) & ~std::size_t{7});
+      at = e.start + ((end - e.start + 8) & ~std::size_t{7});
       if (at > body) return std::nullopt;
     }
-    if ((flags & kNameMask) != std::min<std::size_t>(name.size(), kNameMask)) return std::nullopt;
-    const int stage = (flags >> 12) & 3;
-    const bool mark = stage == 0 && paths.count(name) && !(extended & kSkipWorktree);
-    if (!mark) {
-      out.append(in, start, at - start);
-    } else {
-      marked = true;
-      out.append(in, start, fixed);
-      append_be16(out, static_cast<std::uint16_t>(flags | kExtended));
-      append_be16(out, static_cast<std::uint16_t>(extended | kSkipWorktree));
-      if (version == 4) {
-        out.append(in, name_at, at - name_at);
-      } else {
-        // The same name, padded for the entry's new length.
-        const std::size_t length = fixed + 4 + name.size();
-        out += name;
-        out.append(((length + 8) & ~std::size_t{7}) - length, '\0');
-      }
-    }
-    previous = std::move(name);
+    if ((e.flags & kNameMask) != std::min<std::size_t>(e.name.size(), kNameMask)) return std::nullopt;
+    e.end = at;
+    out.entries.push_back(std::move(e));
+    previous = &out.entries.back().name;
   }
-  // Extensions: each a signature, a length and its data.
-  while (at < body) {
-    if (at + 8 > body) return std::nullopt;
-    const std::string_view sig(in.data() + at, 4);
-    const std::size_t size = be32(p + at + 4);
-    if (size > body - at - 8) return std::nullopt;
-    // A lower-case signature is required: git refuses what it does not
-    // know, and so does this (a split index's link, a sparse index's sdir).
-    if (sig[0] < 'A' || sig[0] > 'Z') return std::nullopt;
-    // Offsets into the file, which moved: optional, left out.
-    if (sig != "EOIE" && sig != "IEOT") out.append(in, at, 8 + size);
-    at += 8 + size;
-  }
-  if (!marked) return std::string();  // nothing to change
-  if (version < 3) put_be32(out, 4, 3);
-  if (null_trailer) {
-    out.append(hash_size, '\0');
-  } else {
-    out += checksum(out, object_format);
-  }
+  out.extensions = at;
   return out;
 }
 
-}  // namespace
+// The extensions after the entries, each a signature, a length and its
+// data, given to `keep`, which appends what stays to `out`; false when one
+// is required and unknown to git-jpblob (a lower-case signature: git
+// refuses what it does not know, and so does this: a split index's link, a
+// sparse index's sdir) or the bytes do not parse.
+template <typename Keep>
+bool each_extension(const std::string& in, const Parsed& parsed, Keep keep) {
+  const auto* p = reinterpret_cast<const unsigned char*>(in.data());
+  for (std::size_t at = parsed.extensions; at < parsed.body;) {
+    if (at + 8 > parsed.body) return false;
+    const std::string_view sig(in.data() + at, 4);
+    const std::size_t size = be32(p + at + 4);
+    if (size > parsed.body - at - 8) return false;
+    if (sig[0] < 'A' || sig[0] > 'Z') return false;
+    if (!keep(sig, std::string_view(in.data() + at, 8 + size))) return false;
+    at += 8 + size;
+  }
+  return true;
+}
 
-bool mark_skip_worktree_in_place(const fs::path& index, const std::unordered_set<std::string>& paths,
-                                 const std::string& object_format) {
-  if ((object_format != "sha1" && object_format != "sha256") || paths.empty()) return false;
+// The file's end: its checksum (null where git wrote none), after the
+// version that extended flags need.
+void finish(std::string& out, const Parsed& parsed, std::uint32_t version, const std::string& object_format) {
+  put_be32(out, 4, version);
+  if (parsed.null_trailer) {
+    out.append(parsed.hash_size, '\0');
+  } else {
+    out += checksum(out, object_format);
+  }
+}
+
+// The index with `paths` marked, or nullopt when anything is not as
+// expected; empty when nothing changes.
+std::optional<std::string> rewrite(const std::string& in, const std::unordered_set<std::string>& paths,
+                                   const std::string& object_format) {
+  const auto parsed = parse(in, object_format);
+  if (!parsed) return std::nullopt;
+  const std::size_t fixed = 40 + parsed->hash_size;
+  std::string out(in.data(), 12);
+  bool marked = false;
+  for (const Entry& e : parsed->entries) {
+    const bool mark = e.stage() == 0 && paths.count(e.name) && !(e.extended & kSkipWorktree);
+    if (!mark) {
+      out.append(in, e.start, e.end - e.start);
+      continue;
+    }
+    marked = true;
+    out.append(in, e.start, fixed);
+    append_be16(out, static_cast<std::uint16_t>(e.flags | kExtended));
+    append_be16(out, static_cast<std::uint16_t>(e.extended | kSkipWorktree));
+    if (parsed->version == 4) {
+      out.append(in, e.name_at, e.end - e.name_at);
+    } else {
+      // The same name, padded for the entry's new length.
+      const std::size_t length = fixed + 4 + e.name.size();
+      out += e.name;
+      out.append(((length + 8) & ~std::size_t{7}) - length, '\0');
+    }
+  }
+  // Offsets into the file, which moved: optional, left out.
+  if (!each_extension(in, *parsed, [&](std::string_view sig, std::string_view whole) {
+        if (sig != "EOIE" && sig != "IEOT") out.append(whole);
+        return true;
+      }))
+    return std::nullopt;
+  if (!marked) return std::string();  // nothing to change
+  finish(out, *parsed, std::max<std::uint32_t>(parsed->version, 3), object_format);
+  return out;
+}
+
+// git's varint of version 4 names (the bytes of the previous name to drop).
+void append_varint(std::string& out, std::uint64_t value) {
+  unsigned char bytes[16];
+  std::size_t at = sizeof bytes - 1;
+  bytes[at] = value & 127;
+  while (value >>= 7) bytes[--at] = static_cast<unsigned char>(128 | (--value & 127));
+  out.append(reinterpret_cast<const char*>(bytes + at), sizeof bytes - at);
+}
+
+// The cache tree (TREE) with every folder in `touched` (paths without a
+// trailing slash, "" the top) made invalid, as git does when an entry
+// below it changes: git writes those trees again at the next commit, and
+// keeps every other. nullopt when it does not parse.
+std::optional<std::string> invalidate_trees(std::string_view data, const std::unordered_set<std::string>& touched,
+                                            std::size_t hash_size) {
+  std::string out;
+  std::size_t at = 0;
+  // Pre-order: a folder, then its subtrees. Each: name NUL, entry count
+  // (-1: invalid) SP, subtree count LF, then the id when valid.
+  struct Frame {
+    std::string path;
+    std::uint64_t left;
+  };
+  std::vector<Frame> stack;
+  bool first = true;
+  while (first || !stack.empty()) {
+    if (!first && stack.back().left == 0) {
+      stack.pop_back();
+      continue;
+    }
+    const std::size_t nul = data.find('\0', at);
+    if (nul == std::string_view::npos) return std::nullopt;
+    const std::string_view name = data.substr(at, nul - at);
+    const std::size_t space = data.find(' ', nul + 1), line = data.find('\n', nul + 1);
+    if (space == std::string_view::npos || line == std::string_view::npos || space > line) return std::nullopt;
+    const std::string count(data.substr(nul + 1, space - nul - 1)), subtrees(data.substr(space + 1, line - space - 1));
+    if (count.empty() || subtrees.empty() || subtrees.find_first_not_of("0123456789") != std::string::npos ||
+        (count != "-1" && count.find_first_not_of("0123456789") != std::string::npos) || subtrees.size() > 9)
+      return std::nullopt;
+    at = line + 1;
+    const bool valid = count != "-1";
+    if (valid) {
+      if (at + hash_size > data.size()) return std::nullopt;
+      at += hash_size;
+    }
+    std::string path;
+    if (first) {
+      if (!name.empty()) return std::nullopt;
+    } else {
+      --stack.back().left;
+      path = stack.back().path.empty() ? std::string(name) : stack.back().path + "/" + std::string(name);
+    }
+    first = false;
+    out.append(name).push_back('\0');
+    if (valid && !touched.count(path)) {
+      out.append(data.substr(nul + 1, at - nul - 1));
+    } else {
+      out.append("-1 ").append(subtrees).push_back('\n');
+    }
+    stack.push_back({std::move(path), std::stoull(subtrees)});
+  }
+  if (at != data.size()) return std::nullopt;
+  return out;
+}
+
+// The index with `adding` (sorted by path, no path twice) in it, each
+// entry as `git update-index --index-info` makes one (no stat data) with
+// the skip-worktree bit, or nullopt when anything is not as expected or
+// git would refuse: a path in conflict, one that is a file where another
+// is a folder.
+std::optional<std::string> insert(const std::string& in, const std::vector<NewIndexEntry>& adding,
+                                  const std::string& object_format) {
+  auto parsed = parse(in, object_format);
+  if (!parsed) return std::nullopt;
+  const std::size_t hash_size = parsed->hash_size, fixed = 40 + hash_size;
+  const std::uint32_t version = std::max<std::uint32_t>(parsed->version, 3);
+  // Every folder above a new entry: none may be an entry itself, and its
+  // tree must be written again.
+  std::unordered_set<std::string> folders = {""};
+  std::unordered_set<std::string_view> new_paths;
+  for (const NewIndexEntry& n : adding) {
+    if (n.path.empty() || n.id.size() != hash_size) return std::nullopt;
+    new_paths.insert(n.path);
+    for (std::size_t slash = n.path.rfind('/'); slash != std::string::npos && slash > 0;
+         slash = n.path.rfind('/', slash - 1))
+      if (!folders.insert(n.path.substr(0, slash)).second) break;
+  }
+  for (const Entry& e : parsed->entries) {
+    if (folders.count(e.name)) return std::nullopt;  // a file where a folder goes
+    if (new_paths.count(e.name) && e.stage() != 0) return std::nullopt;  // a conflict
+    for (std::size_t slash = e.name.rfind('/'); slash != std::string::npos; slash = e.name.rfind('/', slash - 1)) {
+      if (new_paths.count(std::string_view(e.name).substr(0, slash))) return std::nullopt;  // below a new file
+      if (slash == 0) break;
+    }
+  }
+  std::string out(in.data(), 12);
+  std::string previous;
+  std::uint32_t count = 0;
+  // The name of an entry whose header is written, `extended` when it has
+  // the extended flags: in versions 2 and 3, padded to eight bytes.
+  const auto name = [&](std::string_view path, bool extended) {
+    if (version == 4) {
+      std::size_t same = 0;
+      while (same < previous.size() && same < path.size() && previous[same] == path[same]) ++same;
+      append_varint(out, previous.size() - same);
+      out.append(path.substr(same)).push_back('\0');
+    } else {
+      const std::size_t length = fixed + (extended ? 4 : 2) + path.size();
+      out.append(path);
+      out.append(((length + 8) & ~std::size_t{7}) - length, '\0');
+    }
+    previous.assign(path);
+    ++count;
+  };
+  const auto add = [&](const NewIndexEntry& n) {
+    std::string stat(40, '\0');
+    put_be32(stat, 24, n.mode);
+    out += stat;
+    out += n.id;
+    append_be16(out, static_cast<std::uint16_t>(kExtended | std::min<std::size_t>(n.path.size(), kNameMask)));
+    append_be16(out, kSkipWorktree);
+    name(n.path, true);
+  };
+  const auto keep = [&](const Entry& e) {
+    out.append(in, e.start, fixed);
+    const bool extended = e.flags & kExtended;
+    append_be16(out, e.flags);
+    if (extended) append_be16(out, e.extended);
+    if (version == 4) {
+      name(e.name, extended);  // the name before it may be another now
+    } else {
+      out.append(in, e.name_at, e.end - e.name_at);  // versions 2 and 3 pad alike
+      ++count;
+    }
+  };
+  auto next = adding.begin();
+  for (const Entry& e : parsed->entries) {
+    // git's order: by name, then stage; a new entry takes a stage-0 one's place.
+    for (; next != adding.end() && next->path < e.name; ++next) add(*next);
+    if (next != adding.end() && next->path == e.name) continue;  // replaced (stage 0, checked above)
+    keep(e);
+  }
+  for (; next != adding.end(); ++next) add(*next);
+  // The cache tree loses the folders that changed; what holds positions
+  // (the fsmonitor's bitmap) or untracked files (the untracked cache),
+  // which the new entries may have become, is optional and left out for
+  // git to make again, as are the offsets into the file.
+  bool ok = each_extension(in, *parsed, [&](std::string_view sig, std::string_view whole) {
+    if (sig == "EOIE" || sig == "IEOT" || sig == "FSMN" || sig == "UNTR") return true;
+    if (sig != "TREE") {
+      out.append(whole);
+      return true;
+    }
+    const auto tree = invalidate_trees(whole.substr(8), folders, hash_size);
+    if (!tree) return false;
+    out.append("TREE");
+    out.append(4, '\0');
+    put_be32(out, out.size() - 4, static_cast<std::uint32_t>(tree->size()));
+    out += *tree;
+    return true;
+  });
+  if (!ok) return std::nullopt;
+  put_be32(out, 8, count);
+  finish(out, *parsed, version, object_format);
+  return out;
+}
+
+// Writes `change(index bytes)` over `index` under git's lock, keeping the
+// file's mode and times. True when written, or when `change` gives an
+// empty string (nothing to change); false, with nothing changed, when
+// it gives nullopt or anything fails.
+template <typename Change>
+bool edit_in_place(const fs::path& index, Change change) {
   const fs::path lock_path = index.string() + ".lock";
   // git's lock: whoever creates it owns the index until it renames it.
   const int lock = ::open(lock_path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
@@ -184,7 +405,7 @@ bool mark_skip_worktree_in_place(const fs::path& index, const std::unordered_set
   std::optional<std::string> out;
   if (fd >= 0 && ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
     const auto in = read_fd(fd);
-    if (in) out = rewrite(*in, paths, object_format);
+    if (in) out = change(*in);
   }
   if (fd >= 0) ::close(fd);
   // The file's own times stay: git compares each entry's mtime with the
@@ -198,8 +419,26 @@ bool mark_skip_worktree_in_place(const fs::path& index, const std::unordered_set
     std::error_code ec;
     fs::remove(lock_path, ec);
   }
-  const bool unchanged = out && out->empty();  // every entry was marked already
+  const bool unchanged = out && out->empty();
   return renamed || unchanged;
+}
+
+}  // namespace
+
+bool mark_skip_worktree_in_place(const fs::path& index, const std::unordered_set<std::string>& paths,
+                                 const std::string& object_format) {
+  if ((object_format != "sha1" && object_format != "sha256") || paths.empty()) return false;
+  return edit_in_place(index, [&](const std::string& in) { return rewrite(in, paths, object_format); });
+}
+
+bool add_entries_in_place(const fs::path& index, std::vector<NewIndexEntry> entries,
+                          const std::string& object_format) {
+  if ((object_format != "sha1" && object_format != "sha256") || entries.empty()) return false;
+  std::sort(entries.begin(), entries.end(),
+            [](const NewIndexEntry& a, const NewIndexEntry& b) { return a.path < b.path; });
+  for (std::size_t i = 1; i < entries.size(); ++i)
+    if (entries[i].path == entries[i - 1].path) return false;
+  return edit_in_place(index, [&](const std::string& in) { return insert(in, entries, object_format); });
 }
 
 }  // namespace jpblob

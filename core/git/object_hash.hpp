@@ -40,4 +40,32 @@ struct ObjectHasher {
   }
 };
 
+// An object id's raw bytes as git writes them in hex, and back. Throws
+// Error for text that is not hex.
+inline std::string hex_object_id(std::string_view raw) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(raw.size() * 2);
+  for (const char ch : raw) {
+    const auto b = static_cast<unsigned char>(ch);
+    out.push_back(kHex[b >> 4]);
+    out.push_back(kHex[b & 15]);
+  }
+  return out;
+}
+
+inline std::string raw_object_id(std::string_view hex) {
+  auto nibble = [&](char c) -> int {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    throw Error("not an object id: " + std::string(hex));
+  };
+  if (hex.size() % 2) throw Error("not an object id: " + std::string(hex));
+  std::string out;
+  out.reserve(hex.size() / 2);
+  for (std::size_t i = 0; i < hex.size(); i += 2)
+    out.push_back(static_cast<char>(nibble(hex[i]) << 4 | nibble(hex[i + 1])));
+  return out;
+}
+
 }  // namespace jpblob

@@ -56,6 +56,47 @@ TEST_P(BlobPack, ManyBlobsArriveAsOnePackWithTheIdsGitGives) {
   EXPECT_EQ(r.packs(), 1u);
   EXPECT_NE(r.git("count-objects -v").find("count: 0\n"), std::string::npos);  // none loose
   r.git("fsck --strict");
+  // The pack and its index are written here, not by index-pack: git
+  // checks every entry's CRC, offset and id against the index.
+  for (const auto& e : fs::directory_iterator(r.dir / ".git/objects/pack"))
+    if (e.path().extension() == ".idx") {
+      const std::string listed = r.git("verify-pack -v " + e.path().string());
+      EXPECT_NE(listed.find(ids[0] + " blob"), std::string::npos);
+      EXPECT_EQ(e.status().permissions() & fs::perms::owner_write, fs::perms::none);  // read-only, as git's
+    } else {
+      EXPECT_EQ(e.path().extension(), ".pack") << e.path();  // no temporary file left
+    }
+}
+
+TEST_P(BlobPack, GzipBlobsAreStoredUncompressedAndReadBackWhole) {
+  Repo r(GetParam());
+  const GitCli git(r.dir.path());
+  std::vector<std::string> files;
+  for (int i = 0; i < 120; ++i) {
+    files.push_back((r.outside / ("b" + std::to_string(i) + ".blob.gz")).string());
+    // A gzip header, then bytes that do not compress: as a blob file is.
+    std::string bytes("\x1f\x8b\x08\x00", 4);
+    for (int k = 0; k < 70000 + i; ++k) bytes.push_back(static_cast<char>((k * 2654435761u + i) >> 13));
+    test::write_text(files.back(), bytes);
+  }
+  const auto ids = git.write_blobs(files, 1 << 20);
+  for (std::size_t i = 0; i < files.size(); i += 13)
+    EXPECT_EQ(r.git("cat-file blob " + ids[i]), test::read_text(files[i])) << i;
+  r.git("fsck --strict");
+  for (const auto& e : fs::directory_iterator(r.dir / ".git/objects/pack"))
+    if (e.path().extension() == ".idx") r.git("verify-pack " + e.path().string());
+}
+
+TEST_P(BlobPack, ASharedRepositoryLeavesThePackToGit) {
+  Repo r(GetParam());
+  r.git("config core.sharedRepository group");
+  const GitCli git(r.dir.path());
+  const auto files = r.files(150, "shared");
+  const auto ids = git.write_blobs(files, 1 << 20);
+  EXPECT_EQ(r.packs(), 1u);
+  for (const auto& e : fs::directory_iterator(r.dir / ".git/objects/pack"))
+    EXPECT_NE(e.status().permissions() & fs::perms::group_read, fs::perms::none) << e.path();
+  EXPECT_EQ(r.git("cat-file blob " + ids[9]), test::read_text(files[9]));
 }
 
 TEST_P(BlobPack, AFewBlobsAreWrittenLooseAsAFetchWould) {
@@ -81,6 +122,7 @@ TEST_P(BlobPack, AFileThatCannotBeReadStopsTheWriteAndKeepsNothing) {
   test::write_text(big[140], std::string(5000, 'b'));
   EXPECT_THROW(git.write_blobs(big, 4096), Error);
   EXPECT_EQ(r.packs(), 0u);
+  EXPECT_TRUE(fs::is_empty(r.dir / ".git/objects/pack"));  // no temporary file left either
   r.git("fsck --strict");
 }
 

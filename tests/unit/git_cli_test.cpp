@@ -5,9 +5,12 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <numeric>
 #include <tuple>
 
 #include "core/base/error.hpp"
+#include "core/git/index_file.hpp"
+#include "core/git/object_hash.hpp"
 #include "test_support.hpp"
 
 namespace jpblob {
@@ -202,6 +205,98 @@ TEST(InPlaceMarkingRefuses, ALockACorruptIndexAndASplitIndex) {
   r.git("update-index --split-index");
   const std::string split = test::read_text(index);
   EXPECT_FALSE(git.set_skip_worktree_in_place({"a"})) << "a split index (link)";
+  EXPECT_EQ(test::read_text(index), split);
+  EXPECT_FALSE(fs::exists(r.dir / ".git/index.lock"));
+}
+
+// Blobs staged by the hook enter the index in one pass (index_file.hpp):
+// the same entries, ids, flags and trees as git's update-index
+// --index-info then --skip-worktree, every other entry's bytes as they
+// were, the folders above the new entries written again by git, the
+// index's timestamp kept.
+class InPlaceAdding : public ::testing::TestWithParam<std::tuple<std::string, int>> {};
+
+TEST_P(InPlaceAdding, GivesWhatGitsUpdateIndexGives) {
+  const auto& [format, version] = GetParam();
+  Repo ours(format), theirs(format);
+  std::vector<std::string> blobs;
+  for (Repo* r : {&ours, &theirs}) {
+    for (const char* f : {".jp/blobs/aa/bb/old.blob.gz", ".jp/conversations/1/events.json",
+                          ".jp/conversations/2/events.json", "a", "z/y"})
+      r->write(f, f);
+    r->git("add -A && git commit -qm c && git update-index --index-version " + std::to_string(version));
+    // Version 2 stays 2 until an entry has extended flags: here the new ones.
+    if (version > 2) r->git("update-index --skip-worktree .jp/blobs/aa/bb/old.blob.gz");
+    r->git("write-tree");
+    r->git("update-index --untracked-cache");  // UNTR, which new entries may change
+  }
+  std::vector<std::string> ids;
+  for (int i = 0; i < 4; ++i) {
+    const std::string text = "blob " + std::to_string(i);
+    ours.write("outside" + std::to_string(i), text);
+    ids.push_back(ours.git("hash-object -w outside" + std::to_string(i)).substr(0, format == "sha256" ? 64 : 40));
+    theirs.write("outside" + std::to_string(i), text);
+    theirs.git("hash-object -w outside" + std::to_string(i));
+  }
+  // A new folder, the folder that has one already, one path in place of
+  // the same path (a new id), one at the very end.
+  const std::vector<std::string> paths = {".jp/blobs/cc/dd/new.blob.gz", ".jp/blobs/aa/bb/new.blob.gz",
+                                          ".jp/blobs/aa/bb/old.blob.gz", "zz/last"};
+  std::string info;
+  std::vector<NewIndexEntry> adding;
+  for (std::size_t i = 0; i < paths.size(); ++i) {
+    info += "100644 " + ids[i] + "\t" + paths[i] + "\n";
+    adding.push_back({paths[i], 0100644, raw_object_id(ids[i])});
+  }
+  test::write_text(theirs.dir / "info", info);
+  theirs.git("update-index --index-info < info && git update-index --skip-worktree " +
+             std::accumulate(paths.begin(), paths.end(), std::string(), [](std::string a, const std::string& p) {
+               return a + " " + p;
+             }));
+  const auto mtime = fs::last_write_time(ours.dir / ".git/index");
+  const std::string before = ours.git("ls-files --debug a");
+  ASSERT_TRUE(add_entries_in_place(ours.dir / ".git/index", adding, format));
+  EXPECT_EQ(fs::last_write_time(ours.dir / ".git/index"), mtime) << "the index's timestamp changed";
+  EXPECT_EQ(ours.git("ls-files --debug a"), before) << "an entry not added changed";
+  EXPECT_FALSE(fs::exists(ours.dir / ".git/index.lock"));
+  EXPECT_EQ(ours.git("ls-files -s -t"), theirs.git("ls-files -s -t"));
+  for (const std::string& p : paths)
+    EXPECT_EQ(ours.git("ls-files --debug " + p), theirs.git("ls-files --debug " + p)) << p;
+  // The trees above the new entries are written again; the others are kept.
+  EXPECT_EQ(ours.git("write-tree"), theirs.git("write-tree"));
+  EXPECT_EQ(ours.git("fsck --no-dangling 2>&1"), "");
+  EXPECT_EQ(ours.git("status --porcelain --untracked-files=no"), theirs.git("status --porcelain --untracked-files=no"));
+  EXPECT_EQ(ours.git("commit -qm next && git show --stat --format= HEAD"), theirs.git("commit -qm next && git show --stat --format= HEAD"));
+}
+
+INSTANTIATE_TEST_SUITE_P(FormatsAndVersions, InPlaceAdding,
+                         ::testing::Combine(::testing::Values("sha1", "sha256"), ::testing::Values(2, 3, 4)));
+
+// Where git would refuse the entries, or the index is one it cannot be
+// sure of, nothing changes: git is asked then, and says why.
+TEST(InPlaceAddingRefuses, AConflictAFileWhereAFolderGoesAndASplitIndex) {
+  Repo r("sha1");
+  r.write("a", "a");
+  r.write("d/e", "e");
+  r.git("add -A && git commit -qm c");
+  const std::string id = raw_object_id(r.git("rev-parse HEAD:a").substr(0, 40));
+  const fs::path index = r.dir / ".git/index";
+  const std::string bytes = test::read_text(index);
+  EXPECT_FALSE(add_entries_in_place(index, {{"a/x", 0100644, id}}, "sha1")) << "a file where a folder goes";
+  EXPECT_FALSE(add_entries_in_place(index, {{"d", 0100644, id}}, "sha1")) << "a folder where a file goes";
+  EXPECT_FALSE(add_entries_in_place(index, {{"b", 0100644, id}, {"b", 0100644, id}}, "sha1")) << "a path twice";
+  EXPECT_EQ(test::read_text(index), bytes);
+  // A conflict at the path.
+  const std::string blob = r.git("rev-parse HEAD:a").substr(0, 40);
+  test::write_text(r.dir / "info", "0 " + std::string(40, '0') + "\tc\n100644 " + blob + " 1\tc\n100644 " + blob + " 2\tc\n");
+  r.git("update-index --index-info < info");
+  const std::string conflicted = test::read_text(index);
+  EXPECT_FALSE(add_entries_in_place(index, {{"c", 0100644, id}}, "sha1")) << "a path in conflict";
+  EXPECT_EQ(test::read_text(index), conflicted);
+  r.git("rm -q --cached c");
+  r.git("update-index --split-index");
+  const std::string split = test::read_text(index);
+  EXPECT_FALSE(add_entries_in_place(index, {{"b", 0100644, id}}, "sha1")) << "a split index (link)";
   EXPECT_EQ(test::read_text(index), split);
   EXPECT_FALSE(fs::exists(r.dir / ".git/index.lock"));
 }
