@@ -4,6 +4,7 @@
 
 #include "core/documents/document.hpp"
 #include "core/base/error.hpp"
+#include "core/git/blob_pack.hpp"
 #include "core/store/restore_budget.hpp"
 
 namespace jpblob {
@@ -23,7 +24,32 @@ std::string way_out_of_smudge(bool blob) {
 
 Filter::Filter(const std::filesystem::path& cwd,
                const std::optional<std::filesystem::path>& store_dir)
-    : workspace_(Workspace::open(cwd, store_dir, SharedSettings::Later)) {}
+    : workspace_(Workspace::open(cwd, store_dir, SharedSettings::Later)) {
+  if (workspace_.in_work_tree() && workspace_.repo())
+    needs_log_ = std::make_unique<NeedsLog>(needs_log_folder(workspace_.repo()->commondir()));
+}
+
+void Filter::record_clean(const std::string& path, std::string_view output) {
+  if (!needs_log_) return;
+  // The hook's question, asked the same way (hooks/staged_documents):
+  // sessions it always reads.
+  const DocumentKind kind = document_kind(path);
+  if (kind != DocumentKind::Conversation) return;
+  try {
+    const CleanOptions options = workspace_.settings().clean_options(path, InputForm::Committed);
+    if (output.size() > options.max_file_size) return;
+    DocumentNeeds needs = document_needs(kind, output, options.min_size, InputForm::Committed);
+    if (needs.unreadable || !needs.inline_payloads.empty() || needs.respelled != 0) return;
+    // libgit2 1.5 opens SHA-1 repositories only.
+    needs_log_->note(object_id(PackObject::Type::Blob, output, "sha1"),
+                     RecordedNeeds{kind, options.min_size, output.size(), std::move(needs.references)});
+  } catch (const Error& e) {
+    if (!needs_log_warned_)
+      std::cerr << "git-jpblob: warning: " << e.what()
+                << "; the pre-commit hook reads the files from git instead\n" << std::flush;
+    needs_log_warned_ = true;
+  }
+}
 
 void Filter::run(FilterMode mode, std::string_view input, const std::string& path, const OutputSink& out,
                  const SmudgeContext& context) {

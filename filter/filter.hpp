@@ -5,11 +5,13 @@
 
 #include <filesystem>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 
 #include "core/documents/transform.hpp"
+#include "core/workspace/needs_log.hpp"
 #include "core/workspace/workspace.hpp"
 
 namespace jpblob {
@@ -55,6 +57,12 @@ class Filter {
   void run(FilterMode mode, std::string_view input, const std::string& path, const OutputSink& out,
            const SmudgeContext& context = {});
 
+  // Records what the clean of `path` that gave `output` references, for
+  // the pre-commit hook (core/workspace/needs_log), when it is a
+  // conversation with nothing for a second clean to do. A failure to write
+  // is one warning a process: the hook then reads the file from git.
+  void record_clean(const std::string& path, std::string_view output);
+
   const Workspace& workspace() const { return workspace_; }
 
  private:
@@ -62,6 +70,8 @@ class Filter {
   void note_form(const std::string& path, bool committed);
 
   Workspace workspace_;
+  std::unique_ptr<NeedsLog> needs_log_;  // in a work tree of a repository libgit2 opens
+  bool needs_log_warned_ = false;
 };
 
 // Workspace::finish() once git is done with a filter, its failure a

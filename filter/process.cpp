@@ -215,6 +215,7 @@ void run_filter_process(int in_fd, int out_fd, const std::optional<std::filesyst
       if (!filter) throw Error(path + ": " + unusable);
       filter->run(command == "clean" ? FilterMode::Clean : FilterMode::Smudge, input, path,
                  [&](std::string_view piece) { result.append(piece); }, context);
+      if (command == "clean") filter->record_clean(path, result);
     } catch (...) {
       // One file failed, whatever the failure (an Error, memory, a bug):
       // git reports it and sends the next. Only a broken stream, outside

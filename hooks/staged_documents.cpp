@@ -10,8 +10,18 @@ namespace jpblob {
 
 namespace {
 
-DocumentRead read_document(const Workspace& ws, const RawChange& c, const GitRepo& repo) {
+DocumentRead read_document(const Workspace& ws, const RawChange& c, const GitRepo& repo,
+                           const std::unordered_map<std::string, RecordedNeeds>& recorded) {
   DocumentRead out;
+  const DocumentKind kind = document_kind(c.path);
+  const CleanOptions options = ws.settings().clean_options(c.path, InputForm::Committed);
+  // 0. The filter's answer for these very bytes, to the same question
+  // (the scan below): nothing to read.
+  if (const auto r = recorded.find(c.new_id); r != recorded.end() && kind == DocumentKind::Conversation &&
+      r->second.kind == kind && r->second.min_size == options.min_size && r->second.size <= options.max_file_size) {
+    out.references = r->second.references;
+    return out;
+  }
   std::optional<std::string> staged;
   {
     const auto lock = repo.lock();  // the workspace's is shared with clean's questions to git
@@ -25,8 +35,6 @@ DocumentRead read_document(const Workspace& ws, const RawChange& c, const GitRep
   // What is staged is clean's output (or, with no filter, JP's form with
   // nothing reference-shaped taken for the user's): read as committed, so
   // a second clean changes nothing clean wrote.
-  const DocumentKind kind = document_kind(c.path);
-  const CleanOptions options = ws.settings().clean_options(c.path, InputForm::Committed);
   // What the filter staged is clean's output already: one scan tells that
   // a second clean would give it back unchanged (no inline payload, no
   // reference in another spelling), and what it references. The clean and
@@ -53,7 +61,8 @@ DocumentRead read_document(const Workspace& ws, const RawChange& c, const GitRep
 
 }  // namespace
 
-std::vector<DocumentRead> read_staged_documents(const Workspace& ws, const std::vector<RawChange>& documents) {
+std::vector<DocumentRead> read_staged_documents(const Workspace& ws, const std::vector<RawChange>& documents,
+                                                const std::unordered_map<std::string, RecordedNeeds>& recorded) {
   std::vector<DocumentRead> reads(documents.size());
   const std::size_t threads = std::clamp<std::size_t>(std::thread::hardware_concurrency(), 1, 8);
   parallel_for(
@@ -61,7 +70,7 @@ std::vector<DocumentRead> read_staged_documents(const Workspace& ws, const std::
       [&](std::size_t t) {
         const auto own = GitRepo::open(ws.top());
         for (std::size_t i = t; i < documents.size(); i += threads)
-          reads[i] = read_document(ws, documents[i], own ? *own : *ws.repo());
+          reads[i] = read_document(ws, documents[i], own ? *own : *ws.repo(), recorded);
       },
       static_cast<unsigned>(threads));
   return reads;

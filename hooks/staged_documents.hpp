@@ -6,7 +6,12 @@
 #include <vector>
 
 #include "core/documents/document.hpp"
+#include <string>
+#include <unordered_map>
+#include <vector>
+
 #include "core/git/git_cli.hpp"
+#include "core/workspace/needs_log.hpp"
 #include "core/workspace/workspace.hpp"
 
 namespace jpblob {
@@ -25,6 +30,10 @@ struct DocumentRead {
 // one object at a time from a shared one (GitRepo::lock), and reading was
 // half of a 1,000-conversation commit's 1.7 s here. Throws what clean
 // throws for a document it cannot read as its kind.
-std::vector<DocumentRead> read_staged_documents(const Workspace& ws, const std::vector<RawChange>& documents);
+// `recorded`: what the filter recorded of its outputs (core/workspace/needs_log),
+// by git id; a document found there with the same question (kind, minimum
+// size) is not read.
+std::vector<DocumentRead> read_staged_documents(const Workspace& ws, const std::vector<RawChange>& documents,
+                                                const std::unordered_map<std::string, RecordedNeeds>& recorded = {});
 
 }  // namespace jpblob

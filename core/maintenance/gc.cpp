@@ -16,6 +16,7 @@
 #include "core/base/parallel.hpp"
 #include "core/git/git_cli.hpp"
 #include "core/workspace/kept.hpp"
+#include "core/workspace/needs_log.hpp"
 #include "core/maintenance/live_set.hpp"
 
 namespace jpblob {
@@ -235,6 +236,9 @@ GcReport run_gc(const Workspace& ws, const GcOptions& options, const Progress& p
       report.bytes_freed += size;
     }
   }
+  // The filter's records for the hook (core/workspace/needs_log) are a
+  // cache: those a commit never consumed (`--no-verify`) go here.
+  if (!options.dry_run && ws.repo()) remove_needs_logs(list_needs_logs(needs_log_folder(ws.repo()->commondir())));
   // Unstage first, then delete: a gc killed in between leaves untracked
   // orphans, which the next gc deletes.
   if (!options.dry_run && ws.in_work_tree()) {

@@ -136,6 +136,35 @@ hook_respells_references() {
 }
 case_ "a staged committed form with a reference spelled otherwise: the hook writes clean's spelling" hook_respells_references
 
+# The filter records what each output references for the hook
+# (core/workspace/needs_log): the line for the staged id names exactly
+# the blobs the staged conversation references; a log cut short or
+# garbled costs a read, never a blob; the logs go with the commit.
+needs_records() {
+  write_conversation 6-recorded "recorded output one"
+  grow_conversation .jp/conversations/6-recorded/events.json "recorded output two"
+  git add .jp/conversations/6-recorded
+  local logs id listed referenced
+  logs="$(git rev-parse --git-common-dir)/jpblob/needs"
+  id=$(git rev-parse :.jp/conversations/6-recorded/events.json)
+  listed=$(cat "$logs"/*.log | grep "^$id " | tr ' ' '\n' | sed -n 's/^\([0-9a-f]\{64\}\):.*/\1/p' | sort)
+  referenced=$(git cat-file -p "$id" | grep -o '"\$blob":"[0-9a-f]\{64\}"' | cut -d'"' -f4 | sort -u)
+  [ -n "$referenced" ] || fail "the setup references no blob"
+  [ "$listed" = "$referenced" ] || fail "the record lists [$listed], the conversation references [$referenced]"
+  # Cut mid-line, then a line of nonsense: the hook reads the file instead.
+  for f in "$logs"/*.log; do
+    head -c 60 "$f" > "$f.cut" && printf 'not a record\n%s' "$(head -c 20 "$f")" >> "$f.cut" && mv "$f.cut" "$f"
+  done
+  local before
+  before=$(ls "$logs")
+  git commit -qm recorded 2> "$TEST_ROOT/err" || fail "the commit failed: $(cat "$TEST_ROOT/err")"
+  assert_blobs_committed
+  assert_no_changes
+  # (git's own refresh after the hook may clean again and start a new log.)
+  for f in $before; do [ ! -e "$logs/$f" ] || fail "a log the hook read outlived the commit: $f"; done
+}
+case_ "the filter's record of each output's references: exact, and a log cut short costs nothing" needs_records
+
 refuses_deleted_blob() {
   write_conversation 4-deleted "blob deleted after add"
   # Backdated, so the index entry is not racy: otherwise git re-cleans the
