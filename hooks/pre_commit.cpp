@@ -86,6 +86,7 @@ class Hook {
       stage_blobs();
       drop_kept();  // before the files leave: a copy that is one of them goes unasked
       leave_work_tree();
+      remove_needs_logs(needs_logs_);
     }
     return report_;
   }
@@ -135,7 +136,12 @@ class Hook {
   // What each document needs is judged in order, so the messages and the
   // staging are the same whatever the threads that read them did.
   void check_documents() {
-    const std::vector<DocumentRead> reads = read_staged_documents(ws_, documents_);
+    // What the filter recorded of its outputs (core/workspace/needs_log):
+    // the logs go once the commit has passed this hook.
+    std::unordered_map<std::string, RecordedNeeds> recorded;
+    if (!documents_.empty() && ws_.repo())
+      recorded = read_needs_logs(needs_log_folder(ws_.repo()->commondir()), needs_logs_);
+    const std::vector<DocumentRead> reads = read_staged_documents(ws_, documents_, recorded);
     for (std::size_t i = 0; i < documents_.size(); ++i) {
       const RawChange& c = documents_[i];
       ++report_.conversations;
@@ -391,7 +397,7 @@ class Hook {
           (staged_here.count(tracked_blob_path(*e.digest)) ? held_here : ask).push_back(*e.digest);
     std::sort(ask.begin(), ask.end());
     ask.erase(std::unique(ask.begin(), ask.end()), ask.end());
-    drop_kept_copies_held(ws_, staged_here, held_here);  // each copy still checked against its id
+    drop_kept_copies_staged_here(ws_, held_here);
     drop_kept_copies(ws_, *git_, ask);
   }
 
@@ -469,6 +475,7 @@ class Hook {
   std::vector<std::string> to_stage_;
   std::vector<GitCli::OutOfTree> out_of_tree_;  // a lean tree's new blobs, staged from the git folder
   std::vector<Missing> missing_;
+  std::vector<fs::path> needs_logs_;  // read by check_documents
   PreCommitReport report_;
 };
 

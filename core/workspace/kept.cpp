@@ -71,4 +71,9 @@ std::size_t drop_kept_copies(const Workspace& ws, const GitCli& index, const std
   return remove_all(ws, kept_copies_staged(ws, index, digests));
 }
 
+std::size_t drop_kept_copies_staged_here(const Workspace& ws, const std::vector<Digest>& digests) {
+  if (!ws.kept() || digests.empty() || !kept_copies_may_go(ws)) return 0;
+  return remove_all(ws, digests);
+}
+
 }  // namespace jpblob
