@@ -65,15 +65,16 @@ void write_pack_files(PackStream& pack, const fs::path& folder, const std::strin
   Temp packfile, index;
   packfile.open(folder / ("tmp_pack_jpblob_" + suffix), what);
   std::string chunk, buffer, checksum;
+  const std::string pack_name = "the new pack " + packfile.path.string();
   while (pack.next(chunk)) {
     buffer.append(chunk);
     if (buffer.size() >= (1u << 20)) {
-      write_all(packfile.fd.get(), buffer, what);
+      write_all(packfile.fd.get(), buffer, pack_name);
       buffer.clear();
     }
     checksum = chunk;  // the last one is the pack's checksum
   }
-  write_all(packfile.fd.get(), buffer, what);
+  write_all(packfile.fd.get(), buffer, pack_name);
   packfile.finish(what);
 
   // The index: the ids in order, with a fan-out table of their first byte.
@@ -102,7 +103,7 @@ void write_pack_files(PackStream& pack, const fs::path& folder, const std::strin
   sum.update(idx);
   idx.append(sum.finish_raw());
   index.open(folder / ("tmp_idx_jpblob_" + suffix), what);
-  write_all(index.fd.get(), idx, what);
+  write_all(index.fd.get(), idx, "the new pack's index " + index.path.string());
   index.finish(what);
 
   // The pack first: git finds a pack by its index.

@@ -23,6 +23,18 @@ std::string first_line(const std::string& text) {
   return line;
 }
 
+// What git said of a failure, in one line: its own "fatal:" or "error:"
+// line where there is one, before a filter's warnings git passed on.
+std::string git_error(const std::string& err) {
+  for (std::size_t at = 0; at < err.size();) {
+    const std::size_t end = std::min(err.find('\n', at), err.size());
+    const std::string_view line(err.data() + at, end - at);
+    if (line.starts_with("fatal: ") || line.starts_with("error: ")) return first_line(std::string(line));
+    at = end + 1;
+  }
+  return first_line(err);
+}
+
 std::string scope_flag(ConfigScope scope) { return "--" + config_scope_name(scope); }
 
 // Splits "a b c" into its space-separated fields.
@@ -76,7 +88,7 @@ GitCli::Output GitCli::run(std::vector<std::string> args, const std::string& inp
 
 std::string GitCli::must(const std::string& what, std::vector<std::string> args, const std::string& input) const {
   auto r = run(std::move(args), input);
-  if (r.status != 0) throw Error("cannot " + what + ": " + first_line(r.err));
+  if (r.status != 0) throw Error("cannot " + what + ": " + git_error(r.err));
   return std::move(r.out);
 }
 

@@ -400,7 +400,7 @@ bool edit_in_place(const fs::path& index, Change change) {
   if (lock < 0) return false;
   // From here the lock is ours until it is renamed over the index; once
   // renamed, the name may already be another git's lock: never touched again.
-  const int fd = ::open(index.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+  const int fd = ::open(index.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);  // a FIFO never blocks
   struct stat st {};
   std::optional<std::string> out;
   if (fd >= 0 && ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {

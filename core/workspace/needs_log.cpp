@@ -140,7 +140,8 @@ std::vector<fs::path> list_needs_logs(const fs::path& folder) {
 std::unordered_map<std::string, RecordedNeeds> read_needs_logs(const fs::path& folder, std::vector<fs::path>& files) {
   std::unordered_map<std::string, RecordedNeeds> out;
   for (const fs::path& path : list_needs_logs(folder)) {
-    Fd fd(::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
+    // Not blocking: a FIFO of that name must not hold the commit up.
+    Fd fd(::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK));
     struct stat st {};
     if (!fd.valid() || ::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
     try {

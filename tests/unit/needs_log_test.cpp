@@ -4,6 +4,7 @@
 #include "core/workspace/needs_log.hpp"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include "core/format/digest.hpp"
 #include "test_support.hpp"
@@ -50,6 +51,17 @@ TEST(NeedsLog, WhatIsNotedIsReadBackAndTheLogsAreListed) {
     EXPECT_EQ(n.references[i].size, sample(3).references[i].size);
   }
   EXPECT_TRUE(read.at(kSha256Id).references.empty());
+  // A FIFO, a folder and a link under a log's name are skipped, and the
+  // FIFO does not hold the reader up (it has no writer).
+  ASSERT_EQ(::mkfifo((folder / "fifo.log").c_str(), 0600), 0);
+  fs::create_directory(folder / "folder.log");
+  fs::create_symlink(files.front(), folder / "link.log");
+  std::vector<fs::path> again;
+  EXPECT_EQ(read_needs_logs(folder, again).size(), 3u);
+  EXPECT_EQ(again.size(), 2u);
+  fs::remove(folder / "fifo.log");
+  fs::remove(folder / "folder.log");
+  fs::remove(folder / "link.log");
   remove_needs_logs(files);
   EXPECT_TRUE(list_needs_logs(folder).empty());
   files.clear();
