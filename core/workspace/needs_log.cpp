@@ -16,6 +16,11 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr std::string_view kSuffix = ".log";
+// The version of what a record answers: document_needs' references for
+// the text. Raised whenever that answer changes for some text, so that a
+// log an older git-jpblob wrote before an upgrade is never taken for the
+// new answer (gc removes it; the hook only reads its own version's).
+constexpr std::string_view kVersion = "n1-";
 
 char kind_letter(DocumentKind kind) { return kind == DocumentKind::Conversation ? 'c' : 's'; }
 
@@ -104,7 +109,8 @@ void NeedsLog::note(const std::string& id, const RecordedNeeds& needs) {
       fs::create_directories(folder_, ec);
       std::random_device random;
       const fs::path file =
-          folder_ / (std::to_string(::getpid()) + "-" + std::to_string(random()) + std::string(kSuffix));
+          folder_ / (std::string(kVersion) + std::to_string(::getpid()) + "-" + std::to_string(random()) +
+                     std::string(kSuffix));
       Fd fd(::open(file.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0666));
       if (!fd.valid()) throw errno_error("cannot record what the cleaned files reference in " + file.string(), errno);
       fd_ = std::move(fd);
@@ -140,6 +146,7 @@ std::vector<fs::path> list_needs_logs(const fs::path& folder) {
 std::unordered_map<std::string, RecordedNeeds> read_needs_logs(const fs::path& folder, std::vector<fs::path>& files) {
   std::unordered_map<std::string, RecordedNeeds> out;
   for (const fs::path& path : list_needs_logs(folder)) {
+    if (!path.filename().string().starts_with(kVersion)) continue;  // another version's
     // Not blocking: a FIFO of that name must not hold the commit up.
     Fd fd(::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK));
     struct stat st {};

@@ -59,6 +59,13 @@ TEST(NeedsLog, WhatIsNotedIsReadBackAndTheLogsAreListed) {
   std::vector<fs::path> again;
   EXPECT_EQ(read_needs_logs(folder, again).size(), 3u);
   EXPECT_EQ(again.size(), 2u);
+  // Another version's log is not read, but is listed (gc removes it).
+  fs::copy_file(files.front(), folder / "n0-1-2.log");
+  std::vector<fs::path> mine;
+  read_needs_logs(folder, mine);
+  EXPECT_EQ(mine.size(), 2u);
+  EXPECT_EQ(list_needs_logs(folder).size(), 6u);
+  fs::remove(folder / "n0-1-2.log");
   fs::remove(folder / "fifo.log");
   fs::remove(folder / "folder.log");
   fs::remove(folder / "link.log");
