@@ -35,4 +35,19 @@ full_run_after_kills() {
   verify_blobs
 }
 case_ "a full run after the kills completes the store and round-trips" full_run_after_kills
+
+# Standard input that is a regular file of a MiB or more is mapped, not
+# read (filter/oneshot): the same bytes out as from a pipe, and a file
+# whose offset is past its start (a shell that read a line of it) is
+# taken from where it stands, as a read would.
+file_or_pipe() {
+  [ "$(stat -c %s "$TEST_ROOT/big.json")" -ge 1048576 ] || fail "the input is too small to be mapped"
+  cat "$TEST_ROOT/big.json" | "$JPBLOB_BIN" clean > "$TEST_ROOT/piped.json"
+  "$JPBLOB_BIN" clean < "$TEST_ROOT/big.json" > "$TEST_ROOT/mapped.json"
+  cmp "$TEST_ROOT/piped.json" "$TEST_ROOT/mapped.json" || fail "a file and a pipe cleaned differently"
+  { head -c 1 > /dev/null; "$JPBLOB_BIN" clean > "$TEST_ROOT/offset.json" 2> "$TEST_ROOT/err"; } < "$TEST_ROOT/big.json" || true
+  tail -c +2 "$TEST_ROOT/big.json" | "$JPBLOB_BIN" clean > "$TEST_ROOT/rest.json" 2> /dev/null || true
+  cmp "$TEST_ROOT/offset.json" "$TEST_ROOT/rest.json" || fail "a file past its start was not taken from there"
+}
+case_ "a file is mapped, a pipe read: the same bytes; a file past its start is read from there" file_or_pipe
 pass
