@@ -11,6 +11,7 @@
 #include <strings.h>
 
 #include "core/base/error.hpp"
+#include "core/git/git_cli.hpp"
 
 namespace jpblob {
 
@@ -284,8 +285,25 @@ std::optional<std::string> GitRepo::read_object(const std::string& hex) const {
   return read_blob(repo_.get(), &id, "object " + hex);
 }
 
+// git's own reading of the index, where libgit2 1.5 cannot read it: a
+// split index (the `link` extension, core.splitIndex), an entry whose
+// path is 4,096 bytes or more. git reads any index it wrote.
+GitCli GitRepo::index_reader() const {
+  const char* workdir = git_repository_workdir(repo_.get());
+  return GitCli(workdir ? fs::path(workdir) : cwd_);
+}
+
 std::optional<std::string> GitRepo::read_staged(std::string_view path) const {
-  auto idx = index();
+  std::unique_ptr<git_index, IndexDeleter> idx;
+  try {
+    idx = index();
+  } catch (const Error&) {
+    const std::string p(path);
+    const auto ids = index_reader().index_ids({p});
+    const auto id = ids.find(p);
+    if (id == ids.end()) return std::nullopt;
+    return read_object(id->second);
+  }
   const std::string p(path);
   const git_index_entry* entry = git_index_get_bypath(idx.get(), p.c_str(), 0);
   if (!entry) return std::nullopt;
@@ -293,7 +311,15 @@ std::optional<std::string> GitRepo::read_staged(std::string_view path) const {
 }
 
 std::vector<IndexEntry> GitRepo::index_entries(std::string_view folder, Entries which) const {
-  auto idx = index();
+  std::unique_ptr<git_index, IndexDeleter> idx;
+  try {
+    idx = index();
+  } catch (const Error&) {
+    std::vector<IndexEntry> out;
+    for (IndexEntry& e : index_reader().index_entries({literal_pathspec(folder)}))
+      if (e.stage == 0 && (which == Entries::All || e.skip_worktree)) out.push_back(std::move(e));
+    return out;
+  }
   std::vector<IndexEntry> out;
   const std::string prefix = std::string(folder) + "/";
   const std::size_t n = git_index_entrycount(idx.get());

@@ -24,6 +24,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/git/git_cli.hpp"
 #include "core/git/index_entry.hpp"
 
 struct git_repository;
@@ -170,6 +171,9 @@ class GitRepo {
 
  private:
   explicit GitRepo(git_repository* repo);
+  // git itself, run at the top of the work tree, for an index libgit2
+  // cannot read (index_entries, read_staged).
+  GitCli index_reader() const;
   void add_worktree_config();
   // Reads objects from $GIT_OBJECT_DIRECTORY and
   // $GIT_ALTERNATE_OBJECT_DIRECTORIES when set, as git does.

@@ -91,6 +91,37 @@ lean_clone() {
 }
 case_ "a plain git clone after install keeps no blob file, nor does the adopting repository or a new worktree" lean_clone
 
+# libgit2 1.5 reads no split index (the `link` extension) and no entry of
+# 4,096 path bytes or more: the filter's and hook's index reads then ask
+# git (GitRepo::index_entries, read_staged).
+split_index_clone() {
+  git -c core.splitIndex=true clone -q "$TEST_ROOT/team" "$TEST_ROOT/split" 2> "$TEST_ROOT/err" ||
+    fail "clone failed: $(cat "$TEST_ROOT/err")"
+  cd "$TEST_ROOT/split"
+  git config core.splitIndex true
+  git update-index --split-index
+  ls .git/sharedindex.* > /dev/null 2>&1 || fail "the setup made no split index"
+  [ "$(blob_files)" -eq 0 ] || fail "the clone kept $(blob_files) blob files"
+  assert_clean_status
+  write_conversation 9-split "output committed in a split index"
+  git add .jp/conversations 2> "$TEST_ROOT/err" || fail "git add failed: $(cat "$TEST_ROOT/err")"
+  git commit -qm split 2> "$TEST_ROOT/err" || fail "the commit failed: $(cat "$TEST_ROOT/err")"
+  assert_blobs_committed
+  assert_clean_status
+  [ "$(blob_files)" -eq 0 ] || fail "the commit left $(blob_files) blob files"
+  git jpblob verify > /dev/null 2> "$TEST_ROOT/err" || fail "verify fails: $(cat "$TEST_ROOT/err")"
+  # A path of 4,100 bytes beside them (libgit2 1.5: "invalid entry").
+  local deep
+  deep=$(python3 -c 'print("/".join(["d" * 200] * 20))')
+  mkdir -p "$deep" && echo long > "$deep/f"
+  git add "$deep/f" && git commit -qm deep
+  grow_conversation .jp/conversations/9-split/events.json "after the long path"
+  git commit -qam "after the long path" 2> "$TEST_ROOT/err" || fail "the commit failed: $(cat "$TEST_ROOT/err")"
+  assert_blobs_committed
+  assert_clean_status
+}
+case_ "a clone with a split index, and a path of 4,100 bytes: lean, clean, commits its blobs" split_index_clone
+
 # git's own view of a repository: its config, hooks, sparse state and the
 # long status, which names a sparse checkout.
 repository_as_git_sees_it() {

@@ -334,6 +334,27 @@ TEST(GitRepo, SmudgeReadsTheIndexGitNames) {
   EXPECT_EQ(h.smudged(), h.original);
 }
 
+// libgit2 1.5 reads no split index (core.splitIndex: the `link`
+// extension); git reads it for index_entries and read_staged.
+TEST(GitRepo, ASplitIndexIsReadThroughGit) {
+  StagedHello h;
+  h.g.git("update-index --split-index");
+  ASSERT_TRUE(fs::exists(h.g.repo() / ".git/index"));
+  bool split = false;
+  for (const auto& e : fs::directory_iterator(h.g.repo() / ".git"))
+    split |= e.path().filename().string().starts_with("sharedindex.");
+  ASSERT_TRUE(split) << "the setup made no split index";
+  const auto repo = GitRepo::open(h.g.repo());
+  ASSERT_TRUE(repo);
+  EXPECT_THROW(repo->index(), Error) << "libgit2 reads split indexes now: the fallback can go";
+  const auto entries = repo->index_entries(".jp/blobs", GitRepo::Entries::All);
+  ASSERT_FALSE(entries.empty());
+  for (const IndexEntry& e : entries) EXPECT_TRUE(e.path.starts_with(".jp/blobs/")) << e.path;
+  EXPECT_EQ(repo->read_staged(h.rel), std::optional<std::string>(test::read_text(h.blob))) << "read_staged";
+  h.remove_blob();
+  EXPECT_EQ(h.smudged(), h.original);  // from the index, through git
+}
+
 TEST(GitRepo, CorruptBlobInGitIsAnErrorNotData) {
   GitSandbox g;
   const Digest d = Sha256::of("hello");
