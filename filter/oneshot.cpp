@@ -30,6 +30,7 @@ class StandardInput {
         if (p != MAP_FAILED) {
           mapped_ = p;
           size_ = static_cast<std::size_t>(st.st_size);
+          ::lseek(STDIN_FILENO, st.st_size, SEEK_SET);  // used up, as a read leaves it
           return;
         }
       }

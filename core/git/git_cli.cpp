@@ -216,6 +216,13 @@ std::vector<GitCli::OutOfTree> GitCli::stage_out_of_tree(std::vector<OutOfTree> 
   return entries;
 }
 
+void GitCli::set_index_ids(const std::vector<IndexEntry>& entries) const {
+  if (entries.empty()) return;
+  std::string info;
+  for (const IndexEntry& e : entries) info.append(e.mode).append(" ").append(e.id).append("\t").append(e.path).push_back('\0');
+  must("restage the files", {"update-index", "-z", "--index-info"}, info);
+}
+
 std::size_t GitCli::remove_from_index(const std::vector<std::string>& paths) const {
   const auto tracked = index_ids(paths);
   if (tracked.empty()) return 0;

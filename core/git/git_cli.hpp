@@ -78,6 +78,9 @@ class GitCli {
   // --batch-check -z`; a path that is not in the index is absent.
   std::unordered_map<std::string, std::string> index_ids(const std::vector<std::string>& paths) const;
 
+  // Sets each entry's mode and id at its path (stage 0), as `git
+  // update-index --index-info` does: no stat data.
+  void set_index_ids(const std::vector<IndexEntry>& entries) const;
   // What the index changes against HEAD (against the empty tree before the
   // first commit) under a few pathspecs; renames are not detected.
   std::vector<RawChange> staged_changes(const std::vector<std::string>& pathspecs) const;

@@ -91,9 +91,9 @@ lean_clone() {
 }
 case_ "a plain git clone after install keeps no blob file, nor does the adopting repository or a new worktree" lean_clone
 
-# libgit2 1.5 reads no split index (the `link` extension) and no entry of
-# 4,096 path bytes or more: the filter's and hook's index reads then ask
-# git (GitRepo::index_entries, read_staged).
+# libgit2 1.5 reads no split index (the `link` extension): the filter's
+# and hook's index reads and the hook's restaging then ask git
+# (GitRepo::index_entries, read_staged, set_index_entry_id).
 split_index_clone() {
   git -c core.splitIndex=true clone -q "$TEST_ROOT/team" "$TEST_ROOT/split" 2> "$TEST_ROOT/err" ||
     fail "clone failed: $(cat "$TEST_ROOT/err")"
@@ -110,17 +110,21 @@ split_index_clone() {
   assert_clean_status
   [ "$(blob_files)" -eq 0 ] || fail "the commit left $(blob_files) blob files"
   git jpblob verify > /dev/null 2> "$TEST_ROOT/err" || fail "verify fails: $(cat "$TEST_ROOT/err")"
-  # A path of 4,100 bytes beside them (libgit2 1.5: "invalid entry").
-  local deep
-  deep=$(python3 -c 'print("/".join(["d" * 200] * 20))')
-  mkdir -p "$deep" && echo long > "$deep/f"
-  git add "$deep/f" && git commit -qm deep
-  grow_conversation .jp/conversations/9-split/events.json "after the long path"
-  git commit -qam "after the long path" 2> "$TEST_ROOT/err" || fail "the commit failed: $(cat "$TEST_ROOT/err")"
+  # Staged with no filter: the hook cleans it and restages the result.
+  write_conversation 9-raw "output staged without the filter"
+  local raw=.jp/conversations/9-raw/events.json
+  git update-index --add --cacheinfo "100644,$(git hash-object -w --no-filters "$raw"),$raw"
+  git add .jp/conversations/9-raw/metadata.json 2> /dev/null || true
+  git cat-file -p ":$raw" | grep -q '"\$blob"' && fail "the setup staged the conversation cleaned"
+  git commit -qm raw 2> "$TEST_ROOT/err" || fail "the commit of an unfiltered conversation failed: $(cat "$TEST_ROOT/err")"
+  git cat-file -p "HEAD:$raw" | grep -q '"\$blob"' || fail "the unfiltered conversation was committed inline"
+  assert_blobs_committed
+  grow_conversation .jp/conversations/9-split/events.json "and one more"
+  git commit -qam "commit -a in a split index" 2> "$TEST_ROOT/err" || fail "the commit failed: $(cat "$TEST_ROOT/err")"
   assert_blobs_committed
   assert_clean_status
 }
-case_ "a clone with a split index, and a path of 4,100 bytes: lean, clean, commits its blobs" split_index_clone
+case_ "a clone with a split index: lean, clean, commits (plain and -a) and restages" split_index_clone
 
 # git's own view of a repository: its config, hooks, sparse state and the
 # long status, which names a sparse checkout.

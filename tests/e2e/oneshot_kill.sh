@@ -45,6 +45,10 @@ file_or_pipe() {
   cat "$TEST_ROOT/big.json" | "$JPBLOB_BIN" clean > "$TEST_ROOT/piped.json"
   "$JPBLOB_BIN" clean < "$TEST_ROOT/big.json" > "$TEST_ROOT/mapped.json"
   cmp "$TEST_ROOT/piped.json" "$TEST_ROOT/mapped.json" || fail "a file and a pipe cleaned differently"
+  # Used up, as a read leaves it, for whatever reads the same input next.
+  local left
+  left=$({ "$JPBLOB_BIN" clean > /dev/null; wc -c; } < "$TEST_ROOT/big.json")
+  [ "$left" -eq 0 ] || fail "$left bytes of the input were left for the next reader"
   { head -c 1 > /dev/null; "$JPBLOB_BIN" clean > "$TEST_ROOT/offset.json" 2> "$TEST_ROOT/err"; } < "$TEST_ROOT/big.json" || true
   tail -c +2 "$TEST_ROOT/big.json" | "$JPBLOB_BIN" clean > "$TEST_ROOT/rest.json" 2> /dev/null || true
   cmp "$TEST_ROOT/offset.json" "$TEST_ROOT/rest.json" || fail "a file past its start was not taken from there"
