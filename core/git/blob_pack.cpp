@@ -29,6 +29,15 @@ void put_be32(std::string& out, std::uint32_t v) {
 
 std::string_view type_name(PackObject::Type type) { return type == PackObject::Type::Tree ? "tree" : "blob"; }
 
+// An object's id, raw: the hash of "<type> <size>\0" and the bytes.
+std::string raw_id_of(PackObject::Type type, std::string_view bytes, const std::string& object_format) {
+  ObjectHasher id(object_format);
+  id.update(std::string(type_name(type)) + " " + std::to_string(bytes.size()));
+  id.update(std::string_view("\0", 1));
+  id.update(bytes);
+  return id.finish_raw();
+}
+
 // A pack holds at most 2^32 - 1 objects.
 constexpr std::size_t kMaxObjects = 0xffffffffu;
 
@@ -121,12 +130,7 @@ void write_pack_files(PackStream& pack, const fs::path& folder, const std::strin
 
 
 std::string object_id(PackObject::Type type, std::string_view bytes, const std::string& object_format) {
-  // The hash of "<type> <size>\0" and the bytes.
-  ObjectHasher id(object_format);
-  id.update(std::string(type_name(type)) + " " + std::to_string(bytes.size()));
-  id.update(std::string_view("\0", 1));
-  id.update(bytes);
-  return hex_object_id(id.finish_raw());
+  return hex_object_id(raw_id_of(type, bytes, object_format));
 }
 
 PackStream::PackStream(std::vector<PackObject> objects, const std::string& object_format, std::uint64_t max_size)
@@ -149,14 +153,8 @@ bool PackStream::next(std::string& chunk) {
   } else if (next_ < objects_.size()) {
     PackObject& object = objects_[next_++];
     const std::string bytes = object.file.empty() ? std::move(object.bytes) : read_file(object.file, max_size_);
-    {
-      ObjectHasher id(format_);
-      id.update(std::string(type_name(object.type)) + " " + std::to_string(bytes.size()));
-      id.update(std::string_view("\0", 1));
-      id.update(bytes);
-      placed_.push_back({id.finish_raw(), offset_, 0});
-      ids_.push_back(hex_object_id(placed_.back().id));
-    }
+    placed_.push_back({raw_id_of(object.type, bytes, format_), offset_, 0});
+    ids_.push_back(hex_object_id(placed_.back().id));
     // The entry's header: the type and the size, four bits of it in the
     // first byte, seven in each after, low bits first.
     std::uint64_t size = bytes.size();

@@ -13,6 +13,8 @@
 #include <string_view>
 #include <vector>
 
+#include "core/base/error.hpp"
+#include "core/base/fs.hpp"
 #include "core/git/object_hash.hpp"
 
 namespace jpblob {
@@ -41,29 +43,6 @@ std::string checksum(std::string_view bytes, const std::string& object_format) {
   ObjectHasher hash(object_format);
   hash.update(bytes);
   return hash.finish_raw();
-}
-
-// Reads a whole file through a descriptor; nullopt on any error.
-std::optional<std::string> read_fd(int fd) {
-  std::string out;
-  char buf[1 << 16];
-  for (;;) {
-    const ssize_t n = ::read(fd, buf, sizeof buf);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return std::nullopt;
-    if (n == 0) return out;
-    out.append(buf, static_cast<std::size_t>(n));
-  }
-}
-
-bool write_all(int fd, std::string_view bytes) {
-  while (!bytes.empty()) {
-    const ssize_t n = ::write(fd, bytes.data(), bytes.size());
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    bytes.remove_prefix(static_cast<std::size_t>(n));
-  }
-  return true;
 }
 
 constexpr std::uint16_t kExtended = 0x4000;      // flags: extended flags follow (version 3 and up)
@@ -400,18 +379,30 @@ bool edit_in_place(const fs::path& index, Change change) {
   if (lock < 0) return false;
   // From here the lock is ours until it is renamed over the index; once
   // renamed, the name may already be another git's lock: never touched again.
-  const int fd = ::open(index.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);  // a FIFO never blocks
   struct stat st {};
   std::optional<std::string> out;
-  if (fd >= 0 && ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
-    const auto in = read_fd(fd);
-    if (in) out = change(*in);
+  {
+    const Fd fd(::open(index.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK));  // a FIFO never blocks
+    if (fd.valid() && ::fstat(fd.get(), &st) == 0 && S_ISREG(st.st_mode)) {
+      try {
+        out = change(read_all(fd.get(), index.string()));
+      } catch (const Error&) {
+        out.reset();  // unreadable: git does it
+      }
+    }
   }
-  if (fd >= 0) ::close(fd);
   // The file's own times stay: git compares each entry's mtime with the
   // index's to know which ones it must check by content.
   const struct timespec times[2] = {st.st_atim, st.st_mtim};
-  bool written = out && !out->empty() && write_all(lock, *out) && ::fchmod(lock, st.st_mode & 07777) == 0 &&
+  const auto wrote = [&] {
+    try {
+      write_all(lock, *out, index.string() + ".lock");
+      return true;
+    } catch (const Error&) {
+      return false;
+    }
+  };
+  bool written = out && !out->empty() && wrote() && ::fchmod(lock, st.st_mode & 07777) == 0 &&
                  ::futimens(lock, times) == 0;
   if (::close(lock) != 0) written = false;
   const bool renamed = written && ::rename(lock_path.c_str(), index.c_str()) == 0;

@@ -179,8 +179,10 @@ TEST_P(InPlaceMarking, KeepsStatDataTimestampAndCacheTree) {
   EXPECT_TRUE(git.set_skip_worktree_in_place({"other"}));
 }
 
-INSTANTIATE_TEST_SUITE_P(FormatsAndVersions, InPlaceMarking,
-                         ::testing::Combine(::testing::Values("sha1", "sha256"), ::testing::Values(2, 3, 4)));
+// Both object formats, each index version git writes.
+const auto kFormatsAndVersions = ::testing::Combine(::testing::Values("sha1", "sha256"), ::testing::Values(2, 3, 4));
+
+INSTANTIATE_TEST_SUITE_P(FormatsAndVersions, InPlaceMarking, kFormatsAndVersions);
 
 // Where it cannot be sure, it changes nothing and says so: the caller asks
 // git then.
@@ -269,8 +271,7 @@ TEST_P(InPlaceAdding, GivesWhatGitsUpdateIndexGives) {
   EXPECT_EQ(ours.git("commit -qm next && git show --stat --format= HEAD"), theirs.git("commit -qm next && git show --stat --format= HEAD"));
 }
 
-INSTANTIATE_TEST_SUITE_P(FormatsAndVersions, InPlaceAdding,
-                         ::testing::Combine(::testing::Values("sha1", "sha256"), ::testing::Values(2, 3, 4)));
+INSTANTIATE_TEST_SUITE_P(FormatsAndVersions, InPlaceAdding, kFormatsAndVersions);
 
 // Where git would refuse the entries, or the index is one it cannot be
 // sure of, nothing changes: git is asked then, and says why.
