@@ -159,6 +159,11 @@ int main(int argc, char** argv) {
   pre_push->callback([&] { jpblob::run_pre_push(push_remote); });
   app.add_subcommand("pre-receive", "the server's pre-receive hook: refuse pushed commits lacking a blob or holding a corrupt one")
       ->callback([] { jpblob::run_pre_receive(); });
+  std::string purge_dir;
+  app.add_subcommand("purge-retired", "delete the kept copies a commit set aside (what the pre-commit hook starts)")
+      ->add_option("git-common-dir", purge_dir, "the repository's common git folder")
+      ->required();
+  app.get_subcommand("purge-retired")->callback([&] { jpblob::run_purge_retired(purge_dir); });
   jpblob::MaintenanceArgs m;
   auto maintenance = [&](const char* name, const char* help, void (*run)(const jpblob::MaintenanceArgs&)) {
     auto* cmd = app.add_subcommand(name, help);

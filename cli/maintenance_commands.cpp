@@ -28,6 +28,7 @@
 #include "core/git/subprocess.hpp"
 #include "core/documents/transform.hpp"
 #include "core/maintenance/verify.hpp"
+#include "core/workspace/kept.hpp"
 #include "core/workspace/workspace.hpp"
 
 namespace jpblob {
@@ -69,13 +70,29 @@ void run_gc_command(const MaintenanceArgs& args) {
     json removed = json::array();
     for (const auto& x : r.removed) removed.push_back({{"path", x.path}, {"bytes", x.bytes}});
     print_json({{"dry_run", r.dry_run}, {"removed", removed}, {"bytes_freed", r.bytes_freed},
-                {"kept_live", r.kept_live}, {"kept_young", r.kept_young}, {"conversations", r.conversations}});
+                {"kept_live", r.kept_live}, {"kept_young", r.kept_young}, {"conversations", r.conversations},
+                {"retired_purged", r.retired_purged}});
     return;
   }
   for (const auto& x : r.removed) std::cout << (r.dry_run ? "would remove " : "removed ") << x.path << '\n';
   std::cout << (r.dry_run ? "Would remove " : "Removed ") << r.removed.size() << " file(s), "
             << (r.dry_run ? "freeing " : "freed ") << human(r.bytes_freed) << "; kept " << r.kept_live
             << " referenced and " << r.kept_young << " younger than " << args.prune << ".\n";
+  if (r.retired_purged)
+    std::cout << "Deleted " << r.retired_purged << " kept copie(s) a commit had set aside (all committed).\n";
+}
+
+void run_purge_retired(const std::string& common_dir) {
+  // Started by a hook and not waited for: keep none of its descriptors
+  // (a lock, a pipe someone reads to its end), and give way to what the
+  // user runs next.
+  ::close_range(3, ~0U, 0);
+  [[maybe_unused]] const int niced = ::nice(10);
+  std::error_code ec;
+  const fs::path dir = fs::canonical(common_dir, ec);
+  if (ec || !fs::is_directory(dir / "objects", ec) || !fs::exists(dir / "HEAD", ec))
+    throw Error(common_dir + " is not a git folder (the common dir of a repository)", ErrorKind::Usage);
+  purge_retired_copies(dir);
 }
 
 void run_verify_command(const MaintenanceArgs& args) {

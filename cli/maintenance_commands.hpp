@@ -30,6 +30,9 @@ struct MaintenanceArgs {
 };
 
 void run_gc_command(const MaintenanceArgs& args);
+// `git-jpblob purge-retired <git common dir>`: purge_retired_copies there,
+// at a lower priority, holding no descriptor of whoever started it.
+void run_purge_retired(const std::string& common_dir);
 void run_verify_command(const MaintenanceArgs& args);  // throws when something is wrong
 void run_files_command(const MaintenanceArgs& args);
 void run_print_command(const MaintenanceArgs& args);

@@ -40,6 +40,7 @@ std::string command_example(std::string_view command) {
       {"post-checkout", "git-jpblob post-checkout \"$@\"   # what .git/hooks/post-checkout runs"},
       {"pre-push", "git-jpblob pre-push origin https://example.com/team.git < <git's ref lines>"},
       {"pre-receive", "printf '#!/bin/sh\\nexec git-jpblob pre-receive\\n' > hooks/pre-receive   # on the server"},
+      {"purge-retired", "git-jpblob purge-retired \"$(git rev-parse --git-common-dir)\"   # what a commit starts"},
       {"gc", "git jpblob gc --dry-run && git jpblob gc --prune=now"},
       {"verify", "git jpblob verify --history origin/main..HEAD"},
       {"files", "git add $(git jpblob files jp-c17758406187)"},

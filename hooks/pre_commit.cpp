@@ -397,6 +397,9 @@ class Hook {
           (staged_here.count(tracked_blob_path(*e.digest)) ? held_here : ask).push_back(*e.digest);
     std::sort(ask.begin(), ask.end());
     ask.erase(std::unique(ask.begin(), ask.end()), ask.end());
+    // Every copy is one staged here (a commit of everything added): the
+    // folder goes aside whole, and a process of its own deletes it.
+    if (ws_.lean() && ask.empty() && retire_kept_copies(ws_, held_here)) return;
     drop_kept_copies_staged_here(ws_, held_here);
     drop_kept_copies(ws_, *git_, ask);
   }

@@ -5,7 +5,7 @@
 # share/bash-completion/completions/git-jpblob) on demand. It runs with
 # git's variables set: cur, prev, words, cword and __git_cmd_idx.
 
-__git_jpblob_commands="install uninstall clean smudge filter-process pre-commit pre-push pre-receive post-checkout gc verify
+__git_jpblob_commands="install uninstall clean smudge filter-process pre-commit pre-push pre-receive post-checkout purge-retired gc verify
 files print cat store run artifacts migrate checkout repair stats textconv merge status ls-files env version help"
 
 # The flags of one command, each ending in "=" when it takes a value.

@@ -75,6 +75,30 @@ int wait_for(pid_t pid) {
 
 }  // namespace
 
+void start_detached(const std::vector<std::string>& argv, const std::filesystem::path& cwd) {
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  for (const int fd : {0, 1, 2})
+    posix_spawn_file_actions_addopen(&actions, fd, "/dev/null", fd == 0 ? O_RDONLY : O_WRONLY, 0);
+  posix_spawn_file_actions_addchdir_np(&actions, cwd.c_str());
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  DefaultSignals signals;
+  posix_spawnattr_setflags(&signals.attr, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSID);
+  pid_t pid = 0;
+  const int rc = ::posix_spawn(&pid, args[0], &actions, &signals.attr, args.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  if (rc != 0) throw errno_error("cannot run " + argv[0], rc);
+}
+
+std::filesystem::path this_executable() {
+  std::error_code ec;
+  auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (ec) throw Error("cannot find this program's executable: " + ec.message());
+  return self;
+}
+
 std::vector<std::string> split_records(const std::string& out, char separator) {
   std::vector<std::string> records;
   std::size_t pos = 0;

@@ -46,6 +46,16 @@ CommandOutput run_command(const std::vector<std::string>& argv, const std::files
 int stream_command(const std::vector<std::string>& argv, const std::filesystem::path& cwd,
                    const std::function<void(std::string_view)>& on_output);
 
+// Starts argv[0] (an absolute path) in `cwd` and does not wait for it: a
+// session of its own, standard input, output and error on /dev/null, so
+// that nothing reading this process's output (git, a hook manager) waits
+// for it either. As git's detached `gc --auto` does. Throws Error when it
+// cannot be started.
+void start_detached(const std::vector<std::string>& argv, const std::filesystem::path& cwd);
+
+// This program's own executable, as the kernel knows it.
+std::filesystem::path this_executable();
+
 // Splits a program's output into records ended by `separator` (git's -z
 // output uses NUL); a last record without its separator is kept.
 std::vector<std::string> split_records(const std::string& out, char separator);

@@ -239,6 +239,9 @@ GcReport run_gc(const Workspace& ws, const GcOptions& options, const Progress& p
   // The filter's records for the hook (core/workspace/needs_log) are a
   // cache: those a commit never consumed (`--no-verify`) go here.
   if (!options.dry_run && ws.repo()) remove_needs_logs(list_needs_logs(needs_log_folder(ws.repo()->commondir())));
+  // Kept folders a commit set aside whose deletion never ran (killed, or
+  // no process could be started): every copy in them is staged.
+  if (!options.dry_run && ws.repo()) report.retired_purged = purge_retired_copies(ws.repo()->commondir());
   // Unstage first, then delete: a gc killed in between leaves untracked
   // orphans, which the next gc deletes.
   if (!options.dry_run && ws.in_work_tree()) {

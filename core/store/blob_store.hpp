@@ -138,7 +138,29 @@ class BlobStore {
   // a hard link to the work-tree file: no second set of bytes while both
   // exist. The pre-commit hook and gc remove a kept copy once git's index
   // holds the blob.
+  // Its writers each hold a shared lock on <common dir>/jpblob/kept.lock
+  // while they write (see retire_to).
   static BlobStore kept_copies(const std::filesystem::path& common_dir, StoreOptions options = {});
+
+  // How retire_to() went.
+  enum class Retire {
+    Moved,     // the whole folder is at `dest` now
+    Busy,      // a writer holds the lock: nothing moved
+    Declined,  // an entry `may_go` refused (or not a blob): nothing moved
+  };
+  // Moves the store's whole folder to `dest` (same file system, its parent
+  // created) in one rename, when every entry is a blob `may_go` accepts:
+  // the pre-commit hook's way to take 100,000 kept copies out of the way
+  // at once, leaving their deletion (40 µs each where unlink waits on the
+  // disk's discard) to a process of its own (core/workspace/kept). Only a
+  // store with a write lock (kept_copies) can: while it holds the lock
+  // exclusively, no writer is between opening the folder and publishing a
+  // file, so nothing written meanwhile goes with the folder, and the next
+  // write makes the folder again. Never waits for the lock (Busy). Throws
+  // Error when the rename fails for another reason than the folder being
+  // gone (then Declined).
+  Retire retire_to(const std::filesystem::path& dest,
+                   const std::function<bool(const Digest&)>& may_go) const;
 
   // From now on every blob file put(), put_all() or replace_corrupt()
   // writes is also linked into `kept` (a copy where linking is impossible).
@@ -309,6 +331,10 @@ class BlobStore {
   // bytes being stored stay where they are and `repair` is named.
   std::optional<NewFile> start_file(const Digest& digest, std::string_view bytes, int root,
                                     AtomicFile::Durability durability) const;
+  // The shared lock a writer holds from opening the folder to publishing
+  // its file (an invalid Fd for a store without a lock file, or where the
+  // lock file cannot be made: a store that cannot be written either).
+  Fd hold_writes() const;
   // Opens a folder below the root ("aa" or "aa/bb") without following a
   // link; an invalid Fd when it (or the root) does not exist. Throws Error
   // when a component is a link or not a folder.
@@ -323,6 +349,7 @@ class BlobStore {
   StoreOptions options_;
   StoreLayout layout_;
   const BlobStore* kept_ = nullptr;
+  std::filesystem::path write_lock_;  // kept_copies(): see retire_to
   std::optional<std::string> writes_refused_;
   HeldByGit held_by_git_;
   // The root folder's descriptor, opened on first use. Held by pointer so

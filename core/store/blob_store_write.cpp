@@ -112,12 +112,16 @@ std::optional<BlobStore::NewFile> BlobStore::start_file(const Digest& digest, st
 
 BlobStore::PutResult BlobStore::put(const Digest& digest, std::string_view bytes) const {
   check_writable();
+  const Fd hold = hold_writes();  // until it is published (retire_to)
   auto started = start_file(digest, bytes, -1,
                             options_.fsync ? AtomicFile::Durability::Full : AtomicFile::Durability::None);
   if (!started) return {digest, false};
   started->file->write(gzip_compress(bytes, options_.compression_level));
   const bool written = started->file->commit(AtomicFile::Replace::No);
-  if (written) keep_copy(started->leaf.get(), digest, options_.fsync);
+  if (written && kept_) {
+    const Fd kept_hold = kept_->hold_writes();
+    keep_copy(started->leaf.get(), digest, options_.fsync);
+  }
   return {digest, written};
 }
 
@@ -129,6 +133,7 @@ void BlobStore::keep_pending() const {
     digests.swap(unkept_->digests);
   }
   if (digests.empty()) return;
+  const Fd hold = kept_->hold_writes();
   for (const Digest& digest : digests) {
     const Fd leaf = open_leaf(digest, false);
     if (leaf.valid()) keep_copy(leaf.get(), digest, false);
@@ -169,6 +174,7 @@ void relink_copy(int leaf, int dest, const std::string& name, const std::string&
 
 }  // namespace
 
+// The caller holds kept_->hold_writes().
 void BlobStore::keep_copy(int leaf, const Digest& digest, bool sync) const {
   if (!kept_) return;
   const std::string name = digest.hex() + ".blob.gz";
@@ -221,6 +227,7 @@ std::vector<BlobStore::PutResult> BlobStore::put_all(
   for (std::size_t start = 0; start < unique.size(); start += kChunk) {
     const std::size_t count = std::min(kChunk, unique.size() - start);
     std::vector<NewFile> pending(count);
+    const Fd hold = hold_writes();  // until the chunk is published (retire_to)
     // The root is checked once a chunk rather than once a blob; a copy of
     // the descriptor, so no other caller of root_fd() can close it meanwhile.
     const Fd root(::dup(root_fd(true)));

@@ -1,10 +1,15 @@
 #include "core/workspace/kept.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <ctime>
 #include <filesystem>
 #include <limits>
+#include <unordered_set>
 
 #include "core/base/parallel.hpp"
+#include "core/git/subprocess.hpp"
 #include "core/store/blob_store.hpp"
 
 namespace jpblob {
@@ -74,6 +79,56 @@ std::size_t drop_kept_copies(const Workspace& ws, const GitCli& index, const std
 std::size_t drop_kept_copies_staged_here(const Workspace& ws, const std::vector<Digest>& digests) {
   if (!ws.kept() || digests.empty() || !kept_copies_may_go(ws)) return 0;
   return remove_all(ws, digests);
+}
+
+fs::path retired_copies_folder(const fs::path& common_dir) { return common_dir / "jpblob" / "retired"; }
+
+bool retire_kept_copies(const Workspace& ws, const std::vector<Digest>& staged_here) {
+  if (!ws.kept() || !ws.repo() || staged_here.empty() || !kept_copies_may_go(ws)) return false;
+  const std::unordered_set<Digest, DigestHash> staged(staged_here.begin(), staged_here.end());
+  // A name of its own: the time, this process, and a count for a second
+  // commit within the same second.
+  const fs::path folder = retired_copies_folder(ws.repo()->commondir());
+  fs::path dest;
+  std::error_code ec;
+  for (int n = 0;; ++n) {
+    dest = folder / ("kept-" + std::to_string(::time(nullptr)) + "-" + std::to_string(::getpid()) + "-" +
+                     std::to_string(n));
+    if (!fs::exists(fs::symlink_status(dest, ec))) break;
+  }
+  const auto retired = ws.kept()->retire_to(dest, [&](const Digest& d) { return staged.count(d) != 0; });
+  if (retired != BlobStore::Retire::Moved) return false;
+  try {
+    start_detached({this_executable().string(), "purge-retired", ws.repo()->commondir().string()},
+                   ws.repo()->commondir());
+  } catch (const Error&) {
+    purge_retired_copies(ws.repo()->commondir());  // no process: delete them here
+  }
+  return true;
+}
+
+std::size_t purge_retired_copies(const fs::path& common_dir) {
+  const fs::path folder = retired_copies_folder(common_dir);
+  std::error_code ec;
+  std::vector<fs::path> retired;
+  for (fs::directory_iterator it(folder, ec), end; !ec && it != end; it.increment(ec))
+    if (it->symlink_status(ec).type() == fs::file_type::directory) retired.push_back(it->path());
+  std::size_t removed = 0;
+  for (const fs::path& dir : retired) {
+    // The same deletions as any kept copy's, through the store's own
+    // folders (no link followed), several waiting on the disk at once.
+    const BlobStore copies(dir, common_dir, {}, StoreLayout::Flat);
+    std::vector<StoreEntry> entries;
+    for (StoreEntry& e : copies.entries_by_name())
+      if (e.kind != StoreEntry::Kind::Foreign) entries.push_back(std::move(e));
+    std::vector<const StoreEntry*> each;
+    for (const StoreEntry& e : entries) each.push_back(&e);
+    const auto removals =
+        copies.remove_all(each, [](std::size_t) { return std::numeric_limits<std::time_t>::max(); }, kDiskWaiters);
+    removed += static_cast<std::size_t>(std::count(removals.begin(), removals.end(), Removal::Removed));
+    fs::remove(dir, ec);  // only when empty: anything else is not ours
+  }
+  return removed;
 }
 
 }  // namespace jpblob

@@ -52,4 +52,27 @@ std::size_t drop_kept_copies_held(const Workspace& ws, const std::unordered_map<
 // Unless kept_copies_may_go() says no; returns how many went.
 std::size_t drop_kept_copies_staged_here(const Workspace& ws, const std::vector<Digest>& digests);
 
+// Takes the kept folder out of the way as a whole (BlobStore::retire_to)
+// when every copy in it is one of `staged_here` (what this process staged
+// from the copies themselves, as for drop_kept_copies_staged_here), unless
+// kept_copies_may_go() says no, and starts a process of its own that
+// deletes it (`git-jpblob purge-retired`, purge_retired_copies). For the
+// commit that stages a whole large add: deleting 114,000 copies kept that
+// commit waiting five seconds where unlink(2) waits on the disk's
+// discard. False, with nothing moved, when it cannot (a writer at work, a
+// copy not staged here, copies that must stay): the caller removes them
+// one by one.
+bool retire_kept_copies(const Workspace& ws, const std::vector<Digest>& staged_here);
+
+// <common dir>/jpblob/retired, where retire_kept_copies() moves kept
+// folders; nothing else is ever written there.
+std::filesystem::path retired_copies_folder(const std::filesystem::path& common_dir);
+
+// Deletes the folders retire_kept_copies() moved aside in the repository
+// whose common dir is `common_dir`, and returns how many copies went. Run
+// by the process retire_kept_copies() starts, and by gc, for one that was
+// killed or never started. Several at once are harmless (each deletion
+// that finds its file gone moves on).
+std::size_t purge_retired_copies(const std::filesystem::path& common_dir);
+
 }  // namespace jpblob

@@ -271,4 +271,90 @@ corrupt_kept_copy_refuses_the_commit() {
 }
 case_ "a corrupt kept copy refuses the commit and names it, with git jpblob repair" corrupt_kept_copy_refuses_the_commit
 
+# A commit that stages every kept copy (a lean tree committing all it
+# added) moves the folder aside whole, and a process of its own deletes
+# it: 114,000 deletions kept a commit of 50,000 conversations waiting five
+# seconds (core/workspace/kept, retire_kept_copies).
+retired_dir() { echo "$(git rev-parse --git-common-dir)/jpblob/retired"; }
+wait_for_purge() {
+  local i
+  for i in $(seq 100); do
+    [ -z "$(ls -A "$(retired_dir)" 2> /dev/null)" ] && return 0
+    sleep 0.1
+  done
+  fail "the set-aside copies were not deleted: $(find "$(retired_dir)" | head -5)"
+}
+
+commit_sets_the_kept_folder_aside() {
+  new_lean_repo retire
+  write_conversation 20-a "first output a commit sets aside"
+  write_conversation 21-b "second output a commit sets aside"
+  git add .jp/conversations
+  [ "$(kept_count)" -ge 2 ] || fail "set-up: expected kept copies, found $(kept_count)"
+  git commit -qm two 2> "$TEST_ROOT/err" || fail "the commit failed: $(cat "$TEST_ROOT/err")"
+  [ ! -e "$(kept_dir)" ] || fail "the kept folder was emptied one by one, not set aside: $(ls -A "$(kept_dir)")"
+  wait_for_purge
+  assert_blobs_committed
+  assert_clean_status
+  git fsck --no-dangling 2> "$TEST_ROOT/err" || fail "fsck: $(cat "$TEST_ROOT/err")"
+  # The next add makes the folder again, and the next commit sets it aside.
+  write_conversation 22-c "output after the folder went"
+  git add .jp/conversations/22-c
+  [ "$(kept_count)" -ge 1 ] || fail "the add after did not keep its copy"
+  git commit -qm c
+  [ ! -e "$(kept_dir)" ] || fail "the second commit did not set the folder aside"
+  wait_for_purge
+  assert_blobs_committed
+  git jpblob verify > "$TEST_ROOT/out" 2>&1 || fail "verify: $(cat "$TEST_ROOT/out")"
+}
+case_in_mode lean "kept copies are a lean tree's new blobs; with the store checked out they are links, each removed" \
+  "a lean commit of all it added sets the kept folder aside whole; it is deleted without the commit waiting" \
+  commit_sets_the_kept_folder_aside
+
+# Only when every copy is the commit's, and no writer is at work.
+kept_folder_stays_when_it_must() {
+  new_lean_repo retire_not
+  write_conversation 23-staged "output this commit stages"
+  write_conversation 24-later "output added, then unstaged"
+  git add .jp/conversations && git reset -q -- .jp/conversations/24-later
+  git commit -qm staged 2> "$TEST_ROOT/err" || fail "the commit failed: $(cat "$TEST_ROOT/err")"
+  [ "$(kept_count)" -eq 1 ] && [ -f "$(kept_of "output added, then unstaged")" ] ||
+    fail "the copy of the unstaged conversation did not stay alone: $(ls -A "$(kept_dir)")"
+  [ -z "$(ls -A "$(retired_dir)" 2> /dev/null)" ] || fail "a folder was set aside: $(ls -A "$(retired_dir)")"
+  git add .jp/conversations/24-later
+  # A writer (another `git add`) holding the lock: the commit does not
+  # wait, and removes the copies one by one.
+  flock -s "$(git rev-parse --git-common-dir)/jpblob/kept.lock" sleep 30 &
+  local writer=$!
+  sleep 0.3
+  git commit -qm later 2> "$TEST_ROOT/err" || fail "the commit failed: $(cat "$TEST_ROOT/err")"
+  kill $writer
+  [ -d "$(kept_dir)" ] && [ "$(kept_count)" -eq 0 ] || fail "with a writer at work the folder moved, or copies stayed"
+  [ -z "$(ls -A "$(retired_dir)" 2> /dev/null)" ] || fail "a folder was set aside under a writer's lock"
+  assert_blobs_committed
+}
+case_in_mode lean "kept copies are a lean tree's new blobs; with the store checked out they are links, each removed" \
+  "the kept folder stays when a copy is not the commit's, or a writer holds its lock" kept_folder_stays_when_it_must
+
+# A purge that never ran (killed, or no process could start): gc does it.
+gc_purges_what_a_commit_set_aside() {
+  new_installed_repo retire_gc
+  write_conversation 25-a "output committed before the purge"
+  git add .jp/conversations && git commit -qm a
+  wait_for_purge
+  local left
+  left="$(retired_dir)/kept-1-2-0"
+  mkdir -p "$left"
+  printf 'not even gzip' > "$left/$(printf x | sha256sum | cut -c1-64).blob.gz"
+  printf "a user's" > "$left/notes.txt"
+  git jpblob gc --json > "$TEST_ROOT/out" || fail "gc failed"
+  python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); assert j["retired_purged"] == 1, j' "$TEST_ROOT/out" ||
+    fail "gc did not purge the set-aside copy: $(cat "$TEST_ROOT/out")"
+  [ "$(ls -A "$left")" = notes.txt ] || fail "gc's purge took the wrong files: $(ls -A "$left")"
+  if git jpblob purge-retired "$TEST_ROOT" 2> "$TEST_ROOT/err"; then fail "purge-retired took a folder that is no git folder"; fi
+  grep -q "not a git folder" "$TEST_ROOT/err" || fail "no reason given: $(cat "$TEST_ROOT/err")"
+}
+case_ "gc deletes kept copies a commit set aside and nothing else; purge-retired wants a git folder" \
+  gc_purges_what_a_commit_set_aside
+
 pass

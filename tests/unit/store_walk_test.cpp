@@ -1,15 +1,22 @@
 // The sealed store's listing, deletion, verification and lookups.
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include <atomic>
 #include <fstream>
 #include <limits>
 #include <map>
 #include <mutex>
+#include <set>
+#include <thread>
 
 #include "core/store/blob_store.hpp"
 #include "core/base/error.hpp"
 #include "core/format/gzip.hpp"
+#include "core/workspace/kept.hpp"
 #include "test_support.hpp"
 
 namespace jpblob {
@@ -354,6 +361,101 @@ TEST(KeptCopies, ACorruptKeptCopyIsRepairedWithTheWorkTreeFile) {
   EXPECT_TRUE(store.replace_corrupt(d, "content"));
   EXPECT_EQ(store.get(d), "content");
   EXPECT_EQ(kept.get(d), "content");
+}
+
+// A commit that staged every kept copy moves the folder aside whole
+// (core/workspace/kept, retire_kept_copies): only when every entry is a
+// copy that may go, and never while a writer holds the lock.
+TEST(KeptCopies, RetiringMovesTheWholeFolderOnlyWhenEveryCopyMayGo) {
+  KeptSandbox k;
+  const BlobStore& kept = k.kept;
+  const Digest a = kept.put("a").digest, b = kept.put("b").digest;
+  const fs::path dest = retired_copies_folder(k.t / ".git") / "kept-1";
+  const auto all = [](const Digest&) { return true; };
+  EXPECT_EQ(kept.retire_to(dest, [&](const Digest& d) { return d == a; }), BlobStore::Retire::Declined);
+  // A leftover temporary file is no copy that may go.
+  test::write_text(kept.root() / ".jpblob-tmp-1-2-x", "partial");
+  EXPECT_EQ(kept.retire_to(dest, all), BlobStore::Retire::Declined);
+  fs::remove(kept.root() / ".jpblob-tmp-1-2-x");
+  {
+    const Fd writer(::open((k.t / ".git/jpblob/kept.lock").c_str(), O_RDONLY | O_CLOEXEC));
+    ASSERT_TRUE(writer.valid()) << "the puts made the lock file";
+    ASSERT_EQ(::flock(writer.get(), LOCK_SH), 0);
+    EXPECT_EQ(kept.retire_to(dest, all), BlobStore::Retire::Busy);
+  }
+  EXPECT_TRUE(kept.contains(a) && kept.contains(b)) << "nothing moved until now";
+  EXPECT_FALSE(fs::exists(dest));
+  EXPECT_EQ(kept.retire_to(dest, all), BlobStore::Retire::Moved);
+  EXPECT_FALSE(fs::exists(kept.root()));
+  EXPECT_TRUE(fs::exists(dest / (a.hex() + ".blob.gz")) && fs::exists(dest / (b.hex() + ".blob.gz")));
+  // The next write makes the folder again, though this store had it open.
+  const Digest c = kept.put("c").digest;
+  EXPECT_EQ(kept.get(c), "c");
+  EXPECT_FALSE(fs::exists(dest / (c.hex() + ".blob.gz")));
+  // A store without a write lock never moves.
+  const Digest w = k.store.put("work tree").digest;
+  EXPECT_EQ(k.store.retire_to(k.t / "elsewhere", all), BlobStore::Retire::Declined);
+  EXPECT_TRUE(k.store.contains(w));
+  EXPECT_FALSE(fs::exists(k.t / "elsewhere"));
+}
+
+// Writers racing retirements: a file published while the folder moves
+// must not go with it unseen (it would be deleted with copies that are
+// all staged). Every file in a moved folder is one `may_go` was asked of.
+TEST(KeptCopies, NoWriteRacingARetirementGoesWithTheFolderUnseen) {
+  KeptSandbox k;
+  const BlobStore& kept = k.kept;
+  std::atomic<bool> stop = false;
+  std::thread writer([&] {
+    // Large enough that compressing takes a while between opening the
+    // folder and publishing the file.
+    std::string text(256 * 1024, 'x');
+    for (std::size_t i = 0; !stop; ++i) {
+      for (std::size_t j = 0; j < text.size(); j += 4096) text[j] = static_cast<char>('a' + (i + j) % 26);
+      text.replace(0, 20, std::to_string(i) + "                    ");
+      kept.put(text);
+      std::this_thread::sleep_for(std::chrono::microseconds(200));  // the lock free now and then
+    }
+  });
+  std::size_t moved = 0;
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+  for (int round = 0; moved < 100 && std::chrono::steady_clock::now() < until; ++round) {
+    std::this_thread::sleep_for(std::chrono::microseconds(100));
+    std::set<std::string> asked;
+    const fs::path dest = retired_copies_folder(k.t / ".git") / ("kept-" + std::to_string(round));
+    const auto retired = kept.retire_to(dest, [&](const Digest& d) {
+      asked.insert(d.hex() + ".blob.gz");
+      return true;
+    });
+    if (retired != BlobStore::Retire::Moved) continue;
+    ++moved;
+    for (const auto& e : fs::directory_iterator(dest))
+      EXPECT_TRUE(asked.count(e.path().filename().string())) << e.path() << " went with the folder unseen";
+  }
+  stop = true;
+  writer.join();
+  EXPECT_GT(moved, 0u) << "no retirement happened: the test proves nothing";
+}
+
+TEST(KeptCopies, PurgingDeletesTheRetiredCopiesAndNothingElse) {
+  KeptSandbox k;
+  const fs::path git = k.t / ".git", retired = retired_copies_folder(git);
+  k.kept.put("one");
+  k.kept.put("two");
+  ASSERT_EQ(k.kept.retire_to(retired / "kept-1", [](const Digest&) { return true; }), BlobStore::Retire::Moved);
+  // Not ours: a stray file in another folder, and a link to one outside.
+  test::TempDir outside;
+  const Digest three = Sha256::of("three");
+  test::write_text(outside / (three.hex() + ".blob.gz"), "outside");
+  fs::create_directories(retired / "kept-2");
+  test::write_text(retired / "kept-2" / "notes.txt", "a user's");
+  fs::create_directory_symlink(outside.path(), retired / "kept-3");
+  EXPECT_EQ(purge_retired_copies(git), 2u);
+  EXPECT_FALSE(fs::exists(retired / "kept-1"));
+  EXPECT_EQ(test::read_text(retired / "kept-2" / "notes.txt"), "a user's");
+  EXPECT_EQ(test::read_text(outside / (three.hex() + ".blob.gz")), "outside");
+  EXPECT_EQ(purge_retired_copies(git), 0u) << "nothing left, twice is harmless";
+  EXPECT_EQ(purge_retired_copies(k.t / "no-such-folder"), 0u);
 }
 
 }  // namespace
