@@ -384,6 +384,17 @@ class Hook {
     };
     for (const std::string& path : to_stage_) consider(path, true);
     for (const auto& [path, bytes] : staged_blobs_) consider(path, false);
+    // Every copy in the folder one staged here from the copy itself (a
+    // commit of everything added): the folder goes aside whole, and a
+    // process of its own deletes it. Tried before the folder is listed
+    // below: that listing stats each copy (0.6 s at 114,000).
+    if (ws_.lean() && ask.empty()) {
+      std::vector<Digest> from_copies;
+      for (const GitCli::OutOfTree& e : out_of_tree_)
+        if (!e.file.empty())
+          if (const auto digest = digest_of_tracked_path(e.path)) from_copies.push_back(*digest);
+      if (retire_kept_copies(ws_, from_copies)) return;
+    }
     // A lean tree's kept folder holds only blobs not committed yet (few):
     // each one this index now holds goes, this commit's and any an earlier
     // `git commit -a` staged. What this hook staged from the folder itself
@@ -397,9 +408,6 @@ class Hook {
           (staged_here.count(tracked_blob_path(*e.digest)) ? held_here : ask).push_back(*e.digest);
     std::sort(ask.begin(), ask.end());
     ask.erase(std::unique(ask.begin(), ask.end()), ask.end());
-    // Every copy is one staged here (a commit of everything added): the
-    // folder goes aside whole, and a process of its own deletes it.
-    if (ws_.lean() && ask.empty() && retire_kept_copies(ws_, held_here)) return;
     drop_kept_copies_staged_here(ws_, held_here);
     drop_kept_copies(ws_, *git_, ask);
   }
