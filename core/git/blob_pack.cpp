@@ -2,16 +2,17 @@
 
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 
 #include <algorithm>
-#include <map>
 #include <set>
 #include <unordered_map>
 
 #include "core/base/error.hpp"
 #include "core/base/fs.hpp"
+#include "core/base/parallel.hpp"
 #include "core/git/object_hash.hpp"
 #include "core/format/gzip.hpp"
 #include "core/git/git_cli.hpp"
@@ -75,10 +76,17 @@ void write_pack_files(PackStream& pack, const fs::path& folder, const std::strin
   packfile.open(folder / ("tmp_pack_jpblob_" + suffix), what);
   std::string chunk, buffer, checksum;
   const std::string pack_name = "the new pack " + packfile.path.string();
+  off_t written = 0;
   while (pack.next(chunk)) {
     buffer.append(chunk);
     if (buffer.size() >= (1u << 20)) {
       write_all(packfile.fd.get(), buffer, pack_name);
+      // Each megabyte starts on its way to the disk now, while the next
+      // ones are made, rather than all at the fsync below (0.4 s of a
+      // 491 MB pack's 1.4 s on this disk). Asks for nothing durable: the
+      // fsync still does.
+      ::sync_file_range(packfile.fd.get(), written, static_cast<off_t>(buffer.size()), SYNC_FILE_RANGE_WRITE);
+      written += static_cast<off_t>(buffer.size());
       buffer.clear();
     }
     checksum = chunk;  // the last one is the pack's checksum
@@ -142,6 +150,59 @@ PackStream::PackStream(std::vector<PackObject> objects, const std::string& objec
 
 PackStream::~PackStream() = default;
 
+PackStream::Made PackStream::make(PackObject& object) const {
+  Made made;
+  const std::string bytes = object.file.empty() ? std::move(object.bytes) : read_file(object.file, max_size_);
+  made.id = raw_id_of(object.type, bytes, format_);
+  // The entry's header: the type and the size, four bits of it in the
+  // first byte, seven in each after, low bits first.
+  std::uint64_t size = bytes.size();
+  auto c = static_cast<unsigned char>(static_cast<unsigned>(object.type) << 4 | (size & 15));
+  size >>= 4;
+  while (size) {
+    made.chunk.push_back(static_cast<char>(c | 0x80));
+    c = static_cast<unsigned char>(size & 0x7f);
+    size >>= 7;
+  }
+  made.chunk.push_back(static_cast<char>(c));
+  // Blob files are gzip already: deflate's stored blocks, which cost a
+  // copy, are as small as any level makes them. Trees compress.
+  made.chunk.append(zlib_compress(bytes, object.type == PackObject::Type::Blob && bytes.starts_with("\x1f\x8b") ? 0 : 1));
+  made.crc = static_cast<std::uint32_t>(
+      crc32_z(crc32_z(0, nullptr, 0), reinterpret_cast<const Bytef*>(made.chunk.data()), made.chunk.size()));
+  return made;
+}
+
+// The objects from next_ on, up to about 16 MB of them (one larger object
+// alone) or 512, made on every core: hashing and framing 491 MB of blobs
+// one after the other took a second of the commit that staged them.
+void PackStream::make_batch() {
+  constexpr std::uint64_t kBatchBytes = 16u << 20;
+  constexpr std::size_t kBatchCount = 512;
+  std::size_t end = next_;
+  std::uint64_t bytes = 0;
+  while (end < objects_.size() && end - next_ < kBatchCount) {
+    const PackObject& o = objects_[end];
+    struct stat st {};
+    const std::uint64_t size = !o.file.empty() ? (::stat(o.file.c_str(), &st) == 0 ? static_cast<std::uint64_t>(st.st_size) : 0)
+                                               : o.bytes.size();
+    if (end > next_ && bytes + size > kBatchBytes) break;
+    bytes += size;
+    ++end;
+  }
+  batch_.clear();
+  batch_.resize(end - next_);
+  batch_next_ = 0;
+  const std::size_t first = next_;
+  parallel_for(batch_.size(), [&](std::size_t k) {
+    try {
+      batch_[k] = make(objects_[first + k]);
+    } catch (...) {
+      batch_[k].error = std::current_exception();
+    }
+  });
+}
+
 bool PackStream::next(std::string& chunk) {
   chunk.clear();
   if (done_) return false;
@@ -151,26 +212,13 @@ bool PackStream::next(std::string& chunk) {
     put_be32(chunk, 2);
     put_be32(chunk, static_cast<std::uint32_t>(objects_.size()));
   } else if (next_ < objects_.size()) {
-    PackObject& object = objects_[next_++];
-    const std::string bytes = object.file.empty() ? std::move(object.bytes) : read_file(object.file, max_size_);
-    placed_.push_back({raw_id_of(object.type, bytes, format_), offset_, 0});
+    if (batch_next_ == batch_.size()) make_batch();
+    Made& made = batch_[batch_next_++];
+    ++next_;
+    if (made.error) std::rethrow_exception(made.error);
+    placed_.push_back({std::move(made.id), offset_, made.crc});
     ids_.push_back(hex_object_id(placed_.back().id));
-    // The entry's header: the type and the size, four bits of it in the
-    // first byte, seven in each after, low bits first.
-    std::uint64_t size = bytes.size();
-    auto c = static_cast<unsigned char>(static_cast<unsigned>(object.type) << 4 | (size & 15));
-    size >>= 4;
-    while (size) {
-      chunk.push_back(static_cast<char>(c | 0x80));
-      c = static_cast<unsigned char>(size & 0x7f);
-      size >>= 7;
-    }
-    chunk.push_back(static_cast<char>(c));
-    // Blob files are gzip already: deflate's stored blocks, which cost a
-    // copy, are as small as any level makes them. Trees compress.
-    chunk.append(zlib_compress(bytes, object.type == PackObject::Type::Blob && bytes.starts_with("\x1f\x8b") ? 0 : 1));
-    placed_.back().crc = static_cast<std::uint32_t>(
-        crc32_z(crc32_z(0, nullptr, 0), reinterpret_cast<const Bytef*>(chunk.data()), chunk.size()));
+    chunk = std::move(made.chunk);
   } else {
     chunk = pack_->finish_raw();
     done_ = true;
@@ -184,43 +232,50 @@ bool PackStream::next(std::string& chunk) {
 std::vector<std::pair<std::string, std::string>> trees_below(const std::string& folder,
                                                              const std::vector<IndexEntry>& entries,
                                                              const std::string& object_format) {
-  // Each folder's entries by the name git sorts them by: a folder's name
-  // sorts as if it ended in "/".
-  struct Child {
-    std::string mode, name, id;  // id empty for a folder, filled in bottom-up
-  };
-  std::map<std::string, std::map<std::string, Child>> folders;  // folder -> sort key -> child
-  folders[folder];
+  // One pass over the entries in index order (bytewise by path), which is
+  // the order git's trees list their entries in, a folder's name compared
+  // as if it ended in "/": the folders open along the way form a stack,
+  // and each is made when the first path outside it comes (after its
+  // last entry), then named in its parent. 114,000 blob entries took
+  // 0.5 s through a map of each folder's children.
+  const std::string prefix = folder + "/";
+  std::vector<const IndexEntry*> sorted;
+  sorted.reserve(entries.size());
   for (const IndexEntry& e : entries) {
-    if (!e.path.starts_with(folder + "/")) throw Error("index entry " + e.path + " is not below " + folder);
-    std::string parent = folder;
-    std::string_view rest = std::string_view(e.path).substr(folder.size() + 1);
-    for (std::size_t slash; (slash = rest.find('/')) != std::string_view::npos; rest.remove_prefix(slash + 1)) {
-      const std::string name(rest.substr(0, slash));
-      folders[parent].emplace(name + "/", Child{"40000", name, {}});
-      parent += "/" + name;
-      folders[parent];
-    }
-    folders[parent][std::string(rest)] = Child{e.mode, std::string(rest), e.id};
+    if (!e.path.starts_with(prefix)) throw Error("index entry " + e.path + " is not below " + folder);
+    sorted.push_back(&e);
   }
-  // Deepest first: a folder's path is longer than its parent's.
-  std::vector<std::string> order;
-  for (const auto& [path, children] : folders) order.push_back(path);
-  std::stable_sort(order.begin(), order.end(), [](const std::string& a, const std::string& b) {
-    return std::count(a.begin(), a.end(), '/') > std::count(b.begin(), b.end(), '/');
-  });
-  std::unordered_map<std::string, std::string> id_of;
+  std::sort(sorted.begin(), sorted.end(), [](const IndexEntry* a, const IndexEntry* b) { return a->path < b->path; });
+  struct Open {
+    std::string path, bytes;
+  };
+  std::vector<Open> open{{folder, {}}};
   std::vector<std::pair<std::string, std::string>> trees;
-  for (const std::string& path : order) {
-    std::string bytes;
-    for (const auto& [key, child] : folders[path]) {
-      const std::string& id = child.id.empty() ? id_of.at(path + "/" + child.name) : child.id;
-      bytes.append(child.mode).append(" ").append(child.name).push_back('\0');
-      bytes.append(raw_object_id(id));
+  const auto close_innermost = [&] {
+    Open done = std::move(open.back());
+    open.pop_back();
+    const std::string id = raw_id_of(PackObject::Type::Tree, done.bytes, object_format);
+    open.back().bytes.append("40000 ").append(std::string_view(done.path).substr(open.back().path.size() + 1));
+    open.back().bytes.push_back('\0');
+    open.back().bytes.append(id);
+    trees.emplace_back(std::move(done.path), std::move(done.bytes));
+  };
+  for (const IndexEntry* e : sorted) {
+    const std::string_view dir = std::string_view(e->path).substr(0, e->path.rfind('/'));
+    const auto inside = [&](const std::string& f) {
+      return dir == f || (dir.size() > f.size() && dir.starts_with(f) && dir[f.size()] == '/');
+    };
+    while (!inside(open.back().path)) close_innermost();
+    while (dir.size() > open.back().path.size()) {
+      const std::size_t end = dir.find('/', open.back().path.size() + 1);
+      open.push_back({std::string(dir.substr(0, end)), {}});
     }
-    id_of[path] = object_id(PackObject::Type::Tree, bytes, object_format);
-    trees.emplace_back(path, std::move(bytes));
+    open.back().bytes.append(e->mode).append(" ").append(std::string_view(e->path).substr(dir.size() + 1));
+    open.back().bytes.push_back('\0');
+    open.back().bytes.append(raw_object_id(e->id));
   }
+  while (open.size() > 1) close_innermost();
+  trees.emplace_back(std::move(open.back().path), std::move(open.back().bytes));
   return trees;
 }
 

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <exception>
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -29,7 +30,9 @@ struct PackObject {
 struct ObjectHasher;  // a running hash of the repository's object format
 
 // git's pack format (version 2) of whole objects, no deltas, made a piece
-// at a time so memory holds one object, whatever the count.
+// at a time so memory holds one batch of objects (about 16 MB, or one
+// larger object), whatever the count. Each batch's objects are read,
+// hashed and framed on every core; the pack's own checksum runs in order.
 class PackStream {
  public:
   // `object_format` is the repository's: "sha1" or "sha256". A file larger
@@ -57,7 +60,19 @@ class PackStream {
   const std::vector<Placed>& placed() const { return placed_; }
 
  private:
+  // An object read, hashed and framed ahead of its turn.
+  struct Made {
+    std::string chunk;  // its entry in the pack
+    std::string id;     // raw
+    std::uint32_t crc = 0;
+    std::exception_ptr error;  // thrown when its turn comes
+  };
+  Made make(PackObject& object) const;
+  void make_batch();
+
   std::vector<PackObject> objects_;
+  std::vector<Made> batch_;
+  std::size_t batch_next_ = 0;
   std::uint64_t max_size_;
   std::unique_ptr<ObjectHasher> pack_;  // the pack's checksum, over every byte before it
   std::string format_;
@@ -75,8 +90,9 @@ std::string object_id(PackObject::Type type, std::string_view bytes, const std::
 // The tree objects of every folder at or below `folder` (a path relative
 // to the work tree's top, no trailing slash) that the index entries below
 // it make, as git's cache tree would write them: (folder path, bytes),
-// deepest first. `entries` are stage-0 entries whose paths all start with
-// `folder` + "/"; `object_format` gives the ids' length.
+// each after the folders inside it (the folder itself last). `entries`
+// are stage-0 entries whose paths all start with `folder` + "/", in any
+// order; `object_format` gives the ids' length.
 std::vector<std::pair<std::string, std::string>> trees_below(const std::string& folder,
                                                              const std::vector<IndexEntry>& entries,
                                                              const std::string& object_format);

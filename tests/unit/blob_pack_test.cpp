@@ -6,6 +6,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <set>
+
 #include "core/base/error.hpp"
 #include "core/git/git_cli.hpp"
 #include "test_support.hpp"
@@ -66,6 +69,29 @@ TEST_P(BlobPack, ManyBlobsArriveAsOnePackWithTheIdsGitGives) {
     } else {
       EXPECT_EQ(e.path().extension(), ".pack") << e.path();  // no temporary file left
     }
+}
+
+// Objects are made a batch at a time on every core (at most 512, about
+// 16 MB, a larger one alone): ids, offsets and CRCs must not care where
+// the batches end, and a file that fails still fails at its own turn.
+TEST_P(BlobPack, BatchesOfAnySizeMakeThePackGitReads) {
+  Repo r(GetParam());
+  const GitCli git(r.dir.path());
+  auto files = r.files(1100, "batch");
+  test::write_text(files[600], std::string(17u << 20, 'L') + "large");
+  test::write_text(files[601], std::string(9u << 20, 'M'));
+  test::write_text(files[602], std::string(9u << 20, 'N'));
+  const auto ids = git.write_blobs(files, 64u << 20);
+  ASSERT_EQ(ids.size(), files.size());
+  for (std::size_t i : {0ul, 511ul, 512ul, 599ul, 600ul, 601ul, 602ul, 603ul, 1023ul, 1024ul, 1099ul})
+    EXPECT_EQ(ids[i], trimmed(r.git("hash-object " + files[i]))) << i;
+  for (const auto& e : fs::directory_iterator(r.dir / ".git/objects/pack"))
+    if (e.path().extension() == ".idx") r.git("verify-pack " + e.path().string());
+  r.git("fsck --strict");
+  auto more = r.files(1100, "fails");
+  fs::remove(more[900]);
+  EXPECT_NE(test::error_of([&] { git.write_blobs(more, 1 << 20); }).find("fails900"), std::string::npos);
+  EXPECT_EQ(r.packs(), 1u) << "the failed pack was kept";
 }
 
 TEST_P(BlobPack, GzipBlobsAreStoredUncompressedAndReadBackWhole) {
@@ -131,15 +157,24 @@ TEST_P(BlobPack, TreesAreTheOnesGitsCacheTreeMakes) {
   const GitCli git(r.dir.path());
   // Names whose order differs between files and folders: "a.b" sorts
   // before the folder "a" (compared as "a/"), and "a-" after.
-  for (const std::string p : {"store/a.b", "store/a/x", "store/a/y/z", "store/a-", "store/b/c", "top"})
+  // "a0" after it ("/" < "0"); a folder closed three levels at once.
+  for (const std::string p : {"store/a.b", "store/a/x", "store/a/y/z", "store/a-", "store/b/c", "top", "store/a0",
+                              "store/x/y/z/w", "store/x/y0", "store/x.y/z", "store/x/y/z0", "store/y"})
     test::write_text(r.dir / p, p);
   r.git("add -A");
   std::vector<IndexEntry> below;
   for (const IndexEntry& e : git.index_entries({literal_pathspec("store")})) below.push_back(e);
+  std::reverse(below.begin(), below.end());  // any order
   const auto trees = trees_below("store", below, git.object_format());
   const std::string root = trimmed(r.git("write-tree"));
-  ASSERT_EQ(trees.size(), 4u);  // store/a/y, store/a, store/b, store
+  // store/a/y, store/a, store/b, store/x.y, store/x/y/z, store/x/y, store/x, store
+  ASSERT_EQ(trees.size(), 8u);
   EXPECT_EQ(trees.back().first, "store");
+  std::set<std::string> made;
+  for (const auto& [path, bytes] : trees) {
+    for (const std::string& inner : made) EXPECT_FALSE(path.starts_with(inner + "/")) << path << " after " << inner;
+    made.insert(path);
+  }
   for (const auto& [path, bytes] : trees)
     EXPECT_EQ(object_id(PackObject::Type::Tree, bytes, git.object_format()),
               trimmed(r.git("rev-parse " + root + ":" + path)))
