@@ -244,6 +244,10 @@ class GitCli {
   LineMerge merge_texts(std::string_view ours, std::string_view base, std::string_view theirs,
                         int marker_size) const;
 
+  // The index file this GitCli's git commands use, absolute; nothing when
+  // git cannot say.
+  std::optional<std::filesystem::path> index_path() const;
+
  private:
   struct Output {
     int status;
@@ -257,9 +261,6 @@ class GitCli {
   // (objects/pack), or nothing where git's index-pack must: a shared
   // repository, a folder that is not there.
   std::optional<std::filesystem::path> own_pack_folder() const;
-  // The index file this GitCli's git commands use, absolute; nothing when
-  // git cannot say.
-  std::optional<std::filesystem::path> index_path() const;
   // run(), throwing Error("cannot <what>: <git's message>") on failure.
   std::string must(const std::string& what, std::vector<std::string> args, const std::string& input = {}) const;
   // Each path's `filter` attribute, "" where none applies, in one

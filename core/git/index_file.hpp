@@ -15,7 +15,10 @@
 #pragma once
 
 #include <cstdint>
+#include <cstdint>
 #include <filesystem>
+#include <optional>
+#include <unordered_map>
 #include <string>
 #include <unordered_set>
 #include <vector>
@@ -55,5 +58,31 @@ struct NewIndexEntry {
 // a folder goes or the other way round, one path twice.
 bool add_entries_in_place(const std::filesystem::path& index, std::vector<NewIndexEntry> entries,
                           const std::string& object_format);
+
+// What an index file says of one stage-0 entry's work-tree file: its id
+// and the stat data git recorded when it last read the file.
+struct IndexedFile {
+  std::string id;  // hex
+  std::uint32_t ctime_s = 0, ctime_ns = 0, mtime_s = 0, mtime_ns = 0, dev = 0, ino = 0, mode = 0, uid = 0,
+                gid = 0, size = 0;
+  bool trusted = false;  // neither assume-unchanged nor skip-worktree: git compares this stat data
+};
+
+// The stage-0 entries of the index file `index` (path -> entry) and the
+// file's own modification time, read from one open of the file; nullopt
+// when it cannot be sure of it (what mark_skip_worktree_in_place
+// refuses).
+struct IndexSnapshot {
+  std::unordered_map<std::string, IndexedFile> files;
+  std::int64_t mtime_s = 0, mtime_ns = 0;
+};
+std::optional<IndexSnapshot> read_index_snapshot(const std::filesystem::path& index, const std::string& object_format);
+
+// True when `file` is, by git's own test, the file the snapshot's entry
+// was made from: a trusted entry, the same mode, size, inode, change and
+// modification times (nanoseconds where git recorded them), and not racily
+// clean (modified in the second the index was written, or later). Then its
+// clean gives the staged version. Any doubt answers false.
+bool unchanged_since_indexed(const IndexSnapshot& snapshot, const IndexedFile& entry, const std::filesystem::path& file);
 
 }  // namespace jpblob

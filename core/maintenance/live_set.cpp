@@ -3,11 +3,13 @@
 #include <atomic>
 #include <memory>
 #include <mutex>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "core/base/error.hpp"
 #include "core/base/fs.hpp"
 #include "core/git/git_cli.hpp"
+#include "core/git/index_file.hpp"
 #include "core/base/parallel.hpp"
 
 namespace jpblob {
@@ -53,10 +55,42 @@ void add_pending(const GitCli& git, const std::vector<std::string>& commits, Doc
   }
 }
 
+// Leaves out of `sources` this work tree's documents that are what the
+// index staged (for_each_document's `skip_unchanged`). The index is read
+// after git listed it: a file counts only where both reads give the same
+// id, so a `git add` in between leaves it in. `staged_range`: where in
+// `sources` this work tree's staged versions are.
+void drop_unchanged(const Workspace& ws, const GitCli& git, std::vector<Source>& sources,
+                    std::pair<std::size_t, std::size_t> staged_range) {
+  const auto index = git.index_path();
+  if (!index) return;
+  const auto snapshot = read_index_snapshot(*index, git.object_format());
+  if (!snapshot) return;  // a split or sparse index: every file is read
+  std::unordered_map<std::string, const std::string*> staged;  // this work tree's staged ids
+  for (std::size_t i = staged_range.first; i < staged_range.second; ++i)
+    staged.emplace(sources[i].ref.path, &sources[i].ref.id);
+  std::vector<char> drop(sources.size(), 0);
+  parallel_for(
+      sources.size(),
+      [&](std::size_t i) {
+        const Source& s = sources[i];
+        if (s.ref.origin != DocumentOrigin::WorkTree || s.base != ws.base()) return;
+        const auto entry = snapshot->files.find(s.ref.path);
+        const auto id = staged.find(s.ref.path);
+        drop[i] = entry != snapshot->files.end() && id != staged.end() && *id->second == entry->second.id &&
+                  unchanged_since_indexed(*snapshot, entry->second, ws.top() / s.file);
+      },
+      kDiskWaiters);
+  std::vector<Source> kept;
+  kept.reserve(sources.size());
+  for (std::size_t i = 0; i < sources.size(); ++i)
+    if (!drop[i]) kept.push_back(std::move(sources[i]));
+  sources = std::move(kept);
+}
 }  // namespace
 
 void for_each_document(const Workspace& ws, const DocumentFn& fn, const Progress& progress,
-                       std::vector<fs::path>* temporaries) {
+                       std::vector<fs::path>* temporaries, bool skip_unchanged) {
   std::vector<Source> sources;
   std::vector<std::unique_ptr<SafeDir>> others;  // other worktrees' tops, kept open for the reads
   if (ws.base()) add_files(*ws.base(), ws.storage(), "", sources, temporaries);
@@ -64,7 +98,9 @@ void for_each_document(const Workspace& ws, const DocumentFn& fn, const Progress
     const fs::path top = ws.top();
     const GitCli git(top);
     std::unordered_set<std::string> seen;  // pending document versions
+    const std::size_t staged_from = sources.size();
     add_staged(top, "", sources);
+    const std::pair staged_here(staged_from, sources.size());
     add_pending(git, git.stash_commits(), DocumentOrigin::Stashed, seen, sources);
     add_pending(git, git.in_progress_commits(), DocumentOrigin::Pending, seen, sources);
     for (const fs::path& wt : git.worktrees()) {
@@ -75,6 +111,7 @@ void for_each_document(const Workspace& ws, const DocumentFn& fn, const Progress
       add_staged(wt, (wt / "").string(), sources);
       add_pending(git, GitCli(wt).in_progress_commits(), DocumentOrigin::Pending, seen, sources);
     }
+    if (skip_unchanged && ws.base()) drop_unchanged(ws, git, sources, staged_here);
   }
   std::atomic<std::size_t> done{0};
   parallel_for(sources.size(), [&](std::size_t i) {
@@ -126,7 +163,7 @@ LiveSet build_live_set(const Workspace& ws, const Progress& progress) {
             live.document_paths.insert(doc.path);
           if (!doc.id.empty()) live.versions.insert(read_as(doc.id, doc.kind));
         },
-        progress, &live.temporaries);
+        progress, &live.temporaries, /*skip_unchanged=*/true);
   } catch (const Error& e) {
     throw Error(std::string("cannot build the live set: ") + e.what());
   }

@@ -49,8 +49,14 @@ inline InputForm form_of(const Workspace& ws, const DocumentRef& doc) {
 }
 
 using DocumentFn = std::function<void(const DocumentRef& doc, const std::string& text)>;
+// With `skip_unchanged`, a work-tree document of this work tree that git's
+// index holds with the stat data the file still has
+// (unchanged_since_indexed), under the id of the staged version given to
+// fn, is left out: its clean is that version, which says what it needs.
+// A lean clone's checkout is all such files, and reading and scanning
+// them was most of gc's time.
 void for_each_document(const Workspace& ws, const DocumentFn& fn, const Progress& progress,
-                       std::vector<std::filesystem::path>* temporaries = nullptr);
+                       std::vector<std::filesystem::path>* temporaries = nullptr, bool skip_unchanged = false);
 
 struct LiveSet {
   std::unordered_set<Digest, DigestHash> digests;     // every blob something needs

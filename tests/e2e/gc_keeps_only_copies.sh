@@ -121,4 +121,41 @@ second_gc_finishes() {
   assert_no_changes
 }
 case_ "a gc killed after deleting leaves index entries a second gc unstages" second_gc_finishes
+# gc leaves out a work-tree conversation git's index holds with the stat
+# data the file still has: its clean is the staged version, read anyway
+# (core/maintenance/live_set, for_each_document's skip_unchanged). A file
+# edited since must still be read, even when neither its size nor its
+# modification time moved: here the edit names another stored blob, and
+# that blob's only copy is in the store.
+gc_reads_a_file_edited_behind_the_index() {
+  new_installed_repo statclean
+  printf 'first stored output, 40 bytes long.....' > "$TEST_ROOT/one"
+  printf 'other stored output, 40 bytes long.....' > "$TEST_ROOT/two"
+  local one two size f=.jp/conversations/7-edited/events.json
+  one=$(git jpblob store "$TEST_ROOT/one" | sed "s/^blob:sha256://; s/ .*//")
+  two=$(git jpblob store "$TEST_ROOT/two" | sed "s/^blob:sha256://; s/ .*//")
+  size=$(wc -c < "$TEST_ROOT/one")
+  mkdir -p "$(dirname "$f")"
+  printf '[{"timestamp": "2026-04-10 17:04:24.923537", "type": "tool_call_response", "id": "t1", "content": {"$blob": "%s", "size": %s, "encoding": "utf8"}, "is_error": false}]\n' \
+    "$one" "$size" > "$f"
+  # Older than the index, so the index's stat data is trusted.
+  touch -d '1 minute ago' "$f"
+  git add "$f" && git commit -qm staged
+  cp -p "$f" "$TEST_ROOT/staged.json"
+  local inode
+  inode=$(stat -c %i "$f")
+  # In place, as an editor that writes into the file does: the same inode.
+  python3 -c 'import sys; f = open(sys.argv[1], "r+"); t = f.read().replace(sys.argv[2], sys.argv[3]); f.seek(0); f.write(t)' \
+    "$f" "$one" "$two"
+  touch -r "$TEST_ROOT/staged.json" "$f"
+  [ "$(stat -c %s.%y.%i "$f")" = "$(stat -c %s.%y "$TEST_ROOT/staged.json").$inode" ] ||
+    fail "set-up: size, time or inode moved"
+  touch -d '2 days ago' "$(new_blob_file "$two")"
+  git jpblob gc --prune=now > /dev/null 2> "$TEST_ROOT/err" || fail "gc failed: $(cat "$TEST_ROOT/err")"
+  [ -f "$(new_blob_file "$two")" ] || fail "gc deleted the blob only the edited work-tree file names"
+  git jpblob verify > "$TEST_ROOT/out" 2>&1 || fail "verify: $(cat "$TEST_ROOT/out")"
+}
+case_ "gc reads a work-tree conversation edited after it was staged, though its size and time did not move" \
+  gc_reads_a_file_edited_behind_the_index
+
 pass

@@ -302,6 +302,62 @@ TEST(InPlaceAddingRefuses, AConflictAFileWhereAFolderGoesAndASplitIndex) {
   EXPECT_FALSE(fs::exists(r.dir / ".git/index.lock"));
 }
 
+// gc leaves out a work-tree document git's index holds with the stat data
+// the file still has (core/maintenance/live_set): any doubt must read it.
+class IndexSnapshotTest : public ::testing::TestWithParam<std::tuple<std::string, int>> {};
+
+TEST_P(IndexSnapshotTest, AFileIsUnchangedOnlyByGitsOwnTestAndNeverRacily) {
+  const auto& [format, version] = GetParam();
+  Repo r(format);
+  for (const char* f : {"a", "b", "c", "d", "e", "sub/f"}) {
+    fs::create_directories((r.dir / f).parent_path());
+    r.write(f, std::string("content of ") + f);
+  }
+  // Files older than the index, as after any add a second later.
+  test::must("touch -d '1 minute ago' a b c d e sub/f", r.dir.path());
+  r.git("add -A && git update-index --index-version " + std::to_string(version));
+  const fs::path index = r.dir / ".git/index";
+  auto snapshot = read_index_snapshot(index, format);
+  ASSERT_TRUE(snapshot.has_value());
+  ASSERT_EQ(snapshot->files.size(), 6u);
+  EXPECT_EQ(snapshot->files.at("sub/f").id, r.git("rev-parse :sub/f").substr(0, format == "sha1" ? 40 : 64));
+  const auto unchanged = [&](const std::string& f) {
+    return unchanged_since_indexed(*snapshot, snapshot->files.at(f), r.dir / f);
+  };
+  for (const char* f : {"a", "b", "c", "d", "e", "sub/f"}) EXPECT_TRUE(unchanged(f)) << f;
+  // The same size and modification time, other bytes: the change time tells.
+  test::must("cp -p a a.keep && printf 'CONTENT of a' > a && touch -r a.keep a && rm a.keep", r.dir.path());
+  EXPECT_FALSE(unchanged("a"));
+  r.write("b", "longer content of b");
+  EXPECT_FALSE(unchanged("b")) << "another size";
+  fs::remove(r.dir / "c");
+  EXPECT_FALSE(unchanged("c")) << "gone";
+  fs::remove(r.dir / "d");
+  fs::create_symlink("e", r.dir / "d");
+  EXPECT_FALSE(unchanged("d")) << "a link now";
+  // Racily clean: the index written in the file's second.
+  r.git("add -A");
+  test::must("touch -r e .git/index", r.dir.path());
+  snapshot = read_index_snapshot(index, format);
+  ASSERT_TRUE(snapshot.has_value());
+  EXPECT_FALSE(unchanged("e")) << "as new as the index: git would read it again";
+  test::must("touch -d '1 minute ago' e && git add e", r.dir.path());
+  snapshot = read_index_snapshot(index, format);
+  EXPECT_TRUE(unchanged("e"));
+  // Entries git does not compare: assume-unchanged, skip-worktree.
+  r.git("update-index --assume-unchanged e --skip-worktree sub/f");
+  snapshot = read_index_snapshot(index, format);
+  ASSERT_TRUE(snapshot.has_value());
+  EXPECT_FALSE(unchanged("e")) << "assume-unchanged";
+  EXPECT_FALSE(unchanged("sub/f")) << "skip-worktree";
+  // A split index keeps entries in another file: not read at all.
+  r.git("update-index --no-assume-unchanged e --no-skip-worktree sub/f && git update-index --split-index");
+  EXPECT_FALSE(read_index_snapshot(index, format).has_value());
+  EXPECT_FALSE(read_index_snapshot(r.dir / "no-such-index", format).has_value());
+}
+
+INSTANTIATE_TEST_SUITE_P(FormatsAndVersions, IndexSnapshotTest, kFormatsAndVersions);
+
 // The promisor remote's name comes from .git/config (extensions.partialClone
 // or remote.<name>.promisor): a name that looks like an option is a name to
 // git, never an option such as --upload-pack, which runs a command.
