@@ -90,7 +90,8 @@ void run_purge_retired(const std::string& common_dir) {
   [[maybe_unused]] const int niced = ::nice(10);
   std::error_code ec;
   const fs::path dir = fs::canonical(common_dir, ec);
-  if (ec || !fs::is_directory(dir / "objects", ec) || !fs::exists(dir / "HEAD", ec))
+  if (ec || !fs::is_directory(dir / "objects", ec) || !fs::is_directory(dir / "refs", ec) ||
+      !fs::is_regular_file(dir / "HEAD", ec) || !fs::is_regular_file(dir / "config", ec))
     throw Error(common_dir + " is not a git folder (the common dir of a repository)", ErrorKind::Usage);
   purge_retired_copies(dir);
 }

@@ -269,6 +269,7 @@ class Hook {
       }
       verify(m.conversation, m.ref, *raw, m.path + " (index)", "");
     }
+    from_the_real_index(nowhere);
     from_other_worktrees(nowhere);
     for (const Missing* m : nowhere)
       problem("blob " + m->ref.digest.hex() + " referenced by " + m->conversation + " is missing: " + m->path +
@@ -291,25 +292,40 @@ class Hook {
     for (const fs::path& wt : others) {
       if (nowhere.empty()) break;
       if (fs::equivalent(wt, top_, ec)) continue;
-      std::vector<std::string> paths;
-      for (const Missing* m : nowhere) paths.push_back(m->path);
-      std::unordered_map<std::string, std::string> held;
-      try {
-        held = GitCli::in_worktree(wt).index_ids(paths);
-      } catch (const Error&) {
-        continue;  // a worktree being removed, say
-      }
-      std::erase_if(nowhere, [&](const Missing* m) {
-        const auto id = held.find(m->path);
-        if (id == held.end()) return false;
-        const auto raw = ws_.repo()->read_object(id->second);
-        if (!raw) return false;
-        if (!is_lfs_pointer(*raw) && !verify(m->conversation, m->ref, *raw, m->path + " (index of " + wt.string() + ")", ""))
-          return true;  // said by verify
-        out_of_tree_.push_back({m->path, {}, id->second});
-        return true;
-      });
+      take_from_index(GitCli::in_worktree(wt), "index of " + wt.string(), nowhere);
     }
+  }
+
+  // `git commit <paths>` commits a temporary index made from HEAD, and
+  // the hook reads that one: a blob an earlier commit's hook staged into
+  // the real index (git holds it as index.lock now), whose kept copy then
+  // went, is not in it when that commit was refused after the hook (a
+  // commit-msg hook, an empty message). git's objects hold it.
+  void from_the_real_index(std::vector<const Missing*>& nowhere) {
+    if (!nowhere.empty() && extra_index_) take_from_index(git_->with_index(*extra_index_), "the index", nowhere);
+  }
+
+  // Those of `nowhere` whose path `index` holds, checked, go to be staged
+  // under that id and leave `nowhere`.
+  void take_from_index(const GitCli& index, const std::string& where, std::vector<const Missing*>& nowhere) {
+    std::vector<std::string> paths;
+    for (const Missing* m : nowhere) paths.push_back(m->path);
+    std::unordered_map<std::string, std::string> held;
+    try {
+      held = index.index_ids(paths);
+    } catch (const Error&) {
+      return;  // a worktree being removed, say: the problem as usual
+    }
+    std::erase_if(nowhere, [&](const Missing* m) {
+      const auto id = held.find(m->path);
+      if (id == held.end()) return false;
+      const auto raw = ws_.repo()->read_object(id->second);
+      if (!raw) return false;
+      if (!is_lfs_pointer(*raw) && !verify(m->conversation, m->ref, *raw, m->path + " (" + where + ")", ""))
+        return true;  // said by verify
+      out_of_tree_.push_back({m->path, {}, id->second});
+      return true;
+    });
   }
 
   // A blob the index lacks and the work tree has no file for. In a lean

@@ -1,5 +1,6 @@
 #include "core/workspace/kept.hpp"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -96,8 +97,16 @@ bool retire_kept_copies(const Workspace& ws, const std::vector<Digest>& staged_h
                      std::to_string(n));
     if (!fs::exists(fs::symlink_status(dest, ec))) break;
   }
-  const auto retired = ws.kept()->retire_to(dest, [&](const Digest& d) { return staged.count(d) != 0; });
-  if (retired != BlobStore::Retire::Moved) return false;
+  // A `retired` that is a link or not a folder would take the copies
+  // out of the git folder, or fail: the copies then go one by one.
+  struct stat st {};
+  if (::lstat(folder.c_str(), &st) == 0 && !S_ISDIR(st.st_mode)) return false;
+  try {
+    const auto retired = ws.kept()->retire_to(dest, [&](const Digest& d) { return staged.count(d) != 0; });
+    if (retired != BlobStore::Retire::Moved) return false;
+  } catch (const Error&) {
+    return false;  // a git folder that cannot be written there, another file system: one by one
+  }
   try {
     start_detached({this_executable().string(), "purge-retired", ws.repo()->commondir().string()},
                    ws.repo()->commondir());
@@ -110,6 +119,8 @@ bool retire_kept_copies(const Workspace& ws, const std::vector<Digest>& staged_h
 std::size_t purge_retired_copies(const fs::path& common_dir) {
   const fs::path folder = retired_copies_folder(common_dir);
   std::error_code ec;
+  // Only the folder this program makes: a link there is not followed.
+  if (fs::symlink_status(folder, ec).type() != fs::file_type::directory) return 0;
   std::vector<fs::path> retired;
   for (fs::directory_iterator it(folder, ec), end; !ec && it != end; it.increment(ec))
     if (it->symlink_status(ec).type() == fs::file_type::directory) retired.push_back(it->path());
@@ -117,15 +128,21 @@ std::size_t purge_retired_copies(const fs::path& common_dir) {
   for (const fs::path& dir : retired) {
     // The same deletions as any kept copy's, through the store's own
     // folders (no link followed), several waiting on the disk at once.
-    const BlobStore copies(dir, common_dir, {}, StoreLayout::Flat);
-    std::vector<StoreEntry> entries;
-    for (StoreEntry& e : copies.entries_by_name())
-      if (e.kind != StoreEntry::Kind::Foreign) entries.push_back(std::move(e));
-    std::vector<const StoreEntry*> each;
-    for (const StoreEntry& e : entries) each.push_back(&e);
-    const auto removals =
-        copies.remove_all(each, [](std::size_t) { return std::numeric_limits<std::time_t>::max(); }, kDiskWaiters);
-    removed += static_cast<std::size_t>(std::count(removals.begin(), removals.end(), Removal::Removed));
+    // Only regular files named as blobs or temporaries: a link or a folder
+    // among them stays, with the folder, and stops nothing else.
+    try {
+      const BlobStore copies(dir, common_dir, {}, StoreLayout::Flat);
+      std::vector<StoreEntry> entries;
+      for (StoreEntry& e : copies.entries())
+        if (e.kind != StoreEntry::Kind::Foreign) entries.push_back(std::move(e));
+      std::vector<const StoreEntry*> each;
+      for (const StoreEntry& e : entries) each.push_back(&e);
+      const auto removals =
+          copies.remove_all(each, [](std::size_t) { return std::numeric_limits<std::time_t>::max(); }, kDiskWaiters);
+      removed += static_cast<std::size_t>(std::count(removals.begin(), removals.end(), Removal::Removed));
+    } catch (const Error&) {
+      continue;  // not ours to judge: left as it is
+    }
     fs::remove(dir, ec);  // only when empty: anything else is not ours
   }
   return removed;

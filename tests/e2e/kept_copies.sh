@@ -336,6 +336,52 @@ kept_folder_stays_when_it_must() {
 case_in_mode lean "kept copies are a lean tree's new blobs; with the store checked out they are links, each removed" \
   "the kept folder stays when a copy is not the commit's, or a writer holds its lock" kept_folder_stays_when_it_must
 
+# A `retired` the hook cannot use (a file, a link out of the git folder,
+# a git folder it cannot write): the commit goes on, the copies go one by
+# one, nothing is written outside.
+kept_folder_stays_when_retired_is_unusable() {
+  new_lean_repo retire_unusable
+  mkdir "$TEST_ROOT/outside"
+  local n=30 how
+  for how in file link; do
+    rm -rf "$(retired_dir)"
+    mkdir -p "$(dirname "$(retired_dir)")"
+    if [ $how = file ]; then echo "not a folder" > "$(retired_dir)"; else ln -s "$TEST_ROOT/outside" "$(retired_dir)"; fi
+    n=$((n + 1))
+    write_conversation "$n-$how" "output committed beside a retired $how"
+    git add .jp/conversations
+    git commit -qm "$how" 2> "$TEST_ROOT/err" || fail "a retired $how refused the commit: $(cat "$TEST_ROOT/err")"
+    [ -d "$(kept_dir)" ] && [ "$(kept_count)" -eq 0 ] || fail "with a retired $how the copies did not go one by one"
+    assert_blobs_committed
+    git jpblob gc > /dev/null 2> "$TEST_ROOT/err" || fail "gc with a retired $how: $(cat "$TEST_ROOT/err")"
+  done
+  [ -z "$(ls -A "$TEST_ROOT/outside")" ] || fail "copies went outside the git folder: $(ls -A "$TEST_ROOT/outside")"
+  rm -f "$(retired_dir)"
+}
+case_in_mode lean "kept copies are a lean tree's new blobs; with the store checked out they are links, each removed" \
+  "a retired that is a file or a link: the commit removes the copies one by one" kept_folder_stays_when_retired_is_unusable
+
+# `git commit <paths>` after a commit refused once the hook had run (a
+# commit-msg hook): the hook staged the blobs into the index and dropped
+# their copies, and the partial commit's temporary index, made from HEAD,
+# lacks them. The hook takes them from the real index.
+partial_commit_after_a_refused_one() {
+  new_installed_repo refused_then_partial
+  write_conversation 40-refused "output of a commit refused after the hook"
+  git add .jp/conversations
+  printf '#!/bin/sh\nexit 1\n' > "$(git rev-parse --git-path hooks)/commit-msg"
+  chmod +x "$(git rev-parse --git-path hooks)/commit-msg"
+  if git commit -qm refused 2> /dev/null; then fail "the commit-msg hook did not refuse"; fi
+  rm "$(git rev-parse --git-path hooks)/commit-msg"
+  git commit -qm partial -- .jp/conversations/40-refused 2> "$TEST_ROOT/err" ||
+    fail "the partial commit after a refused one failed: $(cat "$TEST_ROOT/err")"
+  assert_blobs_committed
+  assert_clean_status
+  git jpblob verify --history > "$TEST_ROOT/out" 2>&1 || fail "verify: $(cat "$TEST_ROOT/out")"
+}
+case_ "git commit <paths> after a commit refused by commit-msg takes the blobs the hook staged into the index" \
+  partial_commit_after_a_refused_one
+
 # A purge that never ran (killed, or no process could start): gc does it.
 gc_purges_what_a_commit_set_aside() {
   new_installed_repo retire_gc
@@ -351,6 +397,16 @@ gc_purges_what_a_commit_set_aside() {
   python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); assert j["retired_purged"] == 1, j' "$TEST_ROOT/out" ||
     fail "gc did not purge the set-aside copy: $(cat "$TEST_ROOT/out")"
   [ "$(ls -A "$left")" = notes.txt ] || fail "gc's purge took the wrong files: $(ls -A "$left")"
+  # A link named as a blob stays, and stops neither gc nor the rest.
+  mkdir -p "$(retired_dir)/kept-3-4-0" "$TEST_ROOT/elsewhere"
+  local name
+  name="$(printf y | sha256sum | cut -c1-64).blob.gz"
+  printf 'outside' > "$TEST_ROOT/elsewhere/$name"
+  ln -s "$TEST_ROOT/elsewhere/$name" "$(retired_dir)/kept-3-4-0/$name"
+  printf 'not even gzip' > "$(retired_dir)/kept-3-4-0/$(printf z | sha256sum | cut -c1-64).blob.gz"
+  git jpblob gc > "$TEST_ROOT/out" 2>&1 || fail "a link in a retired folder failed gc: $(cat "$TEST_ROOT/out")"
+  [ "$(ls -A "$(retired_dir)/kept-3-4-0")" = "$name" ] || fail "the purge took the link or left the copy"
+  [ "$(cat "$TEST_ROOT/elsewhere/$name")" = outside ] || fail "the purge followed the link"
   if git jpblob purge-retired "$TEST_ROOT" 2> "$TEST_ROOT/err"; then fail "purge-retired took a folder that is no git folder"; fi
   grep -q "not a git folder" "$TEST_ROOT/err" || fail "no reason given: $(cat "$TEST_ROOT/err")"
 }
