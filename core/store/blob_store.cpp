@@ -124,10 +124,15 @@ BlobStore BlobStore::kept_copies(const fs::path& common_dir, StoreOptions option
 namespace {
 // The lock file, made when absent. Read-only is enough for flock(2), so
 // every user of a shared repository can take it.
+// Its folder is made only when missing: every document a filter cleans
+// takes the lock, and the folder is there after the first.
 Fd open_write_lock(const fs::path& path) {
+  const auto open = [&] { return Fd(::open(path.c_str(), O_RDONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0666)); };
+  Fd lock = open();
+  if (lock.valid() || errno != ENOENT) return lock;
   std::error_code ec;
   fs::create_directories(path.parent_path(), ec);
-  return Fd(::open(path.c_str(), O_RDONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0666));
+  return open();
 }
 }  // namespace
 

@@ -55,14 +55,20 @@ bool kept_copies_may_go(const Workspace& ws) {
 }
 
 namespace {
-std::size_t remove_all(const Workspace& ws, const std::vector<Digest>& digests) {
-  std::vector<StoreEntry> entries;
-  for (const Digest& d : digests) entries.push_back(ws.kept()->entry_for(d));
+// Deletes `entries` of `store` whatever their age, several waiting on the
+// disk at once; returns how many went.
+std::size_t remove_now(const BlobStore& store, const std::vector<StoreEntry>& entries) {
   std::vector<const StoreEntry*> each;
   for (const StoreEntry& e : entries) each.push_back(&e);
   const auto removals =
-      ws.kept()->remove_all(each, [](std::size_t) { return std::numeric_limits<std::time_t>::max(); }, kDiskWaiters);
+      store.remove_all(each, [](std::size_t) { return std::numeric_limits<std::time_t>::max(); }, kDiskWaiters);
   return static_cast<std::size_t>(std::count(removals.begin(), removals.end(), Removal::Removed));
+}
+
+std::size_t remove_all(const Workspace& ws, const std::vector<Digest>& digests) {
+  std::vector<StoreEntry> entries;
+  for (const Digest& d : digests) entries.push_back(ws.kept()->entry_for(d));
+  return remove_now(*ws.kept(), entries);
 }
 }  // namespace
 
@@ -126,20 +132,14 @@ std::size_t purge_retired_copies(const fs::path& common_dir) {
     if (it->symlink_status(ec).type() == fs::file_type::directory) retired.push_back(it->path());
   std::size_t removed = 0;
   for (const fs::path& dir : retired) {
-    // The same deletions as any kept copy's, through the store's own
-    // folders (no link followed), several waiting on the disk at once.
-    // Only regular files named as blobs or temporaries: a link or a folder
+    // The same deletions as any kept copy's (remove_now), through the
+    // store's own folders (no link followed). Only regular files named as blobs or temporaries: a link or a folder
     // among them stays, with the folder, and stops nothing else.
     try {
       const BlobStore copies(dir, common_dir, {}, StoreLayout::Flat);
-      std::vector<StoreEntry> entries;
-      for (StoreEntry& e : copies.entries())
-        if (e.kind != StoreEntry::Kind::Foreign) entries.push_back(std::move(e));
-      std::vector<const StoreEntry*> each;
-      for (const StoreEntry& e : entries) each.push_back(&e);
-      const auto removals =
-          copies.remove_all(each, [](std::size_t) { return std::numeric_limits<std::time_t>::max(); }, kDiskWaiters);
-      removed += static_cast<std::size_t>(std::count(removals.begin(), removals.end(), Removal::Removed));
+      std::vector<StoreEntry> entries = copies.entries();
+      std::erase_if(entries, [](const StoreEntry& e) { return e.kind == StoreEntry::Kind::Foreign; });
+      removed += remove_now(copies, entries);
     } catch (const Error&) {
       continue;  // not ours to judge: left as it is
     }
