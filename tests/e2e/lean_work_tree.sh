@@ -91,6 +91,30 @@ lean_clone() {
 }
 case_ "a plain git clone after install keeps no blob file, nor does the adopting repository or a new worktree" lean_clone
 
+# The teammate's first commit in that clone: its new blobs live in the
+# git folder until the hook stages them, and the kept folder then goes
+# aside whole (core/workspace/kept, retire_kept_copies) for a process of
+# its own to delete.
+commit_in_the_lean_clone() {
+  cd "$TEST_ROOT/mate"
+  write_conversation 90-mate "a teammate's tool output, committed from the lean clone"
+  git add .jp/conversations
+  local kept retired i
+  kept="$(git rev-parse --git-common-dir)/jpblob/kept"
+  retired="$(git rev-parse --git-common-dir)/jpblob/retired"
+  [ -n "$(ls -A "$kept" 2> /dev/null)" ] || fail "the add kept no copy in the git folder"
+  git commit -qm mate 2> "$TEST_ROOT/err" || fail "the commit failed: $(cat "$TEST_ROOT/err")"
+  [ ! -e "$kept" ] || fail "the kept folder was not set aside: $(ls -A "$kept")"
+  for i in $(seq 100); do [ -z "$(ls -A "$retired" 2> /dev/null)" ] && break; sleep 0.1; done
+  [ -z "$(ls -A "$retired" 2> /dev/null)" ] || fail "the set-aside copies were not deleted"
+  [ "$(blob_files)" -eq 0 ] || fail "the commit left blob files in the lean clone"
+  assert_blobs_committed
+  assert_clean_status
+  git jpblob verify > /dev/null || fail "verify fails after the teammate's commit"
+}
+case_ "a commit in the lean clone stages its new blobs from the git folder and sets the kept folder aside" \
+  commit_in_the_lean_clone
+
 # libgit2 1.5 reads no split index (the `link` extension): the filter's
 # and hook's index reads and the hook's restaging then ask git
 # (GitRepo::index_entries, read_staged, set_index_entry_id).
