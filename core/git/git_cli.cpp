@@ -80,7 +80,11 @@ GitCli GitCli::with_index(fs::path index_file) const { return GitCli(cwd_, std::
 
 GitCli::Output GitCli::run(std::vector<std::string> args, const std::string& input) const {
   args.insert(args.begin(), "git");
-  Environment environment;
+  // Output fully buffered: git flushes each record into a pipe otherwise
+  // (check-attr, check-ignore), and 114,000 paths' records cost as many
+  // wake-ups here, half a second of the commit that stages them. The whole
+  // input is given before the output is needed: nothing waits on a record.
+  Environment environment = {{"GIT_FLUSH", "0"}};
   if (index_file_) environment.emplace_back("GIT_INDEX_FILE", fs::absolute(cwd_ / *index_file_).string());
   auto r = run_command(args, cwd_, input, environment);
   return {r.status, std::move(r.out), std::move(r.err)};
