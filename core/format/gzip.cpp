@@ -108,14 +108,41 @@ std::string gzip_compress(std::string_view data, int level) {
   return out;
 }
 
-std::string zlib_compress(std::string_view data, int level) {
+void zlib_compress_to(std::string& out, std::string_view data, int level) {
   if (level < 0 || level > 9) throw Error("compression level " + std::to_string(level) +
                                           " is out of range 0..9");
+  const std::size_t start = out.size();
+  if (level == 0) {
+    // Stored blocks of at most 65,535 bytes, each behind its 5-byte header
+    // (final bit, type 00, LEN, NLEN), then the Adler-32 of the data, big
+    // endian (RFC 1951 3.2.4, RFC 1950). libdeflate's level 0 makes the
+    // same stream into a zeroed buffer of the bound, copied again after.
+    constexpr std::size_t kBlock = 65535;
+    out.reserve(start + 2 + data.size() + 5 * (data.size() / kBlock + 1) + 4);
+    out.append("\x78\x01", 2);  // deflate, 32 KiB window; 0x7801 is a multiple of 31
+    std::size_t at = 0;
+    do {
+      const std::size_t n = std::min(kBlock, data.size() - at);
+      const bool last = at + n == data.size();
+      const char header[5] = {static_cast<char>(last ? 1 : 0), static_cast<char>(n & 0xff), static_cast<char>(n >> 8),
+                              static_cast<char>(~n & 0xff), static_cast<char>((~n >> 8) & 0xff)};
+      out.append(header, 5).append(data.substr(at, n));
+      at += n;
+    } while (at < data.size());
+    const std::uint32_t adler = libdeflate_adler32(1, data.data(), data.size());
+    for (int shift = 24; shift >= 0; shift -= 8) out.push_back(static_cast<char>((adler >> shift) & 0xff));
+    return;
+  }
   libdeflate_compressor* c = compressor(level);
-  std::string out(libdeflate_zlib_compress_bound(c, data.size()), '\0');
-  const std::size_t n = libdeflate_zlib_compress(c, data.data(), data.size(), out.data(), out.size());
+  out.resize(start + libdeflate_zlib_compress_bound(c, data.size()));
+  const std::size_t n = libdeflate_zlib_compress(c, data.data(), data.size(), out.data() + start, out.size() - start);
   if (n == 0) throw Error("deflate failed");  // cannot happen within the bound
-  out.resize(n);
+  out.resize(start + n);
+}
+
+std::string zlib_compress(std::string_view data, int level) {
+  std::string out;
+  zlib_compress_to(out, data, level);
   return out;
 }
 

@@ -20,7 +20,10 @@ namespace jpblob {
 // zlib levels 0..9; 6 is the default (git config jpblob.compressionLevel).
 std::string gzip_compress(std::string_view data, int level = 6);
 
-// The zlib format (RFC 1950) of `data`, as git stores each object.
+// The zlib format (RFC 1950) of `data`, as git stores each object,
+// appended to `out`. Level 0 stores the bytes (deflate's stored blocks),
+// written here in one copy: what gzip files and git's trees of ids need.
+void zlib_compress_to(std::string& out, std::string_view data, int level);
 std::string zlib_compress(std::string_view data, int level);
 
 // The data would inflate past the limit it was given (a gzip bomb, or more

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <exception>
 #include <filesystem>
+#include <future>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -68,7 +69,9 @@ class PackStream {
     std::exception_ptr error;  // thrown when its turn comes
   };
   Made make(PackObject& object) const;
-  void make_batch();
+  // The end of the batch that starts at `from`, and its bytes.
+  std::pair<std::size_t, std::uint64_t> batch_end(std::size_t from) const;
+  std::vector<Made> make_batch(std::size_t from, std::size_t end);
 
   std::vector<PackObject> objects_;
   std::vector<Made> batch_;
@@ -81,6 +84,9 @@ class PackStream {
   std::uint64_t offset_ = 0;  // bytes made so far
   std::size_t next_ = 0;
   bool started_ = false, done_ = false;
+  // The batch after batch_, made while batch_ is checksummed and written;
+  // last, so that it is waited for before anything it uses goes.
+  std::future<std::vector<Made>> ahead_;
 };
 
 // The id an object of `type` with these bytes has in a repository of

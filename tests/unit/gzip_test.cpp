@@ -46,6 +46,41 @@ TEST(Gzip, OutputIsReadableByZlibItself) {
   EXPECT_EQ(out, sample());
 }
 
+// git inflates each object with zlib: the stored blocks written by hand
+// (level 0) must be what zlib reads back, across a block's end (65,535
+// bytes), appended after what the buffer held, with an Adler-32 zlib checks.
+TEST(Gzip, ZlibStreamsOfEveryLevelInflateWithZlibAfterWhatWasThere) {
+  std::string binary;
+  for (int i = 0; i < 200000; ++i) binary.push_back(static_cast<char>(i * 7919 % 251));
+  for (const std::size_t size : {std::size_t{0}, std::size_t{1}, std::size_t{65534}, std::size_t{65535},
+                                 std::size_t{65536}, std::size_t{131070}, std::size_t{200000}})
+    for (int level : {0, 1, 6}) {
+      const std::string data = binary.substr(0, size);
+      std::string out = "before";
+      zlib_compress_to(out, data, level);
+      ASSERT_EQ(out.substr(0, 6), "before");
+      EXPECT_EQ(out.substr(6), zlib_compress(data, level));
+      std::string back(size + 1, '\0');
+      uLongf back_size = back.size();
+      ASSERT_EQ(uncompress(reinterpret_cast<Bytef*>(back.data()), &back_size,
+                           reinterpret_cast<const Bytef*>(out.data() + 6), out.size() - 6),
+                Z_OK)
+          << "size " << size << " level " << level;
+      EXPECT_EQ(back.substr(0, back_size), data) << "size " << size << " level " << level;
+      if (level == 0) {
+        EXPECT_EQ(out.size() - 6, 2 + size + 5 * (size / 65535 + (size % 65535 || size == 0 ? 1 : 0)) + 4);
+        // A flipped byte of data fails zlib's Adler-32 check.
+        if (size > 0) {
+          std::string bad = out.substr(6);
+          bad[7] = static_cast<char>(bad[7] ^ 1);
+          EXPECT_EQ(uncompress(reinterpret_cast<Bytef*>(back.data()), &back_size,
+                               reinterpret_cast<const Bytef*>(bad.data()), bad.size()),
+                    Z_DATA_ERROR);
+        }
+      }
+    }
+}
+
 TEST(Gzip, RejectsBadLevel) { EXPECT_THROW(gzip_compress("x", 10), Error); }
 
 void expect_corrupt(const std::string& gz, const std::string& why) {
