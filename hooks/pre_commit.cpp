@@ -9,6 +9,7 @@
 #include <memory>
 #include <set>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "core/store/blob_store.hpp"
 #include "core/documents/document.hpp"
@@ -40,6 +41,7 @@ class Hook {
     if (!ws_.in_work_tree()) throw Error("pre-commit must run in a repository with a work tree");
     report_.warnings = ws_.settings().warnings;
     top_ = ws_.top();
+    top_str_ = top_.string() + "/";
     git_.emplace(top_);
     // `git commit <paths>` commits a temporary index, then the real one
     // (held as index.lock): both must get the same staging.
@@ -172,21 +174,20 @@ class Hook {
   }
 
   void check_blob(const std::string& conversation, const BlobUse& ref) {
-    const std::string hex = ref.digest.hex();
+    // Once a blob: a lean tree's commit of everything added asks 114,000.
     const std::string path = tracked_blob_path(ref.digest);
-    const std::string fix = "; " + how_to_restore(path);
     if (auto staged = staged_blobs_.find(path); staged != staged_blobs_.end()) {
-      verify(conversation, ref, staged->second, path + " (index)", fix);
+      verify(conversation, ref, staged->second, path + " (index)", path);
       return;
     }
-    const fs::path file = top_ / path;
+    const std::string file = top_str_ + path;
     struct stat st {};
     if (::lstat(file.c_str(), &st) != 0) {
       missing_.push_back({conversation, ref, path});  // perhaps staged: asked in one go later
       return;
     }
     if (!S_ISREG(st.st_mode)) {
-      problem("blob " + hex + " referenced by " + conversation + " is not a regular file: " + path);
+      problem("blob " + ref.digest.hex() + " referenced by " + conversation + " is not a regular file: " + path);
       return;
     }
     std::string raw;
@@ -199,16 +200,18 @@ class Hook {
     // Content that matches its name is the one right content for this path,
     // so a verified file may be staged whether or not it is tracked; one
     // that does not match refuses the commit, tracked or not.
-    if (verify(conversation, ref, raw, path, fix)) to_stage_.push_back(path);
+    if (verify(conversation, ref, raw, path, path)) to_stage_.push_back(path);
   }
 
+  // A problem names the ways back to `restorable`'s blob file, if given.
   bool verify(const std::string& conversation, const BlobUse& ref, std::string_view raw,
-              const std::string& what, const std::string& fix) {
+              const std::string& what, const std::string& restorable) {
     try {
       decode_blob(raw, ref.digest, ref.size, ws_.store().options().max_blob_size, what);
       return true;
     } catch (const Error& err) {
-      problem(std::string(err.what()) + " (referenced by " + conversation + ")" + fix);
+      problem(std::string(err.what()) + " (referenced by " + conversation + ")" +
+              (restorable.empty() ? "" : "; " + how_to_restore(restorable)));
       return false;
     }
   }
@@ -492,11 +495,12 @@ class Hook {
 
   Workspace ws_;
   fs::path top_;
+  std::string top_str_;  // top_ and a slash
   std::optional<GitCli> git_;  // in the work tree, with the index git handed the hook
   std::optional<fs::path> extra_index_;
   std::vector<RawChange> documents_;
   std::map<std::string, std::string> staged_blobs_;  // verified blob files staged by hand
-  std::set<Digest> referenced_;
+  std::unordered_set<Digest, DigestHash> referenced_;
   std::set<Digest> deleted_blobs_;  // blob files this commit removes
   std::set<std::string> store_changes_;  // store paths the index changes against HEAD
   std::vector<std::string> to_stage_;
