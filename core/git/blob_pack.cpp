@@ -233,10 +233,11 @@ bool PackStream::next(std::string& chunk) {
       batch_next_ = 0;
       const std::size_t from = next_ + batch_.size();
       if (from < objects_.size() && bytes <= kBatchBytes) {
-        const auto [end, size] = batch_end(from);
-        if (size <= kBatchBytes) {
+        // Not a structured binding: clang 14 cannot capture one.
+        const std::pair<std::size_t, std::uint64_t> following = batch_end(from);
+        const std::size_t end = following.first;
+        if (following.second <= kBatchBytes)
           ahead_ = std::async(std::launch::async, [this, from, end] { return make_batch(from, end); });
-        }
       }
     }
     Made& made = batch_[batch_next_++];
