@@ -80,11 +80,16 @@ GitCli GitCli::with_index(fs::path index_file) const { return GitCli(cwd_, std::
 
 GitCli::Output GitCli::run(std::vector<std::string> args, const std::string& input) const {
   args.insert(args.begin(), "git");
-  // Output fully buffered: git flushes each record into a pipe otherwise
-  // (check-attr, check-ignore), and 114,000 paths' records cost as many
-  // wake-ups here, half a second of the commit that stages them. The whole
-  // input is given before the output is needed: nothing waits on a record.
-  Environment environment = {{"GIT_FLUSH", "0"}};
+  Environment environment;
+  // Output fully buffered: check-attr and check-ignore flush each record
+  // into a pipe otherwise, and 114,000 paths' records cost as many wake-ups
+  // here, half a second of the commit that stages them. The whole input is
+  // given before the output is read: nothing waits on a record. Only those
+  // two, which run nobody's code: a command that runs filters or hooks
+  // (add, update-index) would hand the setting on, and a filter that asks
+  // `git check-attr --stdin` one path at a time through a pipe of its own
+  // (git-annex does) would wait forever for its answer.
+  if (args[1] == "check-attr" || args[1] == "check-ignore") environment.emplace_back("GIT_FLUSH", "0");
   if (index_file_) environment.emplace_back("GIT_INDEX_FILE", fs::absolute(cwd_ / *index_file_).string());
   auto r = run_command(args, cwd_, input, environment);
   return {r.status, std::move(r.out), std::move(r.err)};

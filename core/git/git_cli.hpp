@@ -248,6 +248,10 @@ class GitCli {
   // git cannot say.
   std::optional<std::filesystem::path> index_path() const;
 
+  // Each path's `filter` attribute, "" where none applies, in one
+  // `git check-attr`.
+  std::unordered_map<std::string, std::string> filters_of(const std::vector<std::string>& paths) const;
+
  private:
   struct Output {
     int status;
@@ -263,9 +267,6 @@ class GitCli {
   std::optional<std::filesystem::path> own_pack_folder() const;
   // run(), throwing Error("cannot <what>: <git's message>") on failure.
   std::string must(const std::string& what, std::vector<std::string> args, const std::string& input = {}) const;
-  // Each path's `filter` attribute, "" where none applies, in one
-  // `git check-attr`.
-  std::unordered_map<std::string, std::string> filters_of(const std::vector<std::string>& paths) const;
 
   std::filesystem::path cwd_;
   std::optional<std::filesystem::path> index_file_;

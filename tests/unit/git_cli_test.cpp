@@ -108,17 +108,24 @@ TEST(GitCli, ManyPathsGoThroughStandardInput) {
   EXPECT_EQ(git.index_entries({"f"}).size(), 20000u);
 }
 
-// git flushes each record of check-attr and check-ignore into a pipe
-// unless told not to: 114,000 blob paths' attributes were half a second
-// of wake-ups. A stand-in `git` first on PATH shows the environment git's
-// commands get.
-TEST(GitCli, GitsOutputIsBufferedWhole) {
+// git flushes each record of check-attr into a pipe unless told not to:
+// 114,000 blob paths' attributes were half a second of wake-ups. A command
+// that runs other tools' filters (update-index) must not hand the setting
+// on: a filter asking check-attr one path at a time through a pipe of its
+// own would never get its answer. A stand-in `git` first on PATH records
+// what each command got.
+TEST(GitCli, OnlyCheckAttrsOutputIsBufferedWhole) {
   Repo r("sha1");
-  test::must("mkdir bin && printf '#!/bin/sh\\necho \"${GIT_FLUSH-unset}\"\\n' > bin/git && chmod +x bin/git",
+  // It reads its input whole: a write into a pipe nobody reads is SIGPIPE.
+  test::must("mkdir bin && printf '#!/bin/sh\\necho \"$1 ${GIT_FLUSH-unset}\" >> \"%s\"\\ncat > /dev/null\\n' " +
+                 test::shell_quote((r.dir / "calls").string()) + " > bin/git && chmod +x bin/git",
              r.dir.path());
   const std::string path = (r.dir / "bin").string() + ":" + std::getenv("PATH");
   const test::ScopedEnv on_path("PATH", path.c_str());
-  EXPECT_EQ(GitCli(r.dir.path()).object_format(), "0");
+  const GitCli git(r.dir.path());
+  EXPECT_TRUE(git.filters_of({"a"}).empty());
+  git.add_to_index({"a"});
+  EXPECT_EQ(test::read_text(r.dir / "calls"), "check-attr 0\nupdate-index unset\n");
 }
 
 TEST(GitCli, AnotherIndexFileIsUsedOnlyWhenAsked) {
