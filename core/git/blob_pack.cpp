@@ -7,6 +7,7 @@
 #include <libdeflate.h>
 
 #include <algorithm>
+#include <system_error>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -236,8 +237,13 @@ bool PackStream::next(std::string& chunk) {
         // Not a structured binding: clang 14 cannot capture one.
         const std::pair<std::size_t, std::uint64_t> following = batch_end(from);
         const std::size_t end = following.first;
-        if (following.second <= kBatchBytes)
-          ahead_ = std::async(std::launch::async, [this, from, end] { return make_batch(from, end); });
+        if (following.second <= kBatchBytes) {
+          try {
+            ahead_ = std::async(std::launch::async, [this, from, end] { return make_batch(from, end); });
+          } catch (const std::system_error&) {
+            // No thread to be had: the next batch is made in its turn.
+          }
+        }
       }
     }
     Made& made = batch_[batch_next_++];

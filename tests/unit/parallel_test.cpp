@@ -1,0 +1,85 @@
+// Work on several threads when the system gives fewer, or none: a commit
+// under `ulimit -u` or a small `ulimit -v` ended in std::terminate when a
+// second thread could not be made (red team, 2026-11-27).
+#include "core/base/parallel.hpp"
+
+#include <gtest/gtest.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <fstream>
+#include <string>
+#include <thread>
+
+#include "core/git/blob_pack.hpp"
+
+namespace jpblob {
+namespace {
+
+// This process's address space now, in bytes (/proc/self/statm: pages).
+std::size_t address_space() {
+  std::ifstream statm("/proc/self/statm");
+  std::size_t pages = 0;
+  statm >> pages;
+  return pages * static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+}
+
+// Runs `body` in a child whose address space may grow by 2 MiB, less than
+// one thread's stack: its exit status (4 if it threw), or 128 + the signal
+// that ended it.
+template <typename Body>
+int without_threads(Body body) {
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    const rlim_t limit = address_space() + (2u << 20);
+    const rlimit as{limit, limit};
+    if (::setrlimit(RLIMIT_AS, &as) != 0) ::_exit(3);
+    try {
+      std::thread probe([] {});
+      probe.join();
+      ::_exit(2);  // a thread was had: the limit does not take threads away here
+    } catch (const std::system_error&) {
+    }
+    int code = 4;  // what it threw: the child must not go on with the tests
+    try {
+      code = body();
+    } catch (...) {
+    }
+    ::_exit(code);
+  }
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+TEST(Parallel, EveryItemRunsWhenNoThreadCanBeMade) {
+  const int status = without_threads([] {
+    std::atomic<int> done{0};
+    parallel_for(1000, [&](std::size_t) { ++done; }, 8);
+    return done == 1000 ? 0 : 1;
+  });
+  ASSERT_NE(status, 2) << "the address-space limit left threads to be had: nothing tested";
+  EXPECT_EQ(status, 0) << "exit status (128 + signal when it ended on one)";
+}
+
+// The pack's next batch is made ahead on a thread of its own: with none to
+// be had, each is made in its turn, and the stream is whole.
+TEST(Parallel, APackIsWholeWhenNoThreadCanBeMade) {
+  const int status = without_threads([] {
+    std::vector<PackObject> objects;
+    for (int i = 0; i < 1500; ++i)
+      objects.push_back({PackObject::Type::Blob, {}, "\x1f\x8b" + std::to_string(i)});
+    PackStream pack(std::move(objects), "sha1", 1 << 20);
+    std::string chunk;
+    int pieces = 0;
+    while (pack.next(chunk)) ++pieces;
+    return pieces == 1 + 1500 + 1 && pack.ids().size() == 1500 ? 0 : 1;
+  });
+  ASSERT_NE(status, 2) << "the address-space limit left threads to be had: nothing tested";
+  EXPECT_EQ(status, 0) << "exit status (128 + signal when it ended on one)";
+}
+
+}  // namespace
+}  // namespace jpblob
