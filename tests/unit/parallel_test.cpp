@@ -4,6 +4,7 @@
 #include "core/base/parallel.hpp"
 
 #include <gtest/gtest.h>
+#include <pthread.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -27,12 +28,18 @@ std::size_t address_space() {
 }
 
 // Runs `body` in a child whose address space may grow by 2 MiB, less than
-// one thread's stack: its exit status (4 if it threw), or 128 + the signal
+// one thread's stack (64 MiB there): its exit status (4 if it threw), or 128 + the signal
 // that ended it.
 template <typename Body>
 int without_threads(Body body) {
   const pid_t pid = ::fork();
   if (pid == 0) {
+    // glibc reuses the stacks of threads that ended (earlier tests'): a
+    // thread asks for a larger one than any of those, which must be mapped.
+    pthread_attr_t attr;
+    if (::pthread_attr_init(&attr) != 0 || ::pthread_attr_setstacksize(&attr, 64u << 20) != 0 ||
+        ::pthread_setattr_default_np(&attr) != 0)
+      ::_exit(3);
     const rlim_t limit = address_space() + (2u << 20);
     const rlimit as{limit, limit};
     if (::setrlimit(RLIMIT_AS, &as) != 0) ::_exit(3);
