@@ -71,7 +71,7 @@ void run_gc_command(const MaintenanceArgs& args) {
     for (const auto& x : r.removed) removed.push_back({{"path", x.path}, {"bytes", x.bytes}});
     print_json({{"dry_run", r.dry_run}, {"removed", removed}, {"bytes_freed", r.bytes_freed},
                 {"kept_live", r.kept_live}, {"kept_young", r.kept_young}, {"conversations", r.conversations},
-                {"retired_purged", r.retired_purged}});
+                {"retired_purged", r.retired_purged}, {"unfinished_packs", r.unfinished_packs}});
     return;
   }
   for (const auto& x : r.removed) std::cout << (r.dry_run ? "would remove " : "removed ") << x.path << '\n';
@@ -80,6 +80,9 @@ void run_gc_command(const MaintenanceArgs& args) {
             << " referenced and " << r.kept_young << " younger than " << args.prune << ".\n";
   if (r.retired_purged)
     std::cout << "Deleted " << r.retired_purged << " kept copie(s) a commit had set aside (all committed).\n";
+  if (r.unfinished_packs)
+    std::cout << (r.dry_run ? "Would delete " : "Deleted ") << r.unfinished_packs
+              << " unfinished pack file(s) a killed commit left in git's objects (git never read them).\n";
 }
 
 void run_purge_retired(const std::string& common_dir) {

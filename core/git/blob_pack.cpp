@@ -2,11 +2,13 @@
 
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <libdeflate.h>
 
 #include <algorithm>
+#include <ctime>
 #include <system_error>
 #include <unordered_map>
 #include <unordered_set>
@@ -49,6 +51,10 @@ constexpr std::size_t kMaxObjects = 0xffffffffu;
 // more are kept as one pack (`git index-pack`).
 constexpr std::size_t kUnpackLimit = 100;
 
+// The temporary names of a pack and its index being written: the writer's
+// pid, then what tells its streams apart (remove_unfinished_packs).
+constexpr std::string_view kPackTemp = "tmp_pack_jpblob_", kIndexTemp = "tmp_idx_jpblob_";
+
 // Writes `pack` into `folder` (git's objects/pack) as a pack and its index
 // (version 2), what `git index-pack` makes of the same stream without
 // inflating and hashing every object again: the stream knows each
@@ -74,7 +80,7 @@ void write_pack_files(PackStream& pack, const fs::path& folder, const std::strin
   };
   const std::string suffix = std::to_string(::getpid()) + "_" + std::to_string(reinterpret_cast<std::uintptr_t>(&pack));
   Temp packfile, index;
-  packfile.open(folder / ("tmp_pack_jpblob_" + suffix), what);
+  packfile.open(folder / (std::string(kPackTemp) + suffix), what);
   std::string chunk, buffer, checksum;
   const std::string pack_name = "the new pack " + packfile.path.string();
   off_t written = 0;
@@ -120,7 +126,7 @@ void write_pack_files(PackStream& pack, const fs::path& folder, const std::strin
   ObjectHasher sum(checksum.size() == 32 ? "sha256" : "sha1");
   sum.update(idx);
   idx.append(sum.finish_raw());
-  index.open(folder / ("tmp_idx_jpblob_" + suffix), what);
+  index.open(folder / (std::string(kIndexTemp) + suffix), what);
   write_all(index.fd.get(), idx, "the new pack's index " + index.path.string());
   index.finish(what);
 
@@ -137,6 +143,35 @@ void write_pack_files(PackStream& pack, const fs::path& folder, const std::strin
 
 }  // namespace
 
+
+std::size_t remove_unfinished_packs(const fs::path& pack_folder, bool remove) {
+  const Fd dir(::open(pack_folder.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  if (!dir.valid()) return 0;
+  std::error_code ec;
+  std::vector<std::string> names;
+  for (const auto& e : fs::directory_iterator(pack_folder, ec)) names.push_back(e.path().filename().string());
+  const std::time_t hour_ago = std::time(nullptr) - 3600;
+  std::size_t count = 0;
+  for (const std::string& name : names) {
+    std::string_view rest = name;
+    if (rest.starts_with(kPackTemp)) rest.remove_prefix(kPackTemp.size());
+    else if (rest.starts_with(kIndexTemp)) rest.remove_prefix(kIndexTemp.size());
+    else continue;
+    const std::size_t digits = rest.find('_');
+    if (digits == 0 || digits == std::string_view::npos || digits > 9 ||
+        rest.substr(0, digits).find_first_not_of("0123456789") != std::string_view::npos)
+      continue;
+    const pid_t pid = static_cast<pid_t>(std::stol(std::string(rest.substr(0, digits))));
+    struct stat st {};
+    if (::fstatat(dir.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode) ||
+        st.st_mtime > hour_ago)
+      continue;
+    if (pid > 0 && (::kill(pid, 0) == 0 || errno != ESRCH)) continue;  // running, or not ours to ask
+    if (remove && ::unlinkat(dir.get(), name.c_str(), 0) != 0) continue;
+    ++count;
+  }
+  return count;
+}
 
 std::string object_id(PackObject::Type type, std::string_view bytes, const std::string& object_format) {
   return hex_object_id(raw_id_of(type, bytes, object_format));

@@ -89,6 +89,14 @@ class PackStream {
   std::future<std::vector<Made>> ahead_;
 };
 
+// The unfinished files of a pack the hook was writing into `pack_folder`
+// (git's objects/pack) when it was killed: git never reads them (no index
+// names them), and its own `git gc` leaves them for two weeks. Each one
+// whose writer is not running and that nothing has written for an hour
+// (a repository shared over a network: a process of another machine) is
+// deleted, or only counted when `remove` is false. How many.
+std::size_t remove_unfinished_packs(const std::filesystem::path& pack_folder, bool remove);
+
 // The id an object of `type` with these bytes has in a repository of
 // `object_format` (hex).
 std::string object_id(PackObject::Type type, std::string_view bytes, const std::string& object_format);

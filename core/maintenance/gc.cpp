@@ -1,5 +1,7 @@
 #include "core/maintenance/gc.hpp"
 
+#include "core/git/blob_pack.hpp"
+
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -14,6 +16,7 @@
 #include "core/base/error.hpp"
 #include "core/base/fs.hpp"
 #include "core/base/parallel.hpp"
+#include "core/git/blob_pack.hpp"
 #include "core/git/git_cli.hpp"
 #include "core/workspace/kept.hpp"
 #include "core/workspace/needs_log.hpp"
@@ -242,6 +245,10 @@ GcReport run_gc(const Workspace& ws, const GcOptions& options, const Progress& p
   // Kept folders a commit set aside whose deletion never ran (killed, or
   // no process could be started): every copy in them is staged.
   if (!options.dry_run && ws.repo()) report.retired_purged = purge_retired_copies(ws.repo()->commondir());
+  // A pack the hook was writing when it was killed: never read by git,
+  // and as large as what the commit staged.
+  if (ws.repo())
+    report.unfinished_packs = remove_unfinished_packs(ws.repo()->commondir() / "objects" / "pack", !options.dry_run);
   // Unstage first, then delete: a gc killed in between leaves untracked
   // orphans, which the next gc deletes.
   if (!options.dry_run && ws.in_work_tree()) {

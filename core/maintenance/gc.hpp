@@ -28,6 +28,7 @@ struct GcReport {
   std::size_t kept_young = 0;  // unreferenced but younger than the grace period
   std::size_t conversations = 0;  // distinct documents in the work trees and indexes, each once
   std::size_t retired_purged = 0;  // copies of kept folders commits set aside (purge_retired_copies)
+  std::size_t unfinished_packs = 0;  // a killed hook's pack files (remove_unfinished_packs)
   bool dry_run = false;
 };
 

@@ -413,4 +413,45 @@ gc_purges_what_a_commit_set_aside() {
 case_ "gc deletes kept copies a commit set aside and nothing else; purge-retired wants a git folder" \
   gc_purges_what_a_commit_set_aside
 
+# A hook killed while it wrote its pack leaves the unfinished files in
+# git's objects/pack: git never reads them (no index names them) and its
+# own gc keeps them two weeks, as large as what the commit staged. gc
+# deletes those whose writer is gone and that nothing wrote for an hour.
+gc_deletes_packs_a_killed_commit_left() {
+  new_installed_repo unfinished_packs
+  write_conversation 26-a "output committed before the kill"
+  git add .jp/conversations && git commit -qm a
+  local packs dead live
+  packs="$(git rev-parse --git-common-dir)/objects/pack"
+  dead="$(sh -c 'echo $$')"  # a process that has ended
+  live=$$
+  for f in "tmp_pack_jpblob_${dead}_1" "tmp_idx_jpblob_${dead}_1" "tmp_pack_jpblob_${live}_2" \
+    "tmp_pack_jpblob_${dead}_3" tmp_pack_Ab12Cd "tmp_pack_jpblob_x${dead}_4"; do
+    printf 'PACK unfinished' > "$packs/$f"
+  done
+  printf 'outside' > "$TEST_ROOT/outside-pack"
+  ln -s "$TEST_ROOT/outside-pack" "$packs/tmp_pack_jpblob_${dead}_5"
+  touch -h -d '2 hours ago' "$packs"/tmp_pack_* "$packs"/tmp_idx_*
+  touch "$packs/tmp_pack_jpblob_${dead}_3"  # written a moment ago
+  git jpblob gc --dry-run --json > "$TEST_ROOT/out" || fail "gc --dry-run failed"
+  python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); assert j["unfinished_packs"] == 2, j' "$TEST_ROOT/out" ||
+    fail "gc --dry-run did not count the two unfinished files: $(cat "$TEST_ROOT/out")"
+  [ -f "$packs/tmp_pack_jpblob_${dead}_1" ] || fail "gc --dry-run deleted a file"
+  git jpblob gc > "$TEST_ROOT/out" 2>&1 || fail "gc failed: $(cat "$TEST_ROOT/out")"
+  grep -q "Deleted 2 unfinished pack file(s)" "$TEST_ROOT/out" || fail "gc did not say so: $(cat "$TEST_ROOT/out")"
+  local f
+  for f in "tmp_pack_jpblob_${dead}_1" "tmp_idx_jpblob_${dead}_1"; do
+    [ ! -e "$packs/$f" ] || fail "gc left $f, whose writer is gone"
+  done
+  for f in "tmp_pack_jpblob_${live}_2" "tmp_pack_jpblob_${dead}_3" tmp_pack_Ab12Cd "tmp_pack_jpblob_x${dead}_4" \
+    "tmp_pack_jpblob_${dead}_5"; do
+    [ -e "$packs/$f" ] || [ -L "$packs/$f" ] || fail "gc deleted $f (a running writer's, a recent one, git's own, a link)"
+  done
+  [ "$(cat "$TEST_ROOT/outside-pack")" = outside ] || fail "gc followed the link"
+  rm -f "$packs"/tmp_pack_* "$packs"/tmp_idx_*
+  git fsck --strict > /dev/null 2>&1 || fail "fsck after gc"
+}
+case_ "gc deletes the pack files a killed commit left, and not a running writer's, a recent one, git's own or a link" \
+  gc_deletes_packs_a_killed_commit_left
+
 pass
