@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cstdlib>
 #include <cstring>
+#include <system_error>
 
 #include "core/base/error.hpp"
 
@@ -58,7 +59,18 @@ void DelayedSmudges::add(const std::string& path, Job job) {
   // The pool starts with the first delayed file: a session that only
   // cleans never has one.
   if (pool_.empty())
-    for (unsigned t = 0; t < threads_; ++t) pool_.emplace_back([this] { work(); });
+    for (unsigned t = 0; t < threads_; ++t) {
+      try {
+        pool_.emplace_back([this] { work(); });
+      } catch (const std::system_error& e) {
+        // Fewer workers do the same work (ulimit -u, memory); none at all
+        // is said as such: JPBLOB_THREADS cannot help there.
+        if (pool_.empty())
+          throw Error(std::string("cannot start a thread to restore conversations: ") + e.what() +
+                      " (ulimit -u, or memory)");
+        break;
+      }
+    }
   Entry& e = entries_[path];
   if (e.state == State::Ready || e.state == State::Listed) {
     ready_bytes_ -= e.held;

@@ -13,8 +13,11 @@
 #include <fstream>
 #include <string>
 #include <thread>
+#include <vector>
 
+#include "core/base/error.hpp"
 #include "core/git/blob_pack.hpp"
+#include "filter/delayed.hpp"
 
 namespace jpblob {
 namespace {
@@ -27,11 +30,12 @@ std::size_t address_space() {
   return pages * static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
 }
 
-// Runs `body` in a child whose address space may grow by 2 MiB, less than
-// one thread's stack (64 MiB there): its exit status (4 if it threw), or 128 + the signal
-// that ended it.
+// Runs `body` in a child whose address space may grow by `room` bytes
+// besides what `threads` threads' stacks (64 MiB each there) take: its
+// exit status (4 if it threw), or 128 + the signal that ended it.
+constexpr std::size_t kStack = 64u << 20;
 template <typename Body>
-int without_threads(Body body) {
+int with_threads(unsigned threads, Body body) {
   const pid_t pid = ::fork();
   if (pid == 0) {
     // glibc reuses the stacks of threads that ended (earlier tests'): a
@@ -40,15 +44,18 @@ int without_threads(Body body) {
     if (::pthread_attr_init(&attr) != 0 || ::pthread_attr_setstacksize(&attr, 64u << 20) != 0 ||
         ::pthread_setattr_default_np(&attr) != 0)
       ::_exit(3);
-    const rlim_t limit = address_space() + (2u << 20);
+    const rlim_t limit = address_space() + threads * (kStack + (4u << 20)) + (2u << 20);
     const rlimit as{limit, limit};
     if (::setrlimit(RLIMIT_AS, &as) != 0) ::_exit(3);
+    // As many threads at once as allowed, and not one more.
+    std::vector<std::thread> probes;
     try {
-      std::thread probe([] {});
-      probe.join();
-      ::_exit(2);  // a thread was had: the limit does not take threads away here
+      for (unsigned t = 0; t <= threads; ++t) probes.emplace_back([] { ::usleep(20000); });
     } catch (const std::system_error&) {
     }
+    const bool as_planned = probes.size() == threads;
+    for (auto& t : probes) t.join();
+    if (!as_planned) ::_exit(2);  // the limit does not take threads away here as planned
     int code = 4;  // what it threw: the child must not go on with the tests
     try {
       code = body();
@@ -62,19 +69,19 @@ int without_threads(Body body) {
 }
 
 TEST(Parallel, EveryItemRunsWhenNoThreadCanBeMade) {
-  const int status = without_threads([] {
+  const int status = with_threads(0, [] {
     std::atomic<int> done{0};
     parallel_for(1000, [&](std::size_t) { ++done; }, 8);
     return done == 1000 ? 0 : 1;
   });
-  ASSERT_NE(status, 2) << "the address-space limit left threads to be had: nothing tested";
+  ASSERT_NE(status, 2) << "the address-space limit did not set the threads to be had: nothing tested";
   EXPECT_EQ(status, 0) << "exit status (128 + signal when it ended on one)";
 }
 
 // The pack's next batch is made ahead on a thread of its own: with none to
 // be had, each is made in its turn, and the stream is whole.
 TEST(Parallel, APackIsWholeWhenNoThreadCanBeMade) {
-  const int status = without_threads([] {
+  const int status = with_threads(0, [] {
     std::vector<PackObject> objects;
     for (int i = 0; i < 1500; ++i)
       objects.push_back({PackObject::Type::Blob, {}, "\x1f\x8b" + std::to_string(i)});
@@ -84,8 +91,38 @@ TEST(Parallel, APackIsWholeWhenNoThreadCanBeMade) {
     while (pack.next(chunk)) ++pieces;
     return pieces == 1 + 1500 + 1 && pack.ids().size() == 1500 ? 0 : 1;
   });
-  ASSERT_NE(status, 2) << "the address-space limit left threads to be had: nothing tested";
+  ASSERT_NE(status, 2) << "the address-space limit did not set the threads to be had: nothing tested";
   EXPECT_EQ(status, 0) << "exit status (128 + signal when it ended on one)";
+}
+
+// Delayed smudges restore conversations on a pool of workers: with one
+// thread to be had of the eight asked for, the one does every file; with
+// none, the filter says so, where it had said "Resource temporarily
+// unavailable" (red team: `git checkout` under `ulimit -u 4` wrote none).
+TEST(Parallel, DelayedSmudgesWorkOnTheThreadsThereAre) {
+  const auto restore = [](int files) {
+    DelayedSmudges q(1 << 20, 8);
+    for (int i = 0; i < files; ++i)
+      q.add("p" + std::to_string(i), [i](auto&) { return DelayedSmudges::Result{true, std::to_string(i), {}, {}}; });
+    int taken = 0;
+    for (auto paths = q.available(); !paths.empty(); paths = q.available())
+      for (const auto& p : paths)
+        if (const auto r = q.take(p); r && r->content == p.substr(1)) ++taken;
+    return taken;
+  };
+  int status = with_threads(1, [&] { return restore(50) == 50 ? 0 : 1; });
+  ASSERT_NE(status, 2) << "the address-space limit did not set the threads to be had: nothing tested";
+  EXPECT_EQ(status, 0) << "exit status (128 + signal when it ended on one)";
+  status = with_threads(0, [&] {
+    try {
+      restore(1);
+    } catch (const Error& e) {
+      return std::string(e.what()).find("cannot start a thread to restore conversations") == 0 ? 0 : 5;
+    }
+    return 1;
+  });
+  ASSERT_NE(status, 2) << "the address-space limit did not set the threads to be had: nothing tested";
+  EXPECT_EQ(status, 0) << "exit status: 1 no error, 4 another exception, 5 another message";
 }
 
 }  // namespace
