@@ -147,9 +147,12 @@ void write_pack_files(PackStream& pack, const fs::path& folder, const std::strin
 std::size_t remove_unfinished_packs(const fs::path& pack_folder, bool remove) {
   const Fd dir(::open(pack_folder.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
   if (!dir.valid()) return 0;
-  std::error_code ec;
   std::vector<std::string> names;
-  for (const auto& e : fs::directory_iterator(pack_folder, ec)) names.push_back(e.path().filename().string());
+  try {
+    names = folder_names(dir.get(), pack_folder.string());
+  } catch (const Error&) {
+    return 0;  // unreadable: nothing of it is judged
+  }
   const std::time_t hour_ago = std::time(nullptr) - 3600;
   std::size_t count = 0;
   for (const std::string& name : names) {

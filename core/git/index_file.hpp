@@ -15,11 +15,10 @@
 #pragma once
 
 #include <cstdint>
-#include <cstdint>
 #include <filesystem>
 #include <optional>
-#include <unordered_map>
 #include <string>
+#include <unordered_map>
 #include <unordered_set>
 #include <vector>
 

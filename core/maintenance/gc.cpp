@@ -1,7 +1,5 @@
 #include "core/maintenance/gc.hpp"
 
-#include "core/git/blob_pack.hpp"
-
 #include <sys/stat.h>
 
 #include <algorithm>

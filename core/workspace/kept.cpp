@@ -133,8 +133,9 @@ std::size_t purge_retired_copies(const fs::path& common_dir) {
   std::size_t removed = 0;
   for (const fs::path& dir : retired) {
     // The same deletions as any kept copy's (remove_now), through the
-    // store's own folders (no link followed). Only regular files named as blobs or temporaries: a link or a folder
-    // among them stays, with the folder, and stops nothing else.
+    // store's own folders (no link followed). Only regular files named as
+    // blobs or temporaries: a link or a folder among them stays, with the
+    // folder, and stops nothing else.
     try {
       const BlobStore copies(dir, common_dir, {}, StoreLayout::Flat);
       std::vector<StoreEntry> entries = copies.entries();
