@@ -219,6 +219,11 @@ std::optional<std::string> gzip_decompress_exact(std::string_view gz, std::size_
   return out;
 }
 
+std::optional<std::uint32_t> gzip_declared_size(std::string_view gz) {
+  if (gz.size() < 18) return std::nullopt;  // a 10-byte header, an empty deflate stream, the trailer
+  return get_le32(reinterpret_cast<const unsigned char*>(gz.data() + gz.size() - 4));
+}
+
 bool gzip_holds(std::string_view gz, std::string_view expected) {
   const auto out = gzip_decompress_exact(gz, expected.size());
   return out && *out == expected;

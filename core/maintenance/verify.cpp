@@ -165,7 +165,7 @@ VerifyReport run_verify(const Workspace& ws, bool history, const Progress& progr
           }
         }
       },
-      progress);
+      progress, nullptr, /*skip_unchanged=*/true);
 
   // 3. Blobs nothing needs: gc candidates.
   for (const StoreEntry& e : blobs)

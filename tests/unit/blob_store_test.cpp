@@ -132,6 +132,42 @@ TEST(BlobStore, CorruptBlobsAreErrorsNamingTheFile) {
   EXPECT_NE(msg.find("corrupt gzip"), std::string::npos) << msg;
 }
 
+// Without a reference's size (verify, gc, the hook's staged blobs),
+// decode_blob sizes its one-call inflate from the gzip trailer. The
+// trailer is a hint: a wrong one never shortens, pads or passes a blob,
+// and one that declares more than the limit buys no memory.
+TEST(BlobStore, TheTrailersSizeIsAHintAndNeverTrusted) {
+  // Text that deflate makes little smaller: within 64:1, the one-call path.
+  std::string content;
+  std::uint32_t state = 12345;
+  while (content.size() < 100000) content += static_cast<char>('a' + ((state = state * 1103515245 + 12345) >> 16) % 26);
+  const Digest d = Sha256::of(content);
+  const std::string gz = gzip_compress(content);
+  EXPECT_EQ(decode_blob(gz, d, std::nullopt, 1 << 20, "b"), content);
+  auto with_isize = [&](std::uint32_t isize) {
+    std::string lying = gz;
+    for (int i = 0; i < 4; ++i) lying[lying.size() - 4 + i] = static_cast<char>((isize >> (8 * i)) & 0xff);
+    return lying;
+  };
+  // Fewer bytes than the data holds, more, none, and more than 2^32 - 1.
+  for (std::uint32_t isize : {std::uint32_t{5}, std::uint32_t{99999}, std::uint32_t{100001}, std::uint32_t{0},
+                              std::uint32_t{0xffffffff}}) {
+    const std::string msg = error_of([&] { decode_blob(with_isize(isize), d, std::nullopt, 1 << 20, "b"); });
+    EXPECT_NE(msg.find("is corrupt"), std::string::npos) << isize << ": " << msg;
+  }
+  // A trailer that declares more than the limit allows is refused before
+  // anything is inflated.
+  EXPECT_NE(error_of([&] { decode_blob(gz, d, std::nullopt, 99999, "b"); }).find("99999"), std::string::npos);
+  // A CRC that does not match: the one-call inflate checks it too.
+  std::string bad_crc = gz;
+  bad_crc[bad_crc.size() - 8] ^= 0x01;
+  EXPECT_NE(error_of([&] { decode_blob(bad_crc, d, std::nullopt, 1 << 20, "b"); }).find("CRC"), std::string::npos);
+  // Right bytes, another blob's name.
+  EXPECT_NE(error_of([&] { decode_blob(gz, Sha256::of("other"), std::nullopt, 1 << 20, "b"); })
+                .find("does not match its name"),
+            std::string::npos);
+}
+
 TEST(BlobStore, GzipBombUnderABlobNameIsRefused) {
   TempDir t;
   StoreOptions opts;
