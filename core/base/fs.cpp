@@ -1,6 +1,7 @@
 #include "core/base/fs.hpp"
 
 #include <dirent.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -74,6 +75,23 @@ void write_all(int fd, std::string_view data, const std::string& what) {
     }
     data.remove_prefix(static_cast<std::size_t>(n));
   }
+}
+
+MappedFile::MappedFile(int fd, const std::string& what) {
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) throw errno_error("cannot read " + what, errno);
+  if (!S_ISREG(st.st_mode)) throw Error("cannot read " + what + ": it is not a regular file");
+  size_ = static_cast<std::size_t>(st.st_size);
+  if (size_ == 0) return;  // nothing to map (mmap refuses a length of 0)
+  data_ = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd, 0);
+  if (data_ == MAP_FAILED) {
+    data_ = nullptr;
+    throw errno_error("cannot read " + what, errno);
+  }
+}
+
+MappedFile::~MappedFile() {
+  if (data_) ::munmap(data_, size_);
 }
 
 std::string read_all(int fd, const std::string& what, std::uint64_t max_size) {

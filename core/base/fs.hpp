@@ -72,6 +72,24 @@ class Fd {
   int fd_ = -1;
 };
 
+// A regular file mapped read-only, as git maps its index: no copy, and
+// no fresh memory zeroed for one. For files that are replaced by a rename,
+// never rewritten in place (git's index under its lock): a file truncated
+// while mapped would fault. Throws Error naming `what` when it cannot be
+// mapped or is not a regular file.
+class MappedFile {
+ public:
+  MappedFile(int fd, const std::string& what);
+  ~MappedFile();
+  MappedFile(const MappedFile&) = delete;
+  MappedFile& operator=(const MappedFile&) = delete;
+  std::string_view view() const { return {static_cast<const char*>(data_), size_}; }
+
+ private:
+  void* data_ = nullptr;
+  std::size_t size_ = 0;
+};
+
 // Writes all of `data`, retrying short writes and EINTR. Throws Error naming
 // `what` on failure (ENOSPC included).
 void write_all(int fd, std::string_view data, const std::string& what);

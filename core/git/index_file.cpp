@@ -54,7 +54,7 @@ struct Entry {
   std::size_t start = 0, end = 0;  // its bytes in the file
   std::size_t name_at = 0;         // where its name (version 4: the varint) starts
   std::uint16_t flags = 0, extended = 0;
-  std::string name;
+  std::string_view name;  // in the file's bytes, or (version 4) in Parsed::names
   int stage() const { return (flags >> 12) & 3; }
 };
 
@@ -62,12 +62,17 @@ struct Parsed {
   std::uint32_t version = 0;
   std::size_t hash_size = 0;
   std::vector<Entry> entries;
+  // Version 4's names, which the file holds only as prefixes of the one
+  // before: reserved for every entry up front, so that no name moves.
+  std::vector<std::string> names;
   std::size_t extensions = 0, body = 0;  // where the extensions start, and the checksum
   bool null_trailer = false;
 };
 
-// The index's entries, or nullopt when anything is not as expected.
-std::optional<Parsed> parse(const std::string& in, const std::string& object_format) {
+// The index's entries, or nullopt when anything is not as expected, the
+// order included (by name, then stage, as git sorts them): readers
+// look entries up by that order.
+std::optional<Parsed> parse(std::string_view in, const std::string& object_format) {
   Parsed out;
   out.hash_size = object_format == "sha256" ? 32 : 20;
   const std::size_t hash_size = out.hash_size;
@@ -82,7 +87,9 @@ std::optional<Parsed> parse(const std::string& in, const std::string& object_for
   if (version < 2 || version > 4 || count > body / 62) return std::nullopt;
   const std::size_t fixed = 40 + hash_size;  // stat data and object id
   out.entries.reserve(count);
-  const std::string* previous = nullptr;  // version 4: the name the next one shares a prefix with
+  if (version == 4) out.names.reserve(count);
+  std::string_view previous;  // the entry before: version 4's names share a prefix with it
+  int previous_stage = -1;
   std::size_t at = 12;
   for (std::uint32_t i = 0; i < count; ++i) {
     Entry e;
@@ -107,10 +114,11 @@ std::optional<Parsed> parse(const std::string& in, const std::string& object_for
         if (c & 0x80) ++strip;
       } while (c & 0x80);
       const void* nul = std::memchr(p + at, 0, body - at);
-      const std::size_t kept = previous ? previous->size() : 0;
-      if (!nul || strip > kept) return std::nullopt;
+      if (!nul || strip > previous.size()) return std::nullopt;
       const std::size_t end = static_cast<const unsigned char*>(nul) - p;
-      e.name = (previous ? previous->substr(0, kept - strip) : std::string()) + in.substr(at, end - at);
+      std::string& name = out.names.emplace_back(previous.substr(0, previous.size() - strip));
+      name.append(in.substr(at, end - at));
+      e.name = name;
       at = end + 1;
     } else {
       const void* nul = std::memchr(p + at, 0, body - at);
@@ -122,9 +130,12 @@ std::optional<Parsed> parse(const std::string& in, const std::string& object_for
       if (at > body) return std::nullopt;
     }
     if ((e.flags & kNameMask) != std::min<std::size_t>(e.name.size(), kNameMask)) return std::nullopt;
+    const int order = e.name.compare(previous);
+    if (i > 0 && (order < 0 || (order == 0 && e.stage() <= previous_stage))) return std::nullopt;
     e.end = at;
-    out.entries.push_back(std::move(e));
-    previous = &out.entries.back().name;
+    previous = e.name;
+    previous_stage = e.stage();
+    out.entries.push_back(e);
   }
   out.extensions = at;
   return out;
@@ -136,7 +147,7 @@ std::optional<Parsed> parse(const std::string& in, const std::string& object_for
 // refuses what it does not know, and so does this: a split index's link, a
 // sparse index's sdir) or the bytes do not parse.
 template <typename Keep>
-bool each_extension(const std::string& in, const Parsed& parsed, Keep keep) {
+bool each_extension(std::string_view in, const Parsed& parsed, Keep keep) {
   const auto* p = reinterpret_cast<const unsigned char*>(in.data());
   for (std::size_t at = parsed.extensions; at < parsed.body;) {
     if (at + 8 > parsed.body) return false;
@@ -163,15 +174,17 @@ void finish(std::string& out, const Parsed& parsed, std::uint32_t version, const
 
 // The index with `paths` marked, or nullopt when anything is not as
 // expected; empty when nothing changes.
-std::optional<std::string> rewrite(const std::string& in, const std::unordered_set<std::string>& paths,
+std::optional<std::string> rewrite(std::string_view in, const std::unordered_set<std::string>& paths,
                                    const std::string& object_format) {
   const auto parsed = parse(in, object_format);
   if (!parsed) return std::nullopt;
   const std::size_t fixed = 40 + parsed->hash_size;
+  const std::unordered_set<std::string_view> marking(paths.begin(), paths.end());
   std::string out(in.data(), 12);
+  out.reserve(in.size() + 8 * paths.size());  // an entry grows by its extended flags, at most 8 bytes
   bool marked = false;
   for (const Entry& e : parsed->entries) {
-    const bool mark = e.stage() == 0 && paths.count(e.name) && !(e.extended & kSkipWorktree);
+    const bool mark = e.stage() == 0 && !(e.extended & kSkipWorktree) && marking.count(e.name);
     if (!mark) {
       out.append(in, e.start, e.end - e.start);
       continue;
@@ -185,7 +198,7 @@ std::optional<std::string> rewrite(const std::string& in, const std::unordered_s
     } else {
       // The same name, padded for the entry's new length.
       const std::size_t length = fixed + 4 + e.name.size();
-      out += e.name;
+      out.append(e.name);
       out.append(((length + 8) & ~std::size_t{7}) - length, '\0');
     }
   }
@@ -270,32 +283,40 @@ std::optional<std::string> invalidate_trees(std::string_view data, const std::un
 // the skip-worktree bit, or nullopt when anything is not as expected or
 // git would refuse: a path in conflict, one that is a file where another
 // is a folder.
-std::optional<std::string> insert(const std::string& in, const std::vector<NewIndexEntry>& adding,
+std::optional<std::string> insert(std::string_view in, const std::vector<NewIndexEntry>& adding,
                                   const std::string& object_format) {
   auto parsed = parse(in, object_format);
   if (!parsed) return std::nullopt;
   const std::size_t hash_size = parsed->hash_size, fixed = 40 + hash_size;
   const std::uint32_t version = std::max<std::uint32_t>(parsed->version, 3);
+  const std::vector<Entry>& entries = parsed->entries;
+  // The first entry not before `name` (parse checked git's order): what
+  // the index holds at or below a path is found without reading every
+  // entry (a commit of one conversation beside 100,000 blobs).
+  const auto from = [&](std::string_view name) {
+    return std::partition_point(entries.begin(), entries.end(), [&](const Entry& e) { return e.name < name; });
+  };
   // Every folder above a new entry: none may be an entry itself, and its
   // tree must be written again.
   std::unordered_set<std::string> folders = {""};
-  std::unordered_set<std::string_view> new_paths;
   for (const NewIndexEntry& n : adding) {
     if (n.path.empty() || n.id.size() != hash_size) return std::nullopt;
-    new_paths.insert(n.path);
     for (std::size_t slash = n.path.rfind('/'); slash != std::string::npos && slash > 0;
          slash = n.path.rfind('/', slash - 1))
       if (!folders.insert(n.path.substr(0, slash)).second) break;
+    // At its path, only a stage-0 entry, which it replaces (any other is
+    // a conflict); below it, nothing (a file cannot hold a folder).
+    for (auto e = from(n.path); e != entries.end() && e->name == n.path; ++e)
+      if (e->stage() != 0) return std::nullopt;
+    const std::string below = n.path + "/";
+    if (const auto e = from(below); e != entries.end() && e->name.starts_with(below)) return std::nullopt;
   }
-  for (const Entry& e : parsed->entries) {
-    if (folders.count(e.name)) return std::nullopt;  // a file where a folder goes
-    if (new_paths.count(e.name) && e.stage() != 0) return std::nullopt;  // a conflict
-    for (std::size_t slash = e.name.rfind('/'); slash != std::string::npos; slash = e.name.rfind('/', slash - 1)) {
-      if (new_paths.count(std::string_view(e.name).substr(0, slash))) return std::nullopt;  // below a new file
-      if (slash == 0) break;
-    }
-  }
+  for (const std::string& folder : folders)  // a file where a folder goes
+    if (const auto e = from(folder); !folder.empty() && e != entries.end() && e->name == folder) return std::nullopt;
   std::string out(in.data(), 12);
+  std::size_t growth = 0;
+  for (const NewIndexEntry& n : adding) growth += fixed + 4 + n.path.size() + 8;
+  out.reserve(in.size() + growth);
   std::string previous;
   std::uint32_t count = 0;
   // The name of an entry whose header is written, `extended` when it has
@@ -385,7 +406,8 @@ bool edit_in_place(const fs::path& index, Change change) {
     const Fd fd(::open(index.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK));  // a FIFO never blocks
     if (fd.valid() && ::fstat(fd.get(), &st) == 0 && S_ISREG(st.st_mode)) {
       try {
-        out = change(read_all(fd.get(), index.string()));
+        const MappedFile in(fd.get(), index.string());  // git renames a new index over it: never rewritten
+        out = change(in.view());
       } catch (const Error&) {
         out.reset();  // unreadable: git does it
       }
@@ -419,7 +441,7 @@ bool edit_in_place(const fs::path& index, Change change) {
 bool mark_skip_worktree_in_place(const fs::path& index, const std::unordered_set<std::string>& paths,
                                  const std::string& object_format) {
   if ((object_format != "sha1" && object_format != "sha256") || paths.empty()) return false;
-  return edit_in_place(index, [&](const std::string& in) { return rewrite(in, paths, object_format); });
+  return edit_in_place(index, [&](std::string_view in) { return rewrite(in, paths, object_format); });
 }
 
 bool add_entries_in_place(const fs::path& index, std::vector<NewIndexEntry> entries,
@@ -429,7 +451,7 @@ bool add_entries_in_place(const fs::path& index, std::vector<NewIndexEntry> entr
             [](const NewIndexEntry& a, const NewIndexEntry& b) { return a.path < b.path; });
   for (std::size_t i = 1; i < entries.size(); ++i)
     if (entries[i].path == entries[i - 1].path) return false;
-  return edit_in_place(index, [&](const std::string& in) { return insert(in, entries, object_format); });
+  return edit_in_place(index, [&](std::string_view in) { return insert(in, entries, object_format); });
 }
 
 std::optional<IndexSnapshot> read_index_snapshot(const fs::path& index, const std::string& object_format) {
@@ -437,12 +459,13 @@ std::optional<IndexSnapshot> read_index_snapshot(const fs::path& index, const st
   const Fd fd(::open(index.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC));
   struct stat st {};
   if (!fd.valid() || ::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) return std::nullopt;
-  std::string in;
+  std::optional<MappedFile> mapped;
   try {
-    in = read_all(fd.get(), "the index " + index.string());
+    mapped.emplace(fd.get(), "the index " + index.string());
   } catch (const Error&) {
     return std::nullopt;
   }
+  const std::string_view in = mapped->view();
   const auto parsed = parse(in, object_format);
   // A split or sparse index holds entries elsewhere, or folders for them.
   if (!parsed || !each_extension(in, *parsed, [](std::string_view, std::string_view) { return true; }))
@@ -461,7 +484,7 @@ std::optional<IndexSnapshot> read_index_snapshot(const fs::path& index, const st
     f.size = be32(d + 36);
     f.id = hex_object_id(std::string(in.data() + e.start + 40, parsed->hash_size));
     f.trusted = !(e.flags & kAssumeValid) && !(e.extended & kSkipWorktree);
-    out.files.emplace(e.name, std::move(f));
+    out.files.emplace(std::string(e.name), std::move(f));
   }
   return out;
 }

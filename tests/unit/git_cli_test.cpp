@@ -315,11 +315,48 @@ TEST(InPlaceAddingRefuses, AConflictAFileWhereAFolderGoesAndASplitIndex) {
   EXPECT_FALSE(add_entries_in_place(index, {{"c", 0100644, id}}, "sha1")) << "a path in conflict";
   EXPECT_EQ(test::read_text(index), conflicted);
   r.git("rm -q --cached c");
+  // Names that sort between a path and what lies below it ('-' and '.'
+  // before '/', '0' after): found by the index's order, not by a scan.
+  for (const char* f : {"d-x", "d.y", "d0", "a-b", "a0"}) r.write(f, f);
+  r.git("add -A");
+  const std::string sorted = test::read_text(index);
+  EXPECT_FALSE(add_entries_in_place(index, {{"d", 0100644, id}}, "sha1")) << "d/e is below it";
+  EXPECT_FALSE(add_entries_in_place(index, {{"a/b/c", 0100644, id}}, "sha1")) << "a is a file";
+  EXPECT_EQ(test::read_text(index), sorted);
+  EXPECT_FALSE(add_entries_in_place(index, {{"d-x/z", 0100644, id}}, "sha1")) << "d-x is a file";
+  EXPECT_TRUE(add_entries_in_place(index, {{"d-", 0100644, id}, {"d1/z", 0100644, id}}, "sha1"));
+  EXPECT_EQ(r.git("ls-files d- d1"), "d-\nd1/z\n");
   r.git("update-index --split-index");
   const std::string split = test::read_text(index);
   EXPECT_FALSE(add_entries_in_place(index, {{"b", 0100644, id}}, "sha1")) << "a split index (link)";
   EXPECT_EQ(test::read_text(index), split);
   EXPECT_FALSE(fs::exists(r.dir / ".git/index.lock"));
+}
+
+// Entries out of git's order (a tool's bug, or bytes edited by hand) under
+// a checksum that matches: looked up by that order, they could hide a
+// conflict, so the index is left for git, which says what is wrong.
+TEST(InPlaceAddingRefuses, AnIndexOutOfGitsOrder) {
+  Repo r("sha1");
+  r.write("a", "1");
+  r.write("b", "2");
+  r.git("add -A && git update-index --index-version 2");
+  const fs::path index = r.dir / ".git/index";
+  std::string bytes = test::read_text(index);
+  // Two entries of one length (62 bytes, the name, padding: 64): swapped.
+  const std::string first = bytes.substr(12, 64), second = bytes.substr(76, 64);
+  ASSERT_EQ(first.substr(62, 1), "a");
+  ASSERT_EQ(second.substr(62, 1), "b");
+  bytes.replace(12, 64, second).replace(76, 64, first);
+  bytes.resize(bytes.size() - 20);
+  ObjectHasher hash("sha1");
+  hash.update(bytes);
+  bytes += hash.finish_raw();
+  test::write_text(index, bytes);
+  const std::string id = raw_object_id(r.git("hash-object -w a").substr(0, 40));
+  EXPECT_FALSE(add_entries_in_place(index, {{"c", 0100644, id}}, "sha1"));
+  EXPECT_FALSE(mark_skip_worktree_in_place(index, {"a"}, "sha1"));
+  EXPECT_EQ(test::read_text(index), bytes);
 }
 
 // gc leaves out a work-tree document git's index holds with the stat data
