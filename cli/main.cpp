@@ -330,7 +330,13 @@ int main(int argc, char** argv) {
     return 1;
   } catch (const std::bad_alloc&) {
     cout_quiet();
-    std::cerr << "git-jpblob: out of memory\n";
+    // The command that ran, and what bounds memory: a process limit
+    // (ulimit -v, a container's) or a blob larger than memory allows.
+    std::string command = "git-jpblob";
+    for (const CLI::App* sub : app.get_subcommands()) command += " " + sub->get_name();
+    std::cerr << "git-jpblob: out of memory in `" << command
+              << "`; every file it writes is published whole or not at all. Check `ulimit -v` and the memory this machine has, "
+                 "or lower jpblob.maxBlobSize to refuse blobs this large\n";
     return 1;
   } catch (const std::exception& e) {
     cout_quiet();

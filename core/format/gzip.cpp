@@ -202,20 +202,53 @@ std::string gzip_decompress(std::string_view gz, std::uint64_t max_size) {
   return out;
 }
 
-std::optional<std::string> gzip_decompress_exact(std::string_view gz, std::size_t size) {
+namespace {
+// One libdeflate decompressor a thread, made on first use.
+libdeflate_decompressor* decompressor() {
   struct Free {
     void operator()(libdeflate_decompressor* d) const { libdeflate_free_decompressor(d); }
   };
-  thread_local std::unique_ptr<libdeflate_decompressor, Free> decompressor(libdeflate_alloc_decompressor());
-  if (!decompressor) throw Error("cannot set up inflate: out of memory");
+  thread_local std::unique_ptr<libdeflate_decompressor, Free> d(libdeflate_alloc_decompressor());
+  if (!d) throw Error("cannot set up inflate: out of memory");
+  return d.get();
+}
+
+// `inflate` (libdeflate's gzip or zlib call) of `in` into exactly `size`
+// bytes, every input byte used; nullopt otherwise.
+template <typename Inflate>
+std::optional<std::string> decompress_exact(std::string_view in, std::size_t size, Inflate inflate) {
+  libdeflate_decompressor* d = decompressor();
   std::string out;
   reserve_large(out, size);
   out.resize(size);
   char none = 0;
   std::size_t used_in = 0, produced = 0;
-  const auto rc = libdeflate_gzip_decompress_ex(decompressor.get(), gz.data(), gz.size(),
-                                                out.empty() ? &none : out.data(), out.size(), &used_in, &produced);
-  if (rc != LIBDEFLATE_SUCCESS || used_in != gz.size() || produced != size) return std::nullopt;
+  const auto rc = inflate(d, in.data(), in.size(), out.empty() ? &none : out.data(), out.size(), &used_in, &produced);
+  if (rc != LIBDEFLATE_SUCCESS || used_in != in.size() || produced != size) return std::nullopt;
+  return out;
+}
+}  // namespace
+
+std::optional<std::string> gzip_decompress_exact(std::string_view gz, std::size_t size) {
+  return decompress_exact(gz, size, libdeflate_gzip_decompress_ex);
+}
+
+std::optional<std::string> zlib_decompress_exact(std::string_view z, std::size_t size) {
+  return decompress_exact(z, size, libdeflate_zlib_decompress_ex);
+}
+
+std::optional<std::string> zlib_peek(std::string_view z, std::size_t n) {
+  z_stream s{};
+  if (inflateInit(&s) != Z_OK) return std::nullopt;
+  std::string out(n, '\0');
+  s.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(z.data()));
+  s.avail_in = static_cast<uInt>(std::min<std::size_t>(z.size(), UINT32_MAX));
+  s.next_out = reinterpret_cast<Bytef*>(out.data());
+  s.avail_out = static_cast<uInt>(n);
+  const int rc = inflate(&s, Z_SYNC_FLUSH);
+  out.resize(n - s.avail_out);
+  inflateEnd(&s);
+  if (rc != Z_OK && rc != Z_STREAM_END && rc != Z_BUF_ERROR) return std::nullopt;
   return out;
 }
 

@@ -26,6 +26,17 @@ std::string gzip_compress(std::string_view data, int level = 6);
 void zlib_compress_to(std::string& out, std::string_view data, int level);
 std::string zlib_compress(std::string_view data, int level);
 
+// The first bytes (at most `n`) that the zlib stream `z` inflates to, or
+// nullopt when they cannot be had: for reading a header (a loose git
+// object's "blob <size>") before the size of the whole is known.
+std::optional<std::string> zlib_peek(std::string_view z, std::size_t n);
+
+// The content of the zlib stream `z` when it is exactly one stream
+// (nothing after it) of exactly `size` bytes, its Adler-32 included;
+// nullopt otherwise, with no reason. One call into a buffer of that size
+// (libdeflate, two to three times zlib's speed). The caller bounds `size`.
+std::optional<std::string> zlib_decompress_exact(std::string_view z, std::size_t size);
+
 // The data would inflate past the limit it was given (a gzip bomb, or more
 // than a reference declares): a kind of its own, so callers can say why in
 // their own words without reading this message.

@@ -268,6 +268,9 @@ std::unique_ptr<git_index, IndexDeleter> GitRepo::index() const {
 namespace {
 std::optional<std::string> read_blob(git_repository* repo, const git_oid* oid,
                                      const std::string& what) {
+  char hex[GIT_OID_HEXSZ + 1];
+  git_oid_tostr(hex, sizeof hex, oid);
+  if (auto loose = read_loose_blob(fs::path(git_repository_commondir(repo)) / "objects", hex)) return loose;
   git_blob* blob = nullptr;
   int rc = git_blob_lookup(&blob, repo, oid);
   if (rc == GIT_ENOTFOUND) return std::nullopt;  // e.g. a partial clone

@@ -132,7 +132,8 @@ class GitRepo {
   bool has_ref(const std::string& name) const;
 
   // The content of the blob object with this hex id, read from the object
-  // database alone (no index); nullopt when absent.
+  // database alone (no index); nullopt when absent. A loose object is read
+  // by read_loose_blob, anything else by libgit2.
   std::optional<std::string> read_object(const std::string& hex) const;
 
   // A config value from the repository's config files with `git -c`
@@ -188,5 +189,16 @@ class GitRepo {
   std::optional<std::filesystem::path> workdir_;
   std::filesystem::path cwd_;
 };
+
+// The content of the loose blob object `hex` in the object folder
+// `objects` (`<common dir>/objects`), or nullopt when there is no loose
+// object of that id or it is not a blob (packed, absent, a tree: libgit2
+// then reads it, or says what is wrong). Throws Error naming the file when
+// the loose object is corrupt: libgit2 1.5 never returns from reading a
+// truncated one (unit GitRepo.LooseBlobsReadAsLibgit2ReadsThem). zlib
+// inflates only the header; libdeflate the whole object, at two to three
+// times zlib's speed, which libgit2 1.5 uses: gc and verify read every
+// staged conversation, and most of their time was that inflate.
+std::optional<std::string> read_loose_blob(const std::filesystem::path& objects, std::string_view hex);
 
 }  // namespace jpblob

@@ -1,7 +1,12 @@
 // GitRepo's questions to git's object database alone (core/git/git_repo.hpp):
 // hashing, sizes, presence and writing blobs, with no index or work tree.
+#include <fcntl.h>
 #include <git2.h>
 
+#include <charconv>
+
+#include "core/base/fs.hpp"
+#include "core/format/gzip.hpp"
 #include "core/git/git_repo.hpp"
 
 namespace jpblob {
@@ -52,6 +57,34 @@ std::string GitRepo::write_blob(std::string_view content) const {
   check_git(git_blob_create_from_buffer(&id, repo_.get(), content.data(), content.size()),
             "cannot write a blob to git's objects");
   return git_oid_tostr_s(&id);
+}
+
+std::optional<std::string> read_loose_blob(const std::filesystem::path& objects, std::string_view hex) {
+  if (hex.size() < 4) return std::nullopt;
+  const std::string file = (objects / std::string(hex.substr(0, 2)) / std::string(hex.substr(2))).string();
+  const Fd fd(::open(file.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK));
+  if (!fd.valid()) return std::nullopt;  // packed, or not here: libgit2's
+  const auto corrupt = [&](const std::string& why) {
+    return Error("cannot read object " + std::string(hex) + " from git: its file " + file + " is corrupt (" + why +
+                 "); `git fsck` lists every such object");
+  };
+  const std::string z = read_all(fd.get(), file);
+  // "<type> <decimal size>" NUL, then the content.
+  const auto head = zlib_peek(z, 32);
+  if (!head) throw corrupt("it does not inflate");
+  const std::size_t space = head->find(' '), nul = head->find('\0');
+  if (space == std::string::npos || nul == std::string::npos || space > nul) throw corrupt("no object header");
+  if (head->compare(0, space, "blob") != 0) return std::nullopt;  // a tree or a commit: libgit2 says what it is
+  std::uint64_t size = 0;
+  const auto [end, ec] = std::from_chars(head->data() + space + 1, head->data() + nul, size);
+  if (ec != std::errc() || end != head->data() + nul || nul == space + 1) throw corrupt("a bad size in its header");
+  // What deflate can make of the bytes at most (1032:1): a header is not
+  // a promise, and the buffer is allocated from it.
+  if (size > std::uint64_t{z.size()} * 1032 + 64) throw corrupt("its header declares more than it can hold");
+  auto whole = zlib_decompress_exact(z, nul + 1 + static_cast<std::size_t>(size));
+  if (!whole) throw corrupt("it does not inflate to the " + std::to_string(size) + " bytes its header declares");
+  whole->erase(0, nul + 1);
+  return whole;
 }
 
 }  // namespace jpblob
