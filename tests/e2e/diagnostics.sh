@@ -196,4 +196,21 @@ PY
 }
 case_ "store, migrate, checkout and repair --json: the same counts as their words" reporting_commands_speak_json
 
+out_of_memory_names_the_command() {
+  new_installed_repo oom
+  # A blob of 400 MB of zeros (under 2 MB of gzip) that verify inflates
+  # whole, in a process allowed 300 MB.
+  local d
+  d=$(head -c 400000000 /dev/zero | sha256sum | cut -c1-64)
+  mkdir -p ".jp/blobs/${d:0:2}/${d:2:2}"
+  head -c 400000000 /dev/zero | gzip -1 > ".jp/blobs/${d:0:2}/${d:2:2}/$d.blob.gz"
+  local rc=0
+  (ulimit -v 300000 && git jpblob verify) > /dev/null 2> "$TEST_ROOT/err" || rc=$?
+  [ "$rc" = 1 ] || fail "verify exited $rc: $(cat "$TEST_ROOT/err")"
+  grep -q "out of memory in \`git-jpblob verify\`" "$TEST_ROOT/err" || fail "the command is not named: $(cat "$TEST_ROOT/err")"
+  grep -q "ulimit -v" "$TEST_ROOT/err" || fail "what bounds memory is not said: $(cat "$TEST_ROOT/err")"
+  git jpblob verify > /dev/null 2>&1 || fail "verify fails with memory enough"
+}
+case_ "out of memory: the message names the command and what bounds memory" out_of_memory_names_the_command
+
 pass
