@@ -445,6 +445,29 @@ void GitCli::config_set(const std::string& key, const std::string& value, Config
   must("set git config " + key, {"config", scope_flag(scope), "--replace-all", key, value});
 }
 
+void GitCli::use_worktree_config(const fs::path& common_dir) const {
+  const std::string shared = (common_dir / "config").string(), main = (common_dir / "config.worktree").string();
+  const auto get = [&](const std::string& file, const std::string& key, const std::string& type) {
+    std::vector<std::string> args = {"config", "--file", file};
+    if (!type.empty()) args.push_back("--type=" + type);
+    args.insert(args.end(), {"--get", key});
+    auto r = run(args);
+    if (r.status == 1) return std::optional<std::string>();
+    if (r.status != 0) throw Error("cannot read git config " + key + ": " + first_line(r.err));
+    return std::optional<std::string>(first_line(r.out));
+  };
+  if (get(shared, "extensions.worktreeConfig", "bool") == "true") return;
+  must("set git config extensions.worktreeConfig", {"config", "--file", shared, "extensions.worktreeConfig", "true"});
+  // core.bare=false stays: it may be undoing a global core.bare=true.
+  std::vector<std::pair<std::string, std::string>> moving;
+  if (get(shared, "core.bare", "bool") == "true") moving.emplace_back("core.bare", "true");
+  if (auto at = get(shared, "core.worktree", "")) moving.emplace_back("core.worktree", *at);
+  for (const auto& [key, value] : moving) {
+    must("set git config " + key, {"config", "--file", main, key, value});
+    must("move git config " + key, {"config", "--file", shared, "--unset-all", key});
+  }
+}
+
 bool GitCli::config_unset(const std::string& key, ConfigScope scope) const {
   auto r = run({"config", scope_flag(scope), "--unset-all", key});
   if (r.status == 5) return false;  // it was not set

@@ -202,6 +202,14 @@ class GitCli {
   std::optional<std::string> config_get(const std::string& key, std::optional<ConfigScope> scope,
                                         const std::string& type = {}) const;
   void config_set(const std::string& key, const std::string& value, ConfigScope scope) const;
+  // Lets each worktree of the repository whose git folder is `common_dir`
+  // hold settings of its own (extensions.worktreeConfig), as `git
+  // sparse-checkout` does before it sets a worktree's: with more than one
+  // worktree, git refuses `config --worktree` until then. As git does it,
+  // core.bare=true and core.worktree move from the shared config to the
+  // main worktree's config.worktree, where they keep meaning what they
+  // meant for it alone. Nothing happens when the extension is on already.
+  void use_worktree_config(const std::filesystem::path& common_dir) const;
   // True when something was unset.
   bool config_unset(const std::string& key, ConfigScope scope) const;
   // Where git reads `key` from, as `git config --show-scope --show-origin`

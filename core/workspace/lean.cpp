@@ -194,6 +194,10 @@ void enter_lean(const RepoLayout& layout, const GitCli& git) {
   }
   fs::create_directories(layout.sparse_checkout.parent_path());
   write_file_atomic(layout.sparse_checkout, patterns);
+  // Settings of this worktree alone: the others share the repository's
+  // config, and git refuses `--worktree` beside them until each worktree
+  // may have its own.
+  if (git.worktrees().size() > 1) git.use_worktree_config(layout.common_dir);
   // Where git reads a work tree's own settings: `git sparse-checkout
   // disable` writes core.sparseCheckout=false to config.worktree, which
   // would win over the repository's config.

@@ -181,6 +181,60 @@ without_conversations() {
 }
 case_ "a repository without conversations, and its clone, are exactly what git makes" without_conversations
 
+# A repository adopts git-jpblob (its first commit of conversations) while
+# linked worktrees exist: git refuses `config --worktree` beside them until
+# each may hold settings of its own, which the hook turns on as `git
+# sparse-checkout` does. Each worktree then becomes lean at its own first
+# commit of blobs, and a bare repository's core.bare stays its own.
+adopting_beside_worktrees() {
+  new_installed_repo adopt-seed
+  echo code > code.txt && git add code.txt && git commit -qm code
+  local r
+  for r in work bare; do
+    rm -rf "$TEST_ROOT/adopt-$r" "$TEST_ROOT/adopt-$r-wt" "$TEST_ROOT/adopt-$r-main"
+    if [ $r = work ]; then
+      git clone -q "$TEST_ROOT/adopt-seed" "$TEST_ROOT/adopt-$r"
+      cd "$TEST_ROOT/adopt-$r"
+      git worktree add -q "$TEST_ROOT/adopt-$r-wt" -b side
+    else
+      git clone -q --bare "$TEST_ROOT/adopt-seed" "$TEST_ROOT/adopt-$r"
+      cd "$TEST_ROOT/adopt-$r"
+      git worktree add -q "$TEST_ROOT/adopt-$r-main" main
+      git worktree add -q "$TEST_ROOT/adopt-$r-wt" -b side main
+      cd "$TEST_ROOT/adopt-$r-main"
+    fi
+    write_conversation 1-first "the first conversation of a repository with worktrees ($r)"
+    git add .jp/conversations
+    git commit -qm first 2> "$TEST_ROOT/err" || fail "$r: the first commit failed: $(cat "$TEST_ROOT/err")"
+    [ -n "$(git ls-files .jp/blobs)" ] || fail "$r: the commit holds no blob"
+    [ "$(blob_files)" -eq 0 ] || fail "$r: the adopting worktree kept blob files"
+    assert_clean_status
+    [ "$(git config --get extensions.worktreeConfig)" = true ] || fail "$r: worktree config is not on"
+    cd "$TEST_ROOT/adopt-$r-wt"
+    [ "$(git config --get core.sparseCheckout || echo unset)" != true ] ||
+      fail "$r: the other worktree became sparse without a commit of its own"
+    [ "$(git rev-parse --is-bare-repository)" = false ] || fail "$r: the other worktree reads as bare"
+    write_conversation 2-second "the other worktree's conversation ($r)"
+    git add .jp/conversations
+    git commit -qm second 2> "$TEST_ROOT/err" || fail "$r: the other worktree's commit failed: $(cat "$TEST_ROOT/err")"
+    [ "$(blob_files)" -eq 0 ] || fail "$r: the other worktree kept blob files"
+    assert_clean_status
+    git jpblob verify > /dev/null || fail "$r: verify fails"
+    [ -z "$(git fsck --no-dangling 2>&1)" ] || fail "$r: fsck: $(git fsck --no-dangling 2>&1 | head -3)"
+    [ "$(git -C "$TEST_ROOT/adopt-$r" rev-parse --is-bare-repository)" = "$([ $r = bare ] && echo true || echo false)" ] ||
+      fail "$r: the repository's own bareness changed"
+    # git's documented move (git help worktree, "Configuration file"):
+    # core.bare=true applies to the main worktree's own file only.
+    if [ $r = bare ]; then
+      [ "$(git config --file "$TEST_ROOT/adopt-$r/config.worktree" core.bare)" = true ] &&
+        [ -z "$(git config --file "$TEST_ROOT/adopt-$r/config" core.bare)" ] ||
+        fail "core.bare=true was not moved to the bare repository's config.worktree"
+    fi
+  done
+}
+case_ "the first commit of conversations beside linked worktrees (and in a bare repository's): each worktree lean at its own" \
+  adopting_beside_worktrees
+
 other_branch() {
   cd "$TEST_ROOT/mate"
   git checkout -q other 2> "$TEST_ROOT/err" || fail "checkout failed: $(cat "$TEST_ROOT/err")"
