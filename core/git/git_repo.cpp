@@ -6,11 +6,13 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <sstream>
 #include <unordered_map>
 #include <unordered_set>
 #include <strings.h>
 
 #include "core/base/error.hpp"
+#include "core/base/fs.hpp"
 #include "core/git/git_cli.hpp"
 
 namespace jpblob {
@@ -233,6 +235,31 @@ void GitRepo::use_environment_objects() {
   // repository's own objects as an alternate.
   const char* object_dir = env("GIT_OBJECT_DIRECTORY");
   const char* alternates = env("GIT_ALTERNATE_OBJECT_DIRECTORIES");
+  object_dirs_ = {object_dir ? fs::absolute(cwd_ / object_dir) : fs::path(git_repository_commondir(repo_.get())) / "objects"};
+  if (alternates)
+    for (const std::string& dir : split_path_list(alternates))
+      if (!dir.empty()) object_dirs_.push_back(fs::absolute(cwd_ / dir));
+  // Each folder's info/alternates (at most 64 folders, each once): one path a
+  // line, relative to that folder, '#' a comment. A quoted line (a path
+  // git had to escape) is left to libgit2.
+  for (std::size_t i = 0; i < object_dirs_.size() && object_dirs_.size() < 64; ++i) {
+    std::error_code ec;
+    const fs::path list = object_dirs_[i] / "info" / "alternates";
+    if (!fs::is_regular_file(list, ec)) continue;
+    std::string text;
+    try {
+      text = read_file(list, 1 << 20);
+    } catch (const Error&) {
+      continue;  // libgit2 reads it, or says why it cannot
+    }
+    std::istringstream lines(text);
+    for (std::string line; std::getline(lines, line);) {
+      if (line.empty() || line[0] == '#' || line[0] == '"') continue;
+      const fs::path dir = fs::path(line).is_absolute() ? fs::path(line) : object_dirs_[i] / line;
+      if (std::find(object_dirs_.begin(), object_dirs_.end(), dir.lexically_normal()) == object_dirs_.end())
+        object_dirs_.push_back(dir.lexically_normal());
+    }
+  }
   if (!object_dir && !alternates) return;
   git_odb* odb = nullptr;
   if (object_dir) {
@@ -266,11 +293,12 @@ std::unique_ptr<git_index, IndexDeleter> GitRepo::index() const {
 }
 
 namespace {
-std::optional<std::string> read_blob(git_repository* repo, const git_oid* oid,
-                                     const std::string& what) {
+std::optional<std::string> read_blob(git_repository* repo, const std::vector<fs::path>& object_dirs,
+                                     const git_oid* oid, const std::string& what) {
   char hex[GIT_OID_HEXSZ + 1];
   git_oid_tostr(hex, sizeof hex, oid);
-  if (auto loose = read_loose_blob(fs::path(git_repository_commondir(repo)) / "objects", hex)) return loose;
+  for (const fs::path& dir : object_dirs)
+    if (auto loose = read_loose_blob(dir, hex)) return loose;
   git_blob* blob = nullptr;
   int rc = git_blob_lookup(&blob, repo, oid);
   if (rc == GIT_ENOTFOUND) return std::nullopt;  // e.g. a partial clone
@@ -285,7 +313,7 @@ std::optional<std::string> read_blob(git_repository* repo, const git_oid* oid,
 std::optional<std::string> GitRepo::read_object(const std::string& hex) const {
   git_oid id;
   check_git(git_oid_fromstr(&id, hex.c_str()), "bad object id " + hex);
-  return read_blob(repo_.get(), &id, "object " + hex);
+  return read_blob(repo_.get(), object_dirs_, &id, "object " + hex);
 }
 
 // git's own reading of the index, where libgit2 1.5 cannot read it: a
@@ -310,7 +338,7 @@ std::optional<std::string> GitRepo::read_staged(std::string_view path) const {
   const std::string p(path);
   const git_index_entry* entry = git_index_get_bypath(idx.get(), p.c_str(), 0);
   if (!entry) return std::nullopt;
-  return read_blob(repo_.get(), &entry->id, p + " in the index");
+  return read_blob(repo_.get(), object_dirs_, &entry->id, p + " in the index");
 }
 
 std::vector<IndexEntry> GitRepo::index_entries(std::string_view folder, Entries which) const {
@@ -353,7 +381,7 @@ std::optional<std::string> GitRepo::read_head(std::string_view path) const {
   const bool is_blob = git_tree_entry_type(entry) == GIT_OBJECT_BLOB;
   git_tree_entry_free(entry);
   if (!is_blob) return std::nullopt;
-  return read_blob(repo_.get(), &oid, p + " in HEAD");
+  return read_blob(repo_.get(), object_dirs_, &oid, p + " in HEAD");
 }
 
 bool GitRepo::has_ref(const std::string& name) const {

@@ -188,10 +188,14 @@ class GitRepo {
   std::shared_ptr<std::mutex> mutex_ = std::make_shared<std::mutex>();  // shared by moved copies too
   std::optional<std::filesystem::path> workdir_;
   std::filesystem::path cwd_;
+  // Where loose objects are looked for (read_loose_blob), in git's order:
+  // the object folder, the environment's alternates, then each folder's
+  // info/alternates.
+  std::vector<std::filesystem::path> object_dirs_;
 };
 
 // The content of the loose blob object `hex` in the object folder
-// `objects` (`<common dir>/objects`), or nullopt when there is no loose
+// `objects` (`<common dir>/objects`, an alternate), or nullopt when there is no loose
 // object of that id or it is not a blob (packed, absent, a tree: libgit2
 // then reads it, or says what is wrong). Throws Error naming the file when
 // the loose object is corrupt: libgit2 1.5 never returns from reading a

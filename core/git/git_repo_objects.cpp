@@ -62,7 +62,8 @@ std::string GitRepo::write_blob(std::string_view content) const {
 std::optional<std::string> read_loose_blob(const std::filesystem::path& objects, std::string_view hex) {
   if (hex.size() < 4) return std::nullopt;
   const std::string file = (objects / std::string(hex.substr(0, 2)) / std::string(hex.substr(2))).string();
-  const Fd fd(::open(file.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK));
+  // Followed where a link stands for the file, as git and libgit2 follow it.
+  const Fd fd(::open(file.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
   if (!fd.valid()) return std::nullopt;  // packed, or not here: libgit2's
   const auto corrupt = [&](const std::string& why) {
     return Error("cannot read object " + std::string(hex) + " from git: its file " + file + " is corrupt (" + why +

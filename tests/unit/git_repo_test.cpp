@@ -429,5 +429,36 @@ TEST(GitRepo, LooseBlobsReadAsLibgit2ReadsThem) {
   }
 }
 
+// Loose objects git reads elsewhere than the repository's own folder (a
+// clone made with --shared or --reference reads its origin's through
+// info/alternates) or through a link: git-jpblob reads those too, so that a
+// truncated one is an error and never libgit2's endless loop.
+TEST(GitRepo, LooseBlobsInAlternatesAndBehindLinksAreReadTheSameWay) {
+  GitSandbox origin, shared;
+  test::write_text(origin.repo() / "f", std::string(100000, 'o') + "rigin");
+  const std::string id = origin.git("hash-object -w f").substr(0, 40);
+  const fs::path own = origin.repo() / ".git/objects" / id.substr(0, 2) / id.substr(2);
+  const std::string bytes = test::read_text(own);
+  // Two steps of alternates, the second relative to the first's folder.
+  GitSandbox middle;
+  test::write_text(middle.repo() / ".git/objects/info/alternates",
+                   "# the origin\n" + fs::relative(origin.repo() / ".git/objects", middle.repo() / ".git/objects").string() + "\n");
+  test::write_text(shared.repo() / ".git/objects/info/alternates", (middle.repo() / ".git/objects").string() + "\n");
+  auto repo = GitRepo::open(shared.repo());
+  ASSERT_TRUE(repo);
+  EXPECT_EQ(repo->read_object(id), std::string(100000, 'o') + "rigin");
+  fs::permissions(own, fs::perms::owner_write, fs::perm_options::add);
+  test::write_text(own, bytes.substr(0, bytes.size() / 2));
+  std::string msg = test::error_of([&] { repo->read_object(id); });
+  EXPECT_NE(msg.find("is corrupt"), std::string::npos) << msg;
+  EXPECT_NE(msg.find(own.string()), std::string::npos) << msg;
+  // A link in the repository's own folder to a truncated file.
+  test::write_text(origin.repo() / "cut", bytes.substr(0, bytes.size() / 2));
+  fs::create_directories(shared.repo() / ".git/objects" / id.substr(0, 2));
+  fs::create_symlink(origin.repo() / "cut", shared.repo() / ".git/objects" / id.substr(0, 2) / id.substr(2));
+  msg = test::error_of([&] { GitRepo::open(shared.repo())->read_object(id); });
+  EXPECT_NE(msg.find("is corrupt"), std::string::npos) << msg;
+}
+
 }  // namespace
 }  // namespace jpblob
