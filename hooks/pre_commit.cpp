@@ -110,7 +110,7 @@ class Hook {
     auto raw = ws_.repo()->read_object(c.new_id);
     if (!raw) return;
     try {
-      decode_blob(*raw, *digest, std::nullopt, ws_.store().options().max_blob_size, c.path + " (index)");
+      jpblob::check_blob(*raw, *digest, std::nullopt, ws_.store().options().max_blob_size, c.path + " (index)");
       staged_blobs_[c.path] = std::move(*raw);
     } catch (const Error& err) {
       problem(std::string(err.what()) + "; unstage it: git rm --cached " + c.path);
@@ -207,7 +207,7 @@ class Hook {
   bool verify(const std::string& conversation, const BlobUse& ref, std::string_view raw,
               const std::string& what, const std::string& restorable) {
     try {
-      decode_blob(raw, ref.digest, ref.size, ws_.store().options().max_blob_size, what);
+      jpblob::check_blob(raw, ref.digest, ref.size, ws_.store().options().max_blob_size, what);
       return true;
     } catch (const Error& err) {
       problem(std::string(err.what()) + " (referenced by " + conversation + ")" +

@@ -235,7 +235,8 @@ void GitRepo::use_environment_objects() {
   // repository's own objects as an alternate.
   const char* object_dir = env("GIT_OBJECT_DIRECTORY");
   const char* alternates = env("GIT_ALTERNATE_OBJECT_DIRECTORIES");
-  object_dirs_ = {object_dir ? fs::absolute(cwd_ / object_dir) : fs::path(git_repository_commondir(repo_.get())) / "objects"};
+  object_dirs_ = {object_dir ? fs::absolute(cwd_ / object_dir)
+                             : fs::path(git_repository_commondir(repo_.get())) / "objects"};
   if (alternates)
     for (const std::string& dir : split_path_list(alternates))
       if (!dir.empty()) object_dirs_.push_back(fs::absolute(cwd_ / dir));

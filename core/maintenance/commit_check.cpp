@@ -17,7 +17,7 @@ const std::string& CommitChecker::blob_problem(const std::string& id, const Blob
     // points to.
     if (raw && is_lfs_pointer(*raw)) raw = git_.lfs_smudge(*raw, tracked_blob_path(use.digest));
     if (!raw) problem = "its object " + id + " is missing from git's objects (or git-lfs's)";
-    else decode_blob(*raw, use.digest, use.size, max_blob_size_, tracked_blob_path(use.digest));
+    else check_blob(*raw, use.digest, use.size, max_blob_size_, tracked_blob_path(use.digest));
   } catch (const Error& e) {
     problem = e.what();
   }

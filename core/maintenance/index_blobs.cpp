@@ -51,7 +51,7 @@ std::vector<IndexBlobCheck> check_index_blobs(const Workspace& ws, const std::ve
     }
     out[i].stored = raw->size();
     try {
-      out[i].size = decode_blob(*raw, blobs[i].digest, std::nullopt, limit, blobs[i].path + " (in the index)").size();
+      out[i].size = check_blob(*raw, blobs[i].digest, std::nullopt, limit, blobs[i].path + " (in the index)");
     } catch (const Error& e) {
       out[i].problem = e.what();
     }

@@ -104,7 +104,7 @@ RepairReport run_repair(const Workspace& ws, const Progress& progress) {
       }
       try {
         if (!raw) throw Error("blob " + what + " is missing from git's objects");
-        if (!is_lfs_pointer(*raw)) decode_blob(*raw, digest, std::nullopt, store.options().max_blob_size, what);
+        if (!is_lfs_pointer(*raw)) check_blob(*raw, digest, std::nullopt, store.options().max_blob_size, what);
         std::lock_guard lock(mutex);
         present.insert(digest);
       } catch (const Error& e) {

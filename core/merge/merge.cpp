@@ -175,7 +175,7 @@ MergeOutcome merge_file(const Workspace& ws, const std::string& path, std::strin
     if (const auto digest = digest_of_tracked_path(path)) {
       for (const std::string_view copy : {ours, theirs}) {
         try {
-          decode_blob(copy, *digest, std::nullopt, ws.settings().store.max_blob_size, path);
+          check_blob(copy, *digest, std::nullopt, ws.settings().store.max_blob_size, path);
           return {std::string(copy), false, "same blob"};
         } catch (const Error&) {
           // not a valid copy: try the other

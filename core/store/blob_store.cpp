@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <functional>
 #include <cerrno>
 #include <ctime>
 #include <unordered_map>
@@ -47,54 +48,103 @@ std::optional<Digest> digest_of_tracked_path(std::string_view repo_path) {
   return digest;
 }
 
-std::string decode_blob(std::string_view gz, const Digest& digest,
-                        std::optional<std::uint64_t> expected_size, std::uint64_t max_size,
-                        const std::string& what) {
-  // The declared size is checked before anything is reserved, and what is
-  // reserved is also bounded by what the stored bytes can inflate to
-  // (deflate's best ratio is 1032:1): a reference is input, not a promise.
+namespace {
+
+// A reference's size is input, not a promise: checked before anything is
+// reserved for it.
+void check_declared_size(std::optional<std::uint64_t> expected_size, std::uint64_t max_size,
+                         const std::string& what) {
   if (expected_size && *expected_size > max_size)
     throw Error("blob " + what + ": its reference declares " + std::to_string(*expected_size) +
                 " bytes, more than jpblob.maxBlobSize (" + std::to_string(max_size) +
                 ") allows; raise it with `git config jpblob.maxBlobSize <size>` if the file is genuine");
-  const std::uint64_t limit = expected_size ? *expected_size : max_size;
-  auto named = [&](std::string bytes) {
-    if (Sha256::of(bytes) != digest)
-      throw Error("blob " + what + " is corrupt: its content does not match its name");
-    return bytes;
-  };
-  // A known size within what the stored bytes can inflate to: one call
-  // into a buffer of that size (libdeflate, about twice zlib's speed: a
-  // lean work tree inflates every blob it checks out). Anything else, and
-  // any failure, takes the streaming inflate, which names the problem.
-  const std::uint64_t inflatable = std::uint64_t{gz.size()} * 1032 + 64;
-  if (expected_size && *expected_size <= inflatable)
-    if (auto bytes = gzip_decompress_exact(gz, static_cast<std::size_t>(*expected_size)))
-      return named(std::move(*bytes));
-  // No reference to say the size (verify, gc, the hook's staged blobs):
-  // the trailer's, where it is within the limit and within what ordinary
-  // data inflates to (64:1, as gzip_decompress reserves), so a bomb's
-  // trailer buys no memory. A wrong one fails the exact inflate.
-  if (!expected_size)
-    if (const auto declared = gzip_declared_size(gz);
-        declared && *declared <= max_size && *declared <= std::uint64_t{gz.size()} * 64 + 65536)
-      if (auto bytes = gzip_decompress_exact(gz, *declared)) return named(std::move(*bytes));
-  std::string bytes;
-  if (expected_size) bytes.reserve(static_cast<std::size_t>(std::min(*expected_size, inflatable)));
+}
+
+Error not_its_name(const std::string& what) {
+  return Error("blob " + what + " is corrupt: its content does not match its name");
+}
+
+// The size to inflate `gz` into in one call, or nullopt: the reference's,
+// within what deflate can make of the bytes (1032:1); else the trailer's,
+// within the limit and what ordinary data inflates to (64:1, as
+// gzip_decompress reserves), so that a bomb's trailer buys no memory; and
+// at most `cap`. A wrong one fails the exact inflate.
+std::optional<std::size_t> one_call_size(std::string_view gz, std::optional<std::uint64_t> expected_size,
+                                         std::uint64_t max_size, std::uint64_t cap) {
+  std::optional<std::uint64_t> size;
+  if (expected_size) {
+    if (*expected_size <= std::uint64_t{gz.size()} * 1032 + 64) size = expected_size;
+  } else if (const auto declared = gzip_declared_size(gz);
+             declared && *declared <= max_size && *declared <= std::uint64_t{gz.size()} * 64 + 65536) {
+    size = *declared;
+  }
+  if (!size || *size > cap) return std::nullopt;
+  return static_cast<std::size_t>(*size);
+}
+
+// zlib's streaming inflate, each piece to `sink`, its faults named as the
+// blob's; the size it held.
+std::uint64_t inflate_named(std::string_view gz, std::optional<std::uint64_t> expected_size, std::uint64_t max_size,
+                            const std::string& what, const std::function<void(std::string_view)>& sink) {
+  std::uint64_t total = 0;
   try {
-    gzip_decompress(gz, limit, [&](std::string_view piece) { bytes.append(piece); });
+    gzip_decompress(gz, expected_size ? *expected_size : max_size, [&](std::string_view piece) {
+      total += piece.size();
+      sink(piece);
+    });
   } catch (const GzipTooLarge& e) {
     if (expected_size)
-      throw Error("blob " + what + " is corrupt: it holds more than the " +
-                  std::to_string(*expected_size) + " bytes its reference declares");
+      throw Error("blob " + what + " is corrupt: it holds more than the " + std::to_string(*expected_size) +
+                  " bytes its reference declares");
     throw Error("blob " + what + " is corrupt: " + e.what());
   } catch (const Error& e) {
     throw Error("blob " + what + " is corrupt: " + e.what());
   }
-  if (expected_size && bytes.size() != *expected_size)
-    throw Error("blob " + what + " is corrupt: it holds " + std::to_string(bytes.size()) +
+  if (expected_size && total != *expected_size)
+    throw Error("blob " + what + " is corrupt: it holds " + std::to_string(total) +
                 " bytes, its reference declares " + std::to_string(*expected_size));
+  return total;
+}
+
+}  // namespace
+
+std::string decode_blob(std::string_view gz, const Digest& digest,
+                        std::optional<std::uint64_t> expected_size, std::uint64_t max_size,
+                        const std::string& what) {
+  check_declared_size(expected_size, max_size, what);
+  auto named = [&](std::string bytes) {
+    if (Sha256::of(bytes) != digest) throw not_its_name(what);
+    return bytes;
+  };
+  // A known size: one call into a buffer of that size (libdeflate, about
+  // twice zlib's speed: a lean work tree inflates every blob it checks
+  // out). Anything else, and any failure, takes the streaming inflate,
+  // which names the problem.
+  if (const auto size = one_call_size(gz, expected_size, max_size, max_size))
+    if (auto bytes = gzip_decompress_exact(gz, *size)) return named(std::move(*bytes));
+  std::string bytes;
+  if (expected_size)
+    bytes.reserve(static_cast<std::size_t>(std::min(*expected_size, std::uint64_t{gz.size()} * 1032 + 64)));
+  inflate_named(gz, expected_size, max_size, what, [&](std::string_view piece) { bytes.append(piece); });
   return named(std::move(bytes));
+}
+
+std::uint64_t check_blob(std::string_view gz, const Digest& digest, std::optional<std::uint64_t> expected_size,
+                         std::uint64_t max_size, const std::string& what) {
+  check_declared_size(expected_size, max_size, what);
+  // Small blobs (nearly all) in one call; a larger one, or one whose
+  // sizes lie, hashed as it inflates: a check holds no blob whole.
+  constexpr std::uint64_t kWhole = std::uint64_t{64} << 20;
+  if (const auto size = one_call_size(gz, expected_size, max_size, kWhole))
+    if (const auto bytes = gzip_decompress_exact(gz, *size)) {
+      if (Sha256::of(*bytes) != digest) throw not_its_name(what);
+      return bytes->size();
+    }
+  Sha256 hash;
+  const std::uint64_t size =
+      inflate_named(gz, expected_size, max_size, what, [&](std::string_view piece) { hash.update(piece); });
+  if (hash.finish() != digest) throw not_its_name(what);
+  return size;
 }
 
 BlobStore::BlobStore(fs::path root, fs::path boundary, StoreOptions options, StoreLayout layout)

@@ -64,6 +64,13 @@ std::string decode_blob(std::string_view gz, const Digest& digest,
                         std::optional<std::uint64_t> expected_size, std::uint64_t max_size,
                         const std::string& what);
 
+// decode_blob's checks without keeping the content: its size. A blob of
+// more than 64 MiB, or one whose declared sizes lie, is hashed as it is
+// inflated, so a check's memory does not grow with the blob (verify, gc,
+// the hook's and a push's checks).
+std::uint64_t check_blob(std::string_view gz, const Digest& digest, std::optional<std::uint64_t> expected_size,
+                         std::uint64_t max_size, const std::string& what);
+
 // "aa/bb/<hex>.blob.gz", relative to a store root.
 std::string blob_relative_path(const Digest& digest);
 

@@ -240,7 +240,7 @@ std::optional<std::uint64_t> BlobStore::verify(const Digest& digest, std::option
   if (!raw) return std::nullopt;
   // Named as the user sees it: relative to the work tree (or --store).
   const std::string what = path_of(digest).lexically_relative(display_base_).string();
-  return decode_blob(*raw, digest, expected_size, options_.max_blob_size, what).size();
+  return check_blob(*raw, digest, expected_size, options_.max_blob_size, what);
 }
 
 bool BlobStore::replace_corrupt(const Digest& digest, std::string_view bytes) const {

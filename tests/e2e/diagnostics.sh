@@ -198,18 +198,25 @@ case_ "store, migrate, checkout and repair --json: the same counts as their word
 
 out_of_memory_names_the_command() {
   new_installed_repo oom
-  # A blob of 400 MB of zeros (under 2 MB of gzip) that verify inflates
-  # whole, in a process allowed 300 MB.
+  # A blob of 400 MB of zeros (under 2 MB of gzip) that smudge restores
+  # whole, in a process allowed 300 MB. (verify hashes a blob as it
+  # inflates it, and never needs it whole.)
   local d
   d=$(head -c 400000000 /dev/zero | sha256sum | cut -c1-64)
-  mkdir -p ".jp/blobs/${d:0:2}/${d:2:2}"
+  mkdir -p ".jp/blobs/${d:0:2}/${d:2:2}" .jp/conversations/1-big
   head -c 400000000 /dev/zero | gzip -1 > ".jp/blobs/${d:0:2}/${d:2:2}/$d.blob.gz"
+  echo "[{\"type\":\"tool_call_response\",\"id\":\"t\",\"content\":{\"\$blob\":\"$d\",\"size\":400000000,\"encoding\":\"base64\"},\"is_error\":false}]" \
+    > "$TEST_ROOT/cleaned.json"
   local rc=0
-  (ulimit -v 300000 && git jpblob verify) > /dev/null 2> "$TEST_ROOT/err" || rc=$?
-  [ "$rc" = 1 ] || fail "verify exited $rc: $(cat "$TEST_ROOT/err")"
-  grep -q "out of memory in \`git-jpblob verify\`" "$TEST_ROOT/err" || fail "the command is not named: $(cat "$TEST_ROOT/err")"
+  (ulimit -v 300000 && git jpblob smudge .jp/conversations/1-big/events.json < "$TEST_ROOT/cleaned.json") \
+    > /dev/null 2> "$TEST_ROOT/err" || rc=$?
+  [ "$rc" = 1 ] || fail "smudge exited $rc: $(cat "$TEST_ROOT/err")"
+  grep -q "out of memory in \`git-jpblob smudge\`" "$TEST_ROOT/err" || fail "the command is not named: $(cat "$TEST_ROOT/err")"
   grep -q "ulimit -v" "$TEST_ROOT/err" || fail "what bounds memory is not said: $(cat "$TEST_ROOT/err")"
-  git jpblob verify > /dev/null 2>&1 || fail "verify fails with memory enough"
+  (ulimit -v 300000 && git jpblob verify) > /dev/null 2>&1 || fail "verify of the same blob needs it whole"
+  local restored
+  restored=$(git jpblob smudge .jp/conversations/1-big/events.json < "$TEST_ROOT/cleaned.json" | wc -c)
+  [ "$restored" -gt 533333333 ] || fail "smudge with memory enough gave $restored bytes"
 }
 case_ "out of memory: the message names the command and what bounds memory" out_of_memory_names_the_command
 

@@ -2,6 +2,7 @@
 #include "core/store/blob_store.hpp"
 
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -150,10 +151,13 @@ TEST(BlobStore, TheTrailersSizeIsAHintAndNeverTrusted) {
     return lying;
   };
   // Fewer bytes than the data holds, more, none, and more than 2^32 - 1.
+  EXPECT_EQ(check_blob(gz, d, std::nullopt, 1 << 20, "b"), content.size());
   for (std::uint32_t isize : {std::uint32_t{5}, std::uint32_t{99999}, std::uint32_t{100001}, std::uint32_t{0},
                               std::uint32_t{0xffffffff}}) {
-    const std::string msg = error_of([&] { decode_blob(with_isize(isize), d, std::nullopt, 1 << 20, "b"); });
+    std::string msg = error_of([&] { decode_blob(with_isize(isize), d, std::nullopt, 1 << 20, "b"); });
     EXPECT_NE(msg.find("is corrupt"), std::string::npos) << isize << ": " << msg;
+    msg = error_of([&] { check_blob(with_isize(isize), d, std::nullopt, 1 << 20, "b"); });
+    EXPECT_NE(msg.find("is corrupt"), std::string::npos) << "check_blob, " << isize << ": " << msg;
   }
   // A trailer that declares more than the limit allows is refused before
   // anything is inflated.
@@ -166,6 +170,32 @@ TEST(BlobStore, TheTrailersSizeIsAHintAndNeverTrusted) {
   EXPECT_NE(error_of([&] { decode_blob(gz, Sha256::of("other"), std::nullopt, 1 << 20, "b"); })
                 .find("does not match its name"),
             std::string::npos);
+}
+
+// A check (verify, gc, the hooks) keeps no blob whole: 256 MiB of bomb
+// whose trailer claims 100 bytes, under a limit that lets it inflate,
+// is hashed as it goes, and refused in a few megabytes.
+TEST(BlobStore, ACheckHoldsNoBlobWhole) {
+  const std::string bomb = test::make_gzip_bomb(std::uint64_t{256} << 20, 100);
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    rusage before {};
+    ::getrusage(RUSAGE_SELF, &before);
+    bool refused = false;
+    try {
+      check_blob(bomb, Sha256::of("x"), std::nullopt, std::uint64_t{1} << 30, "bomb");
+    } catch (const Error&) {
+      refused = true;
+    }
+    rusage after {};
+    ::getrusage(RUSAGE_SELF, &after);
+    // Exit 0: refused, and the child's peak grew by less than 32 MiB.
+    ::_exit(refused && after.ru_maxrss - before.ru_maxrss < 32 * 1024 ? 0 : 1);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "a check held the bomb's content, or accepted it";
 }
 
 TEST(BlobStore, GzipBombUnderABlobNameIsRefused) {
