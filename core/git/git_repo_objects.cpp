@@ -75,10 +75,15 @@ std::optional<std::string> read_loose_blob(const std::filesystem::path& objects,
   if (!head) throw corrupt("it does not inflate");
   const std::size_t space = head->find(' '), nul = head->find('\0');
   if (space == std::string::npos || nul == std::string::npos || space > nul) throw corrupt("no object header");
-  if (head->compare(0, space, "blob") != 0) return std::nullopt;  // a tree or a commit: libgit2 says what it is
+  const std::string_view type = std::string_view(*head).substr(0, space);
+  if (type == "tree" || type == "commit" || type == "tag") return std::nullopt;  // libgit2 says what it is
+  if (type != "blob") throw corrupt("an unknown object type");
   std::uint64_t size = 0;
   const auto [end, ec] = std::from_chars(head->data() + space + 1, head->data() + nul, size);
-  if (ec != std::errc() || end != head->data() + nul || nul == space + 1) throw corrupt("a bad size in its header");
+  // Decimal digits, with no leading zero (as git reads a header).
+  const bool leading_zero = nul > space + 2 && (*head)[space + 1] == '0';
+  if (ec != std::errc() || end != head->data() + nul || nul == space + 1 || leading_zero)
+    throw corrupt("a bad size in its header");
   // What deflate can make of the bytes at most (1032:1): a header is not
   // a promise, and the buffer is allocated from it.
   if (size > std::uint64_t{z.size()} * 1032 + 64) throw corrupt("its header declares more than it can hold");

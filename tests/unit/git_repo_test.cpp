@@ -419,7 +419,9 @@ TEST(GitRepo, LooseBlobsReadAsLibgit2ReadsThem) {
   fs::permissions(file, fs::perms::owner_write, fs::perm_options::add);
   for (const std::string& bad : {bytes.substr(0, bytes.size() / 2),
                                  bytes.substr(0, 200) + char(bytes[200] ^ 0x10) + bytes.substr(201),
-                                 zlib_compress(std::string("blob 5\0hello!", 13), 1)}) {
+                                 zlib_compress(std::string("blob 5\0hello!", 13), 1),
+                                 zlib_compress(std::string("blob 05\0hello", 13), 1),
+                                 zlib_compress(std::string("blobx 5\0hello", 13), 1)}) {
     test::write_text(file, bad);
     for (const std::string& msg : {test::error_of([&] { read_loose_blob(objects, id); }),
                                    test::error_of([&] { repo->read_object(id); })}) {
