@@ -153,8 +153,9 @@ void gzip_decompress(std::string_view gz, std::uint64_t max_size,
   // prove a mismatch when the limit is below 4 GiB.
   const auto* tail = reinterpret_cast<const unsigned char*>(gz.data() + gz.size() - 8);
   if (max_size < (std::uint64_t{1} << 32) && get_le32(tail + 4) > max_size)
-    throw GzipTooLarge("gzip trailer declares " + std::to_string(get_le32(tail + 4)) +
-                " bytes, more than the " + std::to_string(max_size) + " allowed");
+    throw GzipTooLarge("gzip trailer declares " + std::to_string(get_le32(tail + 4)) + " bytes, more than the " +
+                       std::to_string(max_size) +
+                       " allowed (or the file is cut short, and its last bytes are not a trailer)");
 
   InflateStream s;
   s.z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(gz.data() + start));

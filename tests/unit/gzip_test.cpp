@@ -136,6 +136,27 @@ TEST(Gzip, BombThatClaimsItsRealSizeIsRefusedBeforeInflating) {
   EXPECT_EQ(seen, 0u);
 }
 
+// A file cut short ends in deflate data, which the early refusal reads as
+// a trailer: the message says it may be that.
+TEST(Gzip, AFileCutShortIsNamedAsPossiblyThat) {
+  std::string text;
+  std::uint32_t state = 7;
+  while (text.size() < 100000) text += static_cast<char>('a' + ((state = state * 1103515245 + 12345) >> 16) % 26);
+  const std::string gz = gzip_compress(text);
+  std::size_t cut = gz.size() / 2;
+  const auto isize = [&](std::size_t n) {
+    const auto* p = reinterpret_cast<const unsigned char*>(gz.data() + n - 4);
+    return std::uint32_t{p[0]} | std::uint32_t{p[1]} << 8 | std::uint32_t{p[2]} << 16 | std::uint32_t{p[3]} << 24;
+  };
+  while (isize(cut) <= (1u << 20)) ++cut;  // where the bytes there read as more than the limit
+  try {
+    gzip_decompress(gz.substr(0, cut), 1 << 20);
+    FAIL() << "a file cut short inflated";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("cut short"), std::string::npos) << e.what();
+  }
+}
+
 TEST(Gzip, BombThatLiesAboutItsSizeStopsAtTheLimit) {
   const std::uint64_t size = std::uint64_t{2} << 30;
   const std::string bomb = test::make_gzip_bomb(size, 10);
