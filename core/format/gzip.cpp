@@ -62,10 +62,12 @@ std::size_t header_length(std::string_view gz) {
   return pos;
 }
 
+// zlib's inflate state: raw deflate by default (a gzip member's body),
+// MAX_WBITS for the zlib format.
 struct InflateStream {
   z_stream z{};
-  InflateStream() {
-    if (inflateInit2(&z, -MAX_WBITS) != Z_OK) throw Error("cannot initialise zlib inflate");
+  explicit InflateStream(int window_bits = -MAX_WBITS) {
+    if (inflateInit2(&z, window_bits) != Z_OK) throw Error("cannot initialise zlib inflate");
   }
   ~InflateStream() { inflateEnd(&z); }
 };
@@ -192,13 +194,7 @@ void gzip_decompress(std::string_view gz, std::uint64_t max_size,
 
 std::string gzip_decompress(std::string_view gz, std::uint64_t max_size) {
   std::string out;
-  if (gz.size() >= 18) {
-    // Reserve what the trailer declares, within the limit and within what
-    // ordinary data inflates to: a bomb's trailer must not buy memory.
-    const auto* tail = reinterpret_cast<const unsigned char*>(gz.data() + gz.size() - 4);
-    out.reserve(static_cast<std::size_t>(
-        std::min<std::uint64_t>({get_le32(tail), max_size, std::uint64_t{gz.size()} * 64 + 65536})));
-  }
+  if (const auto size = gzip_plausible_size(gz, max_size)) out.reserve(static_cast<std::size_t>(*size));
   gzip_decompress(gz, max_size, [&](std::string_view piece) { out.append(piece); });
   return out;
 }
@@ -239,23 +235,23 @@ std::optional<std::string> zlib_decompress_exact(std::string_view z, std::size_t
 }
 
 std::optional<std::string> zlib_peek(std::string_view z, std::size_t n) {
-  z_stream s{};
-  if (inflateInit(&s) != Z_OK) return std::nullopt;
+  InflateStream s(MAX_WBITS);
   std::string out(n, '\0');
-  s.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(z.data()));
-  s.avail_in = static_cast<uInt>(std::min<std::size_t>(z.size(), UINT32_MAX));
-  s.next_out = reinterpret_cast<Bytef*>(out.data());
-  s.avail_out = static_cast<uInt>(n);
-  const int rc = inflate(&s, Z_SYNC_FLUSH);
-  out.resize(n - s.avail_out);
-  inflateEnd(&s);
+  s.z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(z.data()));
+  s.z.avail_in = static_cast<uInt>(std::min<std::size_t>(z.size(), UINT32_MAX));
+  s.z.next_out = reinterpret_cast<Bytef*>(out.data());
+  s.z.avail_out = static_cast<uInt>(n);
+  const int rc = inflate(&s.z, Z_SYNC_FLUSH);
   if (rc != Z_OK && rc != Z_STREAM_END && rc != Z_BUF_ERROR) return std::nullopt;
+  out.resize(n - s.z.avail_out);
   return out;
 }
 
-std::optional<std::uint32_t> gzip_declared_size(std::string_view gz) {
+std::optional<std::uint64_t> gzip_plausible_size(std::string_view gz, std::uint64_t max_size) {
   if (gz.size() < 18) return std::nullopt;  // a 10-byte header, an empty deflate stream, the trailer
-  return get_le32(reinterpret_cast<const unsigned char*>(gz.data() + gz.size() - 4));
+  const std::uint64_t declared = get_le32(reinterpret_cast<const unsigned char*>(gz.data() + gz.size() - 4));
+  if (declared > max_size || declared > std::uint64_t{gz.size()} * 64 + 65536) return std::nullopt;
+  return declared;
 }
 
 bool gzip_holds(std::string_view gz, std::string_view expected) {

@@ -63,10 +63,12 @@ std::string gzip_decompress(std::string_view gz, std::uint64_t max_size);
 // reference's. The caller bounds `size`: it is allocated up front.
 std::optional<std::string> gzip_decompress_exact(std::string_view gz, std::size_t size);
 
-// The size a gzip member's trailer declares (ISIZE: the size modulo 2^32),
-// or nullopt when `gz` is too short to be a member. Input, not a promise:
-// a hint for gzip_decompress_exact that the inflate then checks.
-std::optional<std::uint32_t> gzip_declared_size(std::string_view gz);
+// The size a gzip member's trailer declares (ISIZE, the size modulo
+// 2^32) where it is at most `max_size` and what ordinary data inflates to
+// (64:1), so that a bomb's trailer buys no memory; nullopt otherwise, or
+// when `gz` is too short to be a member. Input, not a promise: a size to
+// reserve, or to try gzip_decompress_exact with, which checks it.
+std::optional<std::uint64_t> gzip_plausible_size(std::string_view gz, std::uint64_t max_size);
 
 // True when `gz` is exactly one gzip member (nothing after it) whose
 // content is `expected`, CRC-32 and ISIZE included. Faster than inflating

@@ -431,8 +431,13 @@ std::optional<RepoLayout> GitCli::layout() const {
 
 std::optional<std::string> GitCli::config_get(const std::string& key, std::optional<ConfigScope> scope,
                                               const std::string& type) const {
+  return config_get_from(scope ? std::vector<std::string>{scope_flag(*scope)} : std::vector<std::string>{}, key, type);
+}
+
+std::optional<std::string> GitCli::config_get_from(std::vector<std::string> where, const std::string& key,
+                                                   const std::string& type) const {
   std::vector<std::string> args = {"config"};
-  if (scope) args.push_back(scope_flag(*scope));
+  args.insert(args.end(), where.begin(), where.end());
   if (!type.empty()) args.push_back("--type=" + type);
   args.insert(args.end(), {"--get", key});
   auto r = run(args);
@@ -447,21 +452,15 @@ void GitCli::config_set(const std::string& key, const std::string& value, Config
 
 void GitCli::use_worktree_config(const fs::path& common_dir) const {
   const std::string shared = (common_dir / "config").string(), main = (common_dir / "config.worktree").string();
-  const auto get = [&](const std::string& file, const std::string& key, const std::string& type) {
-    std::vector<std::string> args = {"config", "--file", file};
-    if (!type.empty()) args.push_back("--type=" + type);
-    args.insert(args.end(), {"--get", key});
-    auto r = run(args);
-    if (r.status == 1) return std::optional<std::string>();
-    if (r.status != 0) throw Error("cannot read git config " + key + ": " + first_line(r.err));
-    return std::optional<std::string>(first_line(r.out));
+  const auto get = [&](const std::string& key, const std::string& type) {
+    return config_get_from({"--file", shared}, key, type);
   };
-  if (get(shared, "extensions.worktreeConfig", "bool") == "true") return;
+  if (get("extensions.worktreeConfig", "bool") == "true") return;
   must("set git config extensions.worktreeConfig", {"config", "--file", shared, "extensions.worktreeConfig", "true"});
   // core.bare=false stays: it may be undoing a global core.bare=true.
   std::vector<std::pair<std::string, std::string>> moving;
-  if (get(shared, "core.bare", "bool") == "true") moving.emplace_back("core.bare", "true");
-  if (auto at = get(shared, "core.worktree", "")) moving.emplace_back("core.worktree", *at);
+  if (get("core.bare", "bool") == "true") moving.emplace_back("core.bare", "true");
+  if (auto at = get("core.worktree", "")) moving.emplace_back("core.worktree", *at);
   for (const auto& [key, value] : moving) {
     must("set git config " + key, {"config", "--file", main, key, value});
     must("move git config " + key, {"config", "--file", shared, "--unset-all", key});

@@ -201,6 +201,10 @@ class GitCli {
   // nullopt when unset. `type` is git's --type ("bool", …) or empty.
   std::optional<std::string> config_get(const std::string& key, std::optional<ConfigScope> scope,
                                         const std::string& type = {}) const;
+  // The same from where `git config` is told to read (a scope's flag,
+  // `--file <path>`, or nothing for every scope).
+  std::optional<std::string> config_get_from(std::vector<std::string> where, const std::string& key,
+                                             const std::string& type = {}) const;
   void config_set(const std::string& key, const std::string& value, ConfigScope scope) const;
   // Lets each worktree of the repository whose git folder is `common_dir`
   // hold settings of its own (extensions.worktreeConfig), as `git

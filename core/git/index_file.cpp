@@ -311,8 +311,10 @@ std::optional<std::string> insert(std::string_view in, const std::vector<NewInde
     const std::string below = n.path + "/";
     if (const auto e = from(below); e != entries.end() && e->name.starts_with(below)) return std::nullopt;
   }
-  for (const std::string& folder : folders)  // a file where a folder goes
-    if (const auto e = from(folder); !folder.empty() && e != entries.end() && e->name == folder) return std::nullopt;
+  for (const std::string& folder : folders) {  // a file where a folder goes
+    if (folder.empty()) continue;
+    if (const auto e = from(folder); e != entries.end() && e->name == folder) return std::nullopt;
+  }
   std::string out(in.data(), 12);
   std::size_t growth = 0;
   for (const NewIndexEntry& n : adding) growth += fixed + 4 + n.path.size() + 8;

@@ -65,19 +65,14 @@ Error not_its_name(const std::string& what) {
 }
 
 // The size to inflate `gz` into in one call, or nullopt: the reference's,
-// within what deflate can make of the bytes (1032:1); else the trailer's,
-// within the limit and what ordinary data inflates to (64:1, as
-// gzip_decompress reserves), so that a bomb's trailer buys no memory; and
-// at most `cap`. A wrong one fails the exact inflate.
+// within what deflate can make of the bytes (1032:1), else the trailer's
+// (gzip_plausible_size); at most `cap`. A wrong one fails the exact
+// inflate.
 std::optional<std::size_t> one_call_size(std::string_view gz, std::optional<std::uint64_t> expected_size,
                                          std::uint64_t max_size, std::uint64_t cap) {
-  std::optional<std::uint64_t> size;
-  if (expected_size) {
-    if (*expected_size <= std::uint64_t{gz.size()} * 1032 + 64) size = expected_size;
-  } else if (const auto declared = gzip_declared_size(gz);
-             declared && *declared <= max_size && *declared <= std::uint64_t{gz.size()} * 64 + 65536) {
-    size = *declared;
-  }
+  std::optional<std::uint64_t> size = expected_size;
+  if (!expected_size) size = gzip_plausible_size(gz, max_size);
+  else if (*expected_size > std::uint64_t{gz.size()} * 1032 + 64) size.reset();
   if (!size || *size > cap) return std::nullopt;
   return static_cast<std::size_t>(*size);
 }
