@@ -12,6 +12,9 @@
 #include "core/store/restore_budget.hpp"
 #include "core/workspace/workspace.hpp"
 #include "hooks/pre_commit.hpp"
+#include "core/git/git_cli.hpp"
+#include "core/git/subprocess.hpp"
+#include "install/hook_folder.hpp"
 #include "install/hook_managers.hpp"
 #include "hooks/post_checkout.hpp"
 #include "hooks/pre_push.hpp"
@@ -103,9 +106,35 @@ void refuse_push(const PushCheckReport& report) {
               "repair` at an older one) and push again");
 }
 
+// git-lfs's pre-push, when git-jpblob's hook took the place git-lfs's own
+// would have (install/hook_folder: owes_git_lfs_pre_push), with git's
+// arguments and input, as git-lfs's hook runs it; after git-jpblob's check,
+// so that a refused push uploads nothing. Its output goes where a hook's
+// goes, as it comes (progress included).
+void run_git_lfs_pre_push(const std::string& remote, const std::string& url, const std::string& updates) {
+  const GitCli git(fs::current_path());
+  const auto layout = git.layout();
+  if (!layout) return;
+  const HookFolder folder(layout->hooks, layout->top);
+  if (!owes_git_lfs_pre_push(folder, git.config_get("lfs.repositoryformatversion", std::nullopt).has_value())) return;
+  if (!find_on_path("git-lfs"))
+    throw Error("this repository uses Git LFS (its config has lfs.repositoryformatversion), and git-jpblob's "
+                "pre-push hook runs git-lfs's, which sends the LFS objects the pushed commits point to; but "
+                "git-lfs is not on PATH. Install git-lfs (or put it on PATH) and push again; push refused, as "
+                "git-lfs's own hook would refuse it");
+  std::vector<std::string> argv = {"git", "lfs", "pre-push", remote};
+  if (!url.empty()) argv.push_back(url);
+  const int status = stream_command(argv, layout->top, [](std::string_view text) {
+    write_all(STDERR_FILENO, text, "standard error");
+  }, updates);
+  if (status != 0)
+    throw Error("git-lfs's pre-push (run by git-jpblob's pre-push hook, in the place of git-lfs's own) exited " +
+                std::to_string(status) + "; push refused");
+}
+
 }  // namespace
 
-void run_pre_push(const std::string& remote_given) {
+void run_pre_push(const std::string& remote_given, const std::string& url) {
   if (legacy_run_under_framework(std::filesystem::current_path(), "pre-push")) {
     if (!::isatty(STDIN_FILENO)) read_all(STDIN_FILENO, "standard input");  // git's writes must not fail
     return;
@@ -124,6 +153,7 @@ void run_pre_push(const std::string& remote_given) {
     updates = "HEAD " + env("PRE_COMMIT_TO_REF") + " refs/heads/pushed " + from + "\n";
   }
   refuse_push(run_pre_push_hook(std::filesystem::current_path(), remote, updates));
+  run_git_lfs_pre_push(remote, url, updates);
 }
 
 void run_pre_receive() {

@@ -25,7 +25,7 @@ int run_merge_driver(const std::vector<std::string>& args);
 void run_pre_commit();
 // The pre-push hook: reads git's ref updates from standard input; throws
 // Error listing every problem when the push must be refused.
-void run_pre_push(const std::string& remote);
+void run_pre_push(const std::string& remote, const std::string& url);
 void run_post_checkout(const std::string& previous);
 // The pre-receive hook, on a server: the same check of the commits a push
 // adds, read from git's "<old> <new> <ref>" lines on standard input.

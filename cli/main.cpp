@@ -156,7 +156,7 @@ int main(int argc, char** argv) {
   auto* pre_push = app.add_subcommand("pre-push", "the pre-push hook: refuse commits lacking a blob or holding a corrupt one");
   pre_push->add_option("remote", push_remote, "the remote's name (or URL); the pre-commit framework's when absent");
   pre_push->add_option("url", push_url, "the remote's URL");
-  pre_push->callback([&] { jpblob::run_pre_push(push_remote); });
+  pre_push->callback([&] { jpblob::run_pre_push(push_remote, push_url); });
   app.add_subcommand("pre-receive", "the server's pre-receive hook: refuse pushed commits lacking a blob or holding a corrupt one")
       ->callback([] { jpblob::run_pre_receive(); });
   std::string purge_dir;

@@ -48,6 +48,15 @@ bool is_git_lfs_hook(const std::string& text, const std::string& hook) {
          text.find("git lfs " + hook + " \"$@\"") != std::string::npos && text.size() < 1024;
 }
 
+bool owes_git_lfs_pre_push(const HookFolder& folder, bool uses_git_lfs) {
+  if (!uses_git_lfs || !folder.is_ours("pre-push")) return false;
+  // A chained hook that runs git-lfs (its own, or a user's that calls it)
+  // has sent the objects already.
+  const std::string chained = folder.read(chained_name("pre-push")).value_or("");
+  return chained.find("git lfs pre-push") == std::string::npos &&
+         chained.find("git-lfs pre-push") == std::string::npos;
+}
+
 std::string hook_text(const std::string& hook) {
   const std::string run = std::string(kProgramName) + " " + hook + " \"$@\"";
   const std::string chained = "chained=\"$(dirname \"$0\")/" + chained_name(hook) + "\"\n";

@@ -33,6 +33,16 @@ std::string chained_name(const std::string& hook);
 // filter write): chaining it keeps git-lfs's work and adds git-jpblob's.
 bool is_git_lfs_hook(const std::string& text, const std::string& hook);
 
+class HookFolder;
+// True when git-jpblob's pre-push hook stands in `folder` where git-lfs's
+// own would, and nothing else there runs `git lfs pre-push`. git-lfs
+// writes its hooks only where none is: a repository that took up git-lfs
+// after git-jpblob (its filter ran there, or `git lfs install`, which then
+// only prints "Hook already exists") would push commits whose LFS objects
+// never reach the server. `uses_git_lfs`: git-lfs has set this repository
+// up (it writes lfs.repositoryformatversion to its config when it does).
+bool owes_git_lfs_pre_push(const HookFolder& folder, bool uses_git_lfs);
+
 class HookFolder {
  public:
   // `hooks` as git resolves it; `top` the work tree's top. A folder

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <spawn.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -226,12 +227,23 @@ CommandOutput run_command(const std::vector<std::string>& argv, const std::files
 }
 
 int stream_command(const std::vector<std::string>& argv, const std::filesystem::path& cwd,
-                   const std::function<void(std::string_view)>& on_output) {
+                   const std::function<void(std::string_view)>& on_output,
+                   const std::optional<std::string>& input) {
   int out[2];
   if (::pipe2(out, O_CLOEXEC) != 0) throw errno_error("cannot create a pipe", errno);
   Fd out_r(out[0]), out_w(out[1]);
+  // The input in a file of memory the program reads at its own pace: no
+  // pipe to keep fed while its output is read.
+  Fd in;
+  if (input) {
+    in = Fd(::memfd_create("jpblob-input", MFD_CLOEXEC));
+    if (!in.valid()) throw errno_error("cannot hold the input of " + argv[0], errno);
+    write_all(in.get(), *input, "the input of " + argv[0]);
+    if (::lseek(in.get(), 0, SEEK_SET) != 0) throw errno_error("cannot rewind the input of " + argv[0], errno);
+  }
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
+  if (in.valid()) posix_spawn_file_actions_adddup2(&actions, in.get(), 0);
   posix_spawn_file_actions_adddup2(&actions, out_w.get(), 1);
   posix_spawn_file_actions_adddup2(&actions, out_w.get(), 2);
   const pid_t pid = spawn(argv, cwd, actions);

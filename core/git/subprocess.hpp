@@ -39,12 +39,14 @@ CommandOutput run_command(const std::vector<std::string>& argv, const std::files
                           const InputChunks& next_input, const Environment& environment = {});
 
 // Runs argv[0] (looked up on PATH) in `cwd` with this process's standard
-// input and environment, handing everything it writes to standard output
-// and standard error, interleaved as written, to `on_output` as it comes.
-// Returns the exit status, or 128 + signal. Throws Error when the program
-// cannot be started (the message says why: not found, not executable).
+// input (or `input`, when given) and environment, handing everything it
+// writes to standard output and standard error, interleaved as written, to
+// `on_output` as it comes. Returns the exit status, or 128 + signal. Throws
+// Error when the program cannot be started (the message says why: not
+// found, not executable).
 int stream_command(const std::vector<std::string>& argv, const std::filesystem::path& cwd,
-                   const std::function<void(std::string_view)>& on_output);
+                   const std::function<void(std::string_view)>& on_output,
+                   const std::optional<std::string>& input = std::nullopt);
 
 // Starts argv[0] (an absolute path) in `cwd` and does not wait for it: a
 // session of its own, standard input, output and error on /dev/null, so

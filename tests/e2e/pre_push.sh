@@ -116,4 +116,47 @@ by_url() {
   grep -q "4-broken/events.json references blob" "$TEST_ROOT/err" || fail "message by name: $(cat "$TEST_ROOT/err")"
 }
 case_ "a push by URL excludes what the server holds, as a push by name does, and still refuses a new broken commit" by_url
+# git-lfs writes its hooks only where none is: a repository that takes up
+# git-lfs after git-jpblob (`git lfs install` then only prints "Hook
+# already exists") still sends its LFS objects, because git-jpblob's hook
+# runs git-lfs's pre-push in its place; without git-lfs on PATH the push is
+# refused, as git-lfs's own hook refuses it.
+lfs_taken_up_later() {
+  command -v git-lfs > /dev/null || fail "git-lfs is not installed (install/deps.sh installs it)"
+  git lfs install --skip-repo > /dev/null
+  git init -q --bare "$TEST_ROOT/lfs-remote.git"
+  new_installed_repo lfs-later
+  git remote add origin "$TEST_ROOT/lfs-remote.git"
+  commit_conversation 1-before-lfs "a conversation before git-lfs"
+  git lfs install > "$TEST_ROOT/out" 2>&1 || true
+  grep -q "git-jpblob pre-push hook" .git/hooks/pre-push || fail "git-lfs replaced git-jpblob's hook"
+  git lfs track '*.bin' > /dev/null
+  head -c 200000 /dev/urandom > data.bin
+  git add .gitattributes data.bin
+  commit_conversation 2-with-lfs "a conversation beside an LFS file"
+  local oid
+  oid=$(git lfs ls-files -l | awk '{print $1}')
+  [ -n "$oid" ] || fail "data.bin is not in git-lfs"
+  # git-lfs missing: refused, and nothing pushed.
+  mkdir -p "$TEST_ROOT/no-lfs-bin"
+  local tool
+  for tool in git git-jpblob sh cat dirname printf; do
+    ln -sf "$(command -v "$tool")" "$TEST_ROOT/no-lfs-bin/$tool"
+  done
+  if PATH="$TEST_ROOT/no-lfs-bin" git push -q origin main 2> "$TEST_ROOT/err"; then
+    fail "the push went through without git-lfs"
+  fi
+  grep -q "git-lfs is not on PATH" "$TEST_ROOT/err" || fail "message: $(cat "$TEST_ROOT/err")"
+  git -C "$TEST_ROOT/lfs-remote.git" rev-parse -q --verify refs/heads/main > /dev/null &&
+    fail "the remote got the commit"
+  git push -q origin main 2> "$TEST_ROOT/err" || fail "the push was refused: $(cat "$TEST_ROOT/err")"
+  find "$TEST_ROOT/lfs-remote.git/lfs/objects" -name "$oid" | grep -q . ||
+    fail "the LFS object never reached the remote"
+  # A teammate's clone gets the file's bytes, and the conversations'.
+  git clone -q "$TEST_ROOT/lfs-remote.git" "$TEST_ROOT/lfs-clone"
+  cmp -s data.bin "$TEST_ROOT/lfs-clone/data.bin" || fail "the clone's data.bin differs"
+  cmp -s .jp/conversations/2-with-lfs/events.json "$TEST_ROOT/lfs-clone/.jp/conversations/2-with-lfs/events.json" ||
+    fail "the clone's conversation differs"
+}
+case_ "a repository that takes up git-lfs after git-jpblob still pushes its LFS objects, and refuses without git-lfs" lfs_taken_up_later
 pass

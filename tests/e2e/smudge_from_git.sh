@@ -129,8 +129,12 @@ blobs_in_git_lfs() {
   git lfs ls-files > "$TEST_ROOT/lfs-files"
   grep -q blob.gz "$TEST_ROOT/lfs-files" || fail "git-lfs does not hold the blob"
   git init -q --bare "$TEST_ROOT/lfs-remote.git"
-  git push -q "file://$TEST_ROOT/lfs-remote.git" main 2> "$TEST_ROOT/lfs-push.err" ||
+  GIT_TRACE="$TEST_ROOT/lfs-push.trace" git push -q "file://$TEST_ROOT/lfs-remote.git" main 2> "$TEST_ROOT/lfs-push.err" ||
     fail "push to the lfs remote failed: $(tail -3 "$TEST_ROOT/lfs-push.err")"
+  # git-lfs's chained hook sent the objects: git-jpblob's does not run its
+  # pre-push a second time.
+  [ "$(grep -c "exec: git-lfs pre-push" "$TEST_ROOT/lfs-push.trace")" = 1 ] ||
+    fail "git-lfs's pre-push ran $(grep -c "exec: git-lfs pre-push" "$TEST_ROOT/lfs-push.trace") times"
   git clone -q "file://$TEST_ROOT/lfs-remote.git" "$TEST_ROOT/lfs-clone" 2> "$TEST_ROOT/lfs.err" ||
     fail "the lfs clone failed: $(tail -3 "$TEST_ROOT/lfs.err")"
   cmp -s "$TEST_ROOT/lfs-clone/.jp/conversations/4-lfs/events.json" "$TEST_ROOT/lfs.json" ||
