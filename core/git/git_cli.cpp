@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <unordered_set>
 #include <map>
 
 #include "core/base/error.hpp"
@@ -164,8 +165,29 @@ void GitCli::add_to_index(const std::vector<std::string>& paths) const {
   must("stage the files", {"update-index", "--add", "-z", "--stdin"}, nul_joined(paths, false));
 }
 
+void GitCli::refuse_files_above(const std::vector<std::string>& paths) const {
+  // Each folder once: a store's 100,000 blobs are below at most 65,794.
+  std::unordered_set<std::string_view> folders;
+  for (const std::string& p : paths)
+    for (std::size_t slash = p.rfind('/'); slash != std::string::npos && slash > 0; slash = p.rfind('/', slash - 1))
+      if (!folders.insert(std::string_view(p).substr(0, slash)).second) break;  // its parents are in already
+  std::vector<std::string> asked(folders.begin(), folders.end());
+  std::sort(asked.begin(), asked.end());
+  const auto held = index_ids(asked);
+  for (const std::string& folder : asked)
+    if (held.count(folder))
+      throw Error("cannot stage blobs below " + folder + ": the index holds " + folder +
+                  " as a file, where they go in a folder. Nothing was staged. Move it away (`git mv " + folder +
+                  " <another name>`), then commit again");
+}
+
 std::vector<GitCli::OutOfTree> GitCli::stage_out_of_tree(std::vector<OutOfTree> entries, std::uint64_t max_size) const {
   if (entries.empty()) return entries;
+  {
+    std::vector<std::string> paths;
+    for (const OutOfTree& e : entries) paths.push_back(e.path);
+    refuse_files_above(paths);
+  }
   // git hashes a file as the attributes of its path say: a store git-lfs
   // tracks stages pointers, cleaned by git-lfs. One hash-object a filter
   // (`--path` applies that path's attributes to every file given), and

@@ -99,6 +99,12 @@ class GitCli {
   // staged.
   void add_many_to_index(const std::vector<std::string>& paths, std::uint64_t max_size) const;
 
+  // Throws Error, before anything is staged, when the index holds a file
+  // (or a link, or a submodule) where one of `paths` needs a folder: a
+  // `.jp/blobs` committed as a file. git's --index-info would replace that
+  // entry without a word, and the commit would delete the file.
+  void refuse_files_above(const std::vector<std::string>& paths) const;
+
   // A blob file outside the work tree, to be staged under a tracked path.
   struct OutOfTree {
     std::string path;             // where the index holds it

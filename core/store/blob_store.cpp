@@ -251,11 +251,24 @@ int BlobStore::root_fd(bool create) const {
   if (create) {
     std::error_code ec;
     fs::create_directories(root_, ec);
-    if (ec) throw Error("cannot create blob store " + root_.string() + ": " + ec.message());
+    if (ec) {
+      // Name the file that stands where a folder goes.
+      for (fs::path at = root_; !at.empty() && at != at.parent_path(); at = at.parent_path()) {
+        std::error_code lec;
+        const auto st = fs::symlink_status(at, lec);
+        if (!lec && fs::exists(st) && !fs::is_directory(st))
+          throw Error("cannot create blob store " + root_.string() + ": " + at.string() +
+                      " is a file, where the store needs a folder; move it away (`git mv` if git tracks it), "
+                      "then try again");
+      }
+      throw Error("cannot create blob store " + root_.string() + ": " + ec.message());
+    }
   }
   Fd fd(::open(root_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (!fd.valid()) {
-    if (errno == ENOENT && !create) return -1;
+    // A file where the folder goes (a `.jp/blobs` committed as a file)
+    // holds no blob: to a reader, no store; a writer is refused.
+    if ((errno == ENOENT || errno == ENOTDIR) && !create) return -1;
     throw errno_error("cannot open blob store " + root_.string(), errno);
   }
   // Re-check after opening: the folder may have been created or replaced

@@ -105,6 +105,49 @@ store_folder_link() {
 }
 case_ "a committed .jp/blobs linking outside: add, store, gc, verify, stats and migrate refuse it" store_folder_link
 
+# A `.jp/blobs` committed as a file (a careless or hostile teammate): the
+# team's other commits go through; a commit that needs blobs staged is
+# refused before anything is staged, naming the fix, and git's
+# --index-info never replaces (so deletes) the file; a clone that checks
+# the store out is refused at `git add`, naming the file. Moved away, the
+# conversation commits and verifies.
+store_path_is_a_file() {
+  attacker_repo blobsfile
+  mkdir -p .jp
+  echo "a note, not a store" > .jp/blobs
+  publish blobsfile
+  # Lean, as a repository that holds conversations is (no blob is
+  # committed here yet: the file stands where they would be).
+  git jpblob install --lean > /dev/null
+  echo change > other.txt
+  git add other.txt
+  git commit -qm other 2> "$TEST_ROOT/err" || fail "a commit of another file was refused: $(cat "$TEST_ROOT/err")"
+  write_conversation 13-new "a conversation beside a .jp/blobs file"
+  git add .jp/conversations 2> "$TEST_ROOT/err" || fail "the lean add was refused: $(cat "$TEST_ROOT/err")"
+  git ls-files -s > "$TEST_ROOT/index.before"
+  if git commit -qm conversation 2> "$TEST_ROOT/err"; then fail "the commit went through and replaced .jp/blobs"; fi
+  grep -q "the index holds .jp/blobs as a file, where they go in a folder. Nothing was staged" "$TEST_ROOT/err" ||
+    fail "message: $(cat "$TEST_ROOT/err")"
+  git ls-files -s > "$TEST_ROOT/index.after"
+  cmp -s "$TEST_ROOT/index.before" "$TEST_ROOT/index.after" ||
+    fail "the refused commit changed the index: $(diff "$TEST_ROOT/index.before" "$TEST_ROOT/index.after" | head -5)"
+  git mv .jp/blobs blobs-note
+  git commit -qm conversation 2> "$TEST_ROOT/err" || fail "the commit after the move was refused: $(cat "$TEST_ROOT/err")"
+  git jpblob verify > "$TEST_ROOT/out" 2>&1 || fail "verify: $(cat "$TEST_ROOT/out")"
+  git cat-file -e HEAD:blobs-note || fail "the note was lost"
+  # A clone that checks the store out: refused at add, naming the file.
+  attacker_repo blobsfile-full
+  mkdir -p .jp
+  echo "a note, not a store" > .jp/blobs
+  publish_full blobsfile-full
+  write_conversation 14-full "a conversation beside a .jp/blobs file, store checked out"
+  if git add .jp/conversations 2> "$TEST_ROOT/err"; then fail "add wrote blobs beside a file .jp/blobs"; fi
+  grep -q "\.jp/blobs is a file, where the store needs a folder; move it away" "$TEST_ROOT/err" ||
+    fail "message: $(cat "$TEST_ROOT/err")"
+  [ "$(cat .jp/blobs)" = "a note, not a store" ] || fail "the file changed"
+}
+case_ "a .jp/blobs committed as a file: other commits go through, a conversation's is refused before staging, naming the fix" store_path_is_a_file
+
 events_link() {
   attacker_repo eventslink
   mkdir -p .jp/conversations/2-link
