@@ -205,4 +205,19 @@ class GitRepo {
 // staged conversation, and most of their time was that inflate.
 std::optional<std::string> read_loose_blob(const std::filesystem::path& objects, std::string_view hex);
 
+// While one lives, every object read is hashed again and compared with its
+// id, as `git fsck` does: libgit2's strict hash verification, and
+// read_loose_blob's own check. verify holds one, so that an object file
+// holding another object's bytes is named, not read as the document it
+// stands for. Off otherwise: the hooks, gc and smudge check each blob
+// against its SHA-256 name and parse each document, and hashing every
+// object again cost a tenth of a large commit's hook.
+class ObjectIdChecks {
+ public:
+  ObjectIdChecks();
+  ~ObjectIdChecks();
+  ObjectIdChecks(const ObjectIdChecks&) = delete;
+  ObjectIdChecks& operator=(const ObjectIdChecks&) = delete;
+};
+
 }  // namespace jpblob

@@ -3,11 +3,13 @@
 #include <fcntl.h>
 #include <git2.h>
 
+#include <atomic>
 #include <charconv>
 
 #include "core/base/fs.hpp"
 #include "core/format/gzip.hpp"
 #include "core/git/git_repo.hpp"
+#include "core/git/object_hash.hpp"
 
 namespace jpblob {
 
@@ -59,6 +61,18 @@ std::string GitRepo::write_blob(std::string_view content) const {
   return git_oid_tostr_s(&id);
 }
 
+namespace {
+std::atomic<int> id_checks{0};
+}  // namespace
+
+ObjectIdChecks::ObjectIdChecks() {
+  if (id_checks++ == 0) git_libgit2_opts(GIT_OPT_ENABLE_STRICT_HASH_VERIFICATION, 1);
+}
+
+ObjectIdChecks::~ObjectIdChecks() {
+  if (--id_checks == 0) git_libgit2_opts(GIT_OPT_ENABLE_STRICT_HASH_VERIFICATION, 0);
+}
+
 std::optional<std::string> read_loose_blob(const std::filesystem::path& objects, std::string_view hex) {
   if (hex.size() < 4) return std::nullopt;
   const std::string file = (objects / std::string(hex.substr(0, 2)) / std::string(hex.substr(2))).string();
@@ -89,6 +103,12 @@ std::optional<std::string> read_loose_blob(const std::filesystem::path& objects,
   if (size > std::uint64_t{z.size()} * 1032 + 64) throw corrupt("its header declares more than it can hold");
   auto whole = zlib_decompress_exact(z, nul + 1 + static_cast<std::size_t>(size));
   if (!whole) throw corrupt("it does not inflate to the " + std::to_string(size) + " bytes its header declares");
+  if (id_checks.load() > 0) {
+    ObjectHasher hasher(hex.size() == 64 ? "sha256" : "sha1");
+    hasher.update(*whole);
+    if (const std::string named = hex_object_id(hasher.finish_raw()); named != hex)
+      throw corrupt("it holds other bytes than its name says: they hash to " + named);
+  }
   whole->erase(0, nul + 1);
   return whole;
 }

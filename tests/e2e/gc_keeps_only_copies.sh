@@ -158,4 +158,33 @@ gc_reads_a_file_edited_behind_the_index() {
 case_ "gc reads a work-tree conversation edited after it was staged, though its size and time did not move" \
   gc_reads_a_file_edited_behind_the_index
 
+# A conversation's object file that holds another conversation's bytes (a
+# copy over it, a disk's wrong sector): read as it stands, its blobs would
+# look unreferenced. gc and verify check each object read against its id,
+# and stop naming the file; nothing is removed or unstaged.
+corrupt_object_stops_gc() {
+  commit_conversation 5-real "the real conversation's only output"
+  commit_conversation 6-other "another conversation"
+  local a b file
+  a=$(git rev-parse :.jp/conversations/5-real/events.json)
+  b=$(git rev-parse :.jp/conversations/6-other/events.json)
+  file="$(git rev-parse --git-path objects)/${a:0:2}/${a:2}"
+  [ -f "$file" ] || fail "the conversation is not a loose object"
+  chmod u+w "$file"
+  cp "$(git rev-parse --git-path objects)/${b:0:2}/${b:2}" "$file"
+  age_blobs
+  git ls-files -s > "$TEST_ROOT/index.before"
+  if git jpblob gc --prune=now > "$TEST_ROOT/out" 2>&1; then fail "gc ran on a corrupt object: $(cat "$TEST_ROOT/out")"; fi
+  grep -q "cannot read object $a from git: its file .* is corrupt (it holds other bytes than its name says" \
+    "$TEST_ROOT/out" || fail "gc's message: $(cat "$TEST_ROOT/out")"
+  git ls-files -s | cmp -s - "$TEST_ROOT/index.before" || fail "gc changed the index"
+  blob_held "$(blob_of "the real conversation's only output")" || fail "gc removed the real conversation's blob"
+  if git jpblob verify > "$TEST_ROOT/out" 2>&1; then fail "verify passed a corrupt object"; fi
+  grep -q "cannot read object $a" "$TEST_ROOT/out" || fail "verify's message: $(cat "$TEST_ROOT/out")"
+  # Mended from the work tree's bytes, all is as before.
+  rm -f "$file"
+  git hash-object -w --path .jp/conversations/5-real/events.json .jp/conversations/5-real/events.json > /dev/null
+  git jpblob verify > "$TEST_ROOT/out" 2>&1 || fail "verify after the mend: $(cat "$TEST_ROOT/out")"
+}
+case_ "an object file holding another conversation's bytes stops gc and verify, naming it; nothing is removed" corrupt_object_stops_gc
 pass

@@ -462,5 +462,42 @@ TEST(GitRepo, LooseBlobsInAlternatesAndBehindLinksAreReadTheSameWay) {
   EXPECT_NE(msg.find("is corrupt"), std::string::npos) << msg;
 }
 
+// An object file that holds another object's bytes (a copy over it, a
+// disk that returned the wrong sector) is read as what it holds, as git
+// reads it, except under ObjectIdChecks (verify), which names it, loose
+// or packed, as `git fsck` would.
+TEST(GitRepo, UnderIdChecksAnObjectHoldingAnothersBytesIsNamed) {
+  GitSandbox g;
+  const fs::path objects = g.repo() / ".git/objects";
+  test::write_text(g.repo() / "a", "the conversation that was committed\n");
+  test::write_text(g.repo() / "b", "another conversation altogether\n");
+  const std::string a = g.git("hash-object -w a").substr(0, 40);
+  const std::string b = g.git("hash-object -w b").substr(0, 40);
+  const fs::path file_a = objects / a.substr(0, 2) / a.substr(2);
+  fs::permissions(file_a, fs::perms::owner_write, fs::perm_options::add);
+  fs::copy_file(objects / b.substr(0, 2) / b.substr(2), file_a, fs::copy_options::overwrite_existing);
+  const auto repo = GitRepo::open(g.repo());
+  ASSERT_TRUE(repo);
+  EXPECT_EQ(repo->read_object(a), "another conversation altogether\n");
+  {
+    const ObjectIdChecks checks;
+    const std::string msg = test::error_of([&] { repo->read_object(a); });
+    EXPECT_NE(msg.find(a), std::string::npos) << msg;
+    EXPECT_NE(msg.find("other bytes than its name says: they hash to " + b), std::string::npos) << msg;
+    EXPECT_EQ(repo->read_object(b), "another conversation altogether\n");
+  }
+  EXPECT_EQ(repo->read_object(a), "another conversation altogether\n") << "the checks outlived their holder";
+  // Packed: the pack's entry for a holding b's bytes (libgit2's strict
+  // hash verification).
+  g.git("add a && git commit -qm a && git repack -adq && git prune-packed");
+  ASSERT_FALSE(fs::exists(file_a)) << "not packed";
+  const auto packed = GitRepo::open(g.repo());
+  {
+    const ObjectIdChecks checks;
+    const std::string msg = test::error_of([&] { packed->read_object(a); });
+    EXPECT_FALSE(msg.empty()) << "a packed object holding another's bytes was read under the checks";
+  }
+}
+
 }  // namespace
 }  // namespace jpblob
