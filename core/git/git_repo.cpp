@@ -203,6 +203,7 @@ std::optional<GitRepo> GitRepo::open(const fs::path& cwd) {
   }
   repo.add_worktree_config();
   repo.use_environment_objects();
+  install_loose_reader(raw, repo.object_dirs_);
   if (const char* wd = git_repository_workdir(raw)) repo.workdir_ = fs::path(wd).lexically_normal();
   if (repo.workdir_ && repo.workdir_->filename().empty())
     repo.workdir_ = repo.workdir_->parent_path();

@@ -205,6 +205,13 @@ class GitRepo {
 // staged conversation, and most of their time was that inflate.
 std::optional<std::string> read_loose_blob(const std::filesystem::path& objects, std::string_view hex);
 
+// Has libgit2 read `repo`'s loose objects (of any type) as read_loose_blob
+// does, from `dirs` (GitRepo's object folders): a corrupt one is an error
+// naming its file, where libgit2 1.5's own loose reader never returns from
+// a truncated one, and trees and commits inflate with libdeflate too.
+// Packed objects, and writing, stay libgit2's.
+void install_loose_reader(git_repository* repo, const std::vector<std::filesystem::path>& dirs);
+
 // While one lives, every object read is hashed again and compared with its
 // id, as `git fsck` does: libgit2's strict hash verification, and
 // read_loose_blob's own check. verify holds one, so that an object file

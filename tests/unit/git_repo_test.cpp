@@ -462,6 +462,31 @@ TEST(GitRepo, LooseBlobsInAlternatesAndBehindLinksAreReadTheSameWay) {
   EXPECT_NE(msg.find("is corrupt"), std::string::npos) << msg;
 }
 
+// Trees and commits are read by libgit2, through git-jpblob's own reader
+// of loose objects (install_loose_reader): one cut short is an error
+// naming its file, where libgit2 1.5's own reader never returns (verify
+// --history walks every commit's trees). Sound ones read as before.
+TEST(GitRepo, ATruncatedLooseTreeOrCommitIsAnErrorNotAHang) {
+  GitSandbox g;
+  test::write_text(g.repo() / "dir/f", "content");
+  g.git("add dir/f && git commit -qm c");
+  const std::string tree = g.git("rev-parse HEAD:dir").substr(0, 40);
+  const std::string commit = g.git("rev-parse HEAD").substr(0, 40);
+  EXPECT_EQ(GitRepo::open(g.repo())->read_head("dir/f"), "content");
+  for (const std::string& id : {tree, commit}) {
+    SCOPED_TRACE(id == tree ? "tree" : "commit");
+    const fs::path file = g.repo() / ".git/objects" / id.substr(0, 2) / id.substr(2);
+    const std::string bytes = test::read_text(file);
+    fs::permissions(file, fs::perms::owner_write, fs::perm_options::add);
+    test::write_text(file, bytes.substr(0, bytes.size() - 6));
+    const std::string msg = test::error_of([&] { GitRepo::open(g.repo())->read_head("dir/f"); });
+    EXPECT_NE(msg.find(id), std::string::npos) << msg;
+    EXPECT_NE(msg.find("is corrupt"), std::string::npos) << msg;
+    test::write_text(file, bytes);
+  }
+  EXPECT_EQ(GitRepo::open(g.repo())->read_head("dir/f"), "content");
+}
+
 // An object file that holds another object's bytes (a copy over it, a
 // disk that returned the wrong sector) is read as what it holds, as git
 // reads it, except under ObjectIdChecks (verify), which names it, loose
