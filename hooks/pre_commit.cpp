@@ -148,7 +148,12 @@ class Hook {
       const RawChange& c = documents_[i];
       ++report_.conversations;
       if (reads[i].missing) {
-        problem("the staged " + c.path + " is missing from git's objects");
+        // A tree or a commit put in a file's place (update-index
+        // --cacheinfo) is there, but not a file's content.
+        problem(ws_.repo()->has_object(c.new_id)
+                    ? "the staged " + c.path + " is not a file's content (its object " + c.new_id +
+                          " is a tree or a commit); unstage it: git rm --cached " + c.path
+                    : "the staged " + c.path + " is missing from git's objects");
         continue;
       }
       if (reads[i].replaced > 0) restage(c.path, reads[i].cleaned);

@@ -239,6 +239,19 @@ orphan_stays_out() {
 }
 case_ "an orphan blob beside a real one stays out of the commit" orphan_stays_out
 
+# A tree put where a conversation goes (update-index --cacheinfo): there,
+# but not a file's content. The refusal says so, and how to unstage it.
+tree_as_conversation() {
+  local tree
+  tree=$(git rev-parse HEAD^{tree})
+  git update-index --add --cacheinfo "100644,$tree,.jp/conversations/9-tree/events.json"
+  if git commit -qm tree 2> "$TEST_ROOT/err"; then fail "a tree was committed as a conversation"; fi
+  grep -q "the staged .jp/conversations/9-tree/events.json is not a file's content (its object $tree is a tree" \
+    "$TEST_ROOT/err" || fail "message: $(cat "$TEST_ROOT/err")"
+  git rm -q --cached .jp/conversations/9-tree/events.json
+}
+case_ "refused: a tree staged where a conversation goes, named as not a file's content" tree_as_conversation
+
 no_jp_at_all() {
   git init -q "$TEST_ROOT/plain"
   cd "$TEST_ROOT/plain"
