@@ -401,7 +401,6 @@ std::unordered_map<std::string, std::string> GitCli::filters_of(const std::vecto
 }
 
 void GitCli::add_many_to_index(const std::vector<std::string>& paths, std::uint64_t max_size) const {
-  refuse_files_above(paths);
   if (paths.size() >= kUnpackLimit) {
     const auto filter_of = filters_of(paths);
     std::vector<std::string> files;

@@ -167,27 +167,25 @@ void GitCli::add_to_index(const std::vector<std::string>& paths) const {
 
 void GitCli::refuse_files_above(const std::vector<std::string>& paths) const {
   // Each folder once: a store's 100,000 blobs are below at most 65,794.
-  std::unordered_set<std::string_view> folders;
-  for (const std::string& p : paths)
+  std::unordered_set<std::string_view> folders, tops;
+  for (const std::string& p : paths) {
+    tops.insert(std::string_view(p).substr(0, p.find('/')));
     for (std::size_t slash = p.rfind('/'); slash != std::string::npos && slash > 0; slash = p.rfind('/', slash - 1))
       if (!folders.insert(std::string_view(p).substr(0, slash)).second) break;  // its parents are in already
-  std::vector<std::string> asked(folders.begin(), folders.end());
-  std::sort(asked.begin(), asked.end());
-  const auto held = index_ids(asked);
-  for (const std::string& folder : asked)
-    if (held.count(folder))
-      throw Error("cannot stage blobs below " + folder + ": the index holds " + folder +
-                  " as a file, where they go in a folder. Nothing was staged. Move it away (`git mv " + folder +
-                  " <another name>`), then commit again");
+  }
+  // What the index holds at or below each top folder, any mode: `git
+  // cat-file` cannot say, a submodule's commit being in another
+  // repository's objects.
+  std::vector<std::string> args = {"ls-files", "-z", "--"};
+  for (const std::string_view top : tops)
+    if (folders.count(top)) args.push_back(literal_pathspec(std::string(top)));
+  if (args.size() == 3) return;
+  for (const std::string& name : split_records(must("read the index", args), '\0'))
+    if (folders.count(name)) throw FileWhereFolderGoes(name);
 }
 
 std::vector<GitCli::OutOfTree> GitCli::stage_out_of_tree(std::vector<OutOfTree> entries, std::uint64_t max_size) const {
   if (entries.empty()) return entries;
-  {
-    std::vector<std::string> paths;
-    for (const OutOfTree& e : entries) paths.push_back(e.path);
-    refuse_files_above(paths);
-  }
   // git hashes a file as the attributes of its path say: a store git-lfs
   // tracks stages pointers, cleaned by git-lfs. One hash-object a filter
   // (`--path` applies that path's attributes to every file given), and
@@ -238,6 +236,7 @@ std::vector<GitCli::OutOfTree> GitCli::stage_out_of_tree(std::vector<OutOfTree> 
   // be sure of, else by git.
   const auto index = index_path();
   if (!index || !add_entries_in_place(*index, std::move(adding), object_format())) {
+    refuse_files_above(staged);  // --index-info would replace such an entry
     must("stage the blobs", {"update-index", "-z", "--index-info"}, info);
     set_skip_worktree(staged);
   }

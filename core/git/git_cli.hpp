@@ -99,10 +99,11 @@ class GitCli {
   // staged.
   void add_many_to_index(const std::vector<std::string>& paths, std::uint64_t max_size) const;
 
-  // Throws Error, before anything is staged, when the index holds a file
-  // (or a link, or a submodule) where one of `paths` needs a folder: a
-  // `.jp/blobs` committed as a file. git's --index-info would replace that
-  // entry without a word, and the commit would delete the file.
+  // Throws FileWhereFolderGoes (core/git/index_file) when the index holds
+  // an entry (a file, a link, a submodule) where one of `paths` needs a
+  // folder: git's --index-info would replace it without a word, and the
+  // commit would delete it. What stage_out_of_tree asks before it has git
+  // stage; its own edit of the index refuses the same.
   void refuse_files_above(const std::vector<std::string>& paths) const;
 
   // A blob file outside the work tree, to be staged under a tracked path.

@@ -313,7 +313,7 @@ std::optional<std::string> insert(std::string_view in, const std::vector<NewInde
   }
   for (const std::string& folder : folders) {  // a file where a folder goes
     if (folder.empty()) continue;
-    if (const auto e = from(folder); e != entries.end() && e->name == folder) return std::nullopt;
+    if (const auto e = from(folder); e != entries.end() && e->name == folder) throw FileWhereFolderGoes(folder);
   }
   std::string out(in.data(), 12);
   std::size_t growth = 0;
@@ -394,6 +394,15 @@ std::optional<std::string> insert(std::string_view in, const std::vector<NewInde
 // file's mode and times. True when written, or when `change` gives an
 // empty string (nothing to change); false, with nothing changed, when
 // it gives nullopt or anything fails.
+}  // namespace
+
+FileWhereFolderGoes::FileWhereFolderGoes(const std::string& folder)
+    : Error("cannot stage blobs below " + folder + ": the index holds " + folder +
+            " as a file, where they go in a folder. Nothing was staged. Move it away (`git mv " + folder +
+            " <another name>`, or `git rm --cached` for a submodule), then commit again") {}
+
+namespace {
+
 template <typename Change>
 bool edit_in_place(const fs::path& index, Change change) {
   const fs::path lock_path = index.string() + ".lock";
@@ -410,6 +419,11 @@ bool edit_in_place(const fs::path& index, Change change) {
       try {
         const MappedFile in(fd.get(), index.string());  // git renames a new index over it: never rewritten
         out = change(in.view());
+      } catch (const FileWhereFolderGoes&) {
+        ::close(lock);
+        std::error_code ec;
+        fs::remove(lock_path, ec);
+        throw;  // refused: git would not refuse it
       } catch (const Error&) {
         out.reset();  // unreadable: git does it
       }

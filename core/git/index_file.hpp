@@ -22,7 +22,17 @@
 #include <unordered_set>
 #include <vector>
 
+#include "core/base/error.hpp"
+
 namespace jpblob {
+
+// What add_entries_in_place throws, having changed nothing, when the index
+// holds an entry (a file, a link, a submodule) where a new entry needs a
+// folder: `git update-index --index-info` would replace it without a word,
+// and the commit would delete it.
+struct FileWhereFolderGoes : Error {
+  explicit FileWhereFolderGoes(const std::string& folder);
+};
 
 // Sets the skip-worktree bit of the stage-0 entries of the index file
 // `index` whose paths are in `paths`, under git's lock (`<index>.lock`).
@@ -53,8 +63,9 @@ struct NewIndexEntry {
 // fsmonitor and untracked caches, optional, are left for git to make
 // again; the file's timestamp stays (racily clean entries stay so). Returns
 // false, having changed nothing, where mark_skip_worktree_in_place does,
-// and where git would refuse the entries: a path in conflict, a file where
-// a folder goes or the other way round, one path twice.
+// and where git would refuse the entries: a path in conflict, a folder
+// where a file goes, one path twice. Throws FileWhereFolderGoes, having
+// changed nothing, for an entry where a folder goes.
 bool add_entries_in_place(const std::filesystem::path& index, std::vector<NewIndexEntry> entries,
                           const std::string& object_format);
 

@@ -145,6 +145,24 @@ store_path_is_a_file() {
   grep -q "\.jp/blobs is a file, where the store needs a folder; move it away" "$TEST_ROOT/err" ||
     fail "message: $(cat "$TEST_ROOT/err")"
   [ "$(cat .jp/blobs)" = "a note, not a store" ] || fail "the file changed"
+  # A submodule there: the commit is refused the same way, and the
+  # submodule stays.
+  git init -q "$TEST_ROOT/sub" && git -C "$TEST_ROOT/sub" commit -q --allow-empty -m sub
+  git init -q "$TEST_ROOT/submodule-store" && cd "$TEST_ROOT/submodule-store"
+  mkdir -p .jp
+  git -c protocol.file.allow=always submodule add -q "$TEST_ROOT/sub" .jp/blobs
+  git commit -qm submodule
+  install_jpblob
+  git add .gitattributes && git commit -qm attributes
+  write_conversation 15-sub "a conversation beside a submodule at .jp/blobs"
+  git add .jp/conversations
+  if git commit -qm conversation 2> "$TEST_ROOT/err"; then fail "the commit went through and replaced the submodule"; fi
+  # Lean, the hook stages the new blob itself and names the fix; with the
+  # store checked out, clean wrote the blob into the submodule's folder and
+  # git's own `update-index --add` refuses it.
+  grep -q "the index holds .jp/blobs as a file, where they go in a folder\|appears as both a file and as a directory" \
+    "$TEST_ROOT/err" || fail "submodule message: $(cat "$TEST_ROOT/err")"
+  [ "$(git ls-files -s .jp/blobs | cut -c1-6)" = 160000 ] || fail "the submodule left the index"
 }
 case_ "a .jp/blobs committed as a file: other commits go through, a conversation's is refused before staging, naming the fix" store_path_is_a_file
 

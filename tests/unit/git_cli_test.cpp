@@ -303,7 +303,8 @@ TEST(InPlaceAddingRefuses, AConflictAFileWhereAFolderGoesAndASplitIndex) {
   const std::string id = raw_object_id(r.git("rev-parse HEAD:a").substr(0, 40));
   const fs::path index = r.dir / ".git/index";
   const std::string bytes = test::read_text(index);
-  EXPECT_FALSE(add_entries_in_place(index, {{"a/x", 0100644, id}}, "sha1")) << "a file where a folder goes";
+  EXPECT_THROW(add_entries_in_place(index, {{"a/x", 0100644, id}}, "sha1"), FileWhereFolderGoes)
+      << "a file where a folder goes: git's --index-info would replace it";
   EXPECT_FALSE(add_entries_in_place(index, {{"d", 0100644, id}}, "sha1")) << "a folder where a file goes";
   EXPECT_FALSE(add_entries_in_place(index, {{"b", 0100644, id}, {"b", 0100644, id}}, "sha1")) << "a path twice";
   EXPECT_EQ(test::read_text(index), bytes);
@@ -321,9 +322,10 @@ TEST(InPlaceAddingRefuses, AConflictAFileWhereAFolderGoesAndASplitIndex) {
   r.git("add -A");
   const std::string sorted = test::read_text(index);
   EXPECT_FALSE(add_entries_in_place(index, {{"d", 0100644, id}}, "sha1")) << "d/e is below it";
-  EXPECT_FALSE(add_entries_in_place(index, {{"a/b/c", 0100644, id}}, "sha1")) << "a is a file";
+  EXPECT_THROW(add_entries_in_place(index, {{"a/b/c", 0100644, id}}, "sha1"), FileWhereFolderGoes) << "a is a file";
   EXPECT_EQ(test::read_text(index), sorted);
-  EXPECT_FALSE(add_entries_in_place(index, {{"d-x/z", 0100644, id}}, "sha1")) << "d-x is a file";
+  EXPECT_THROW(add_entries_in_place(index, {{"d-x/z", 0100644, id}}, "sha1"), FileWhereFolderGoes) << "d-x is a file";
+  EXPECT_FALSE(fs::exists(r.dir / ".git/index.lock"));
   EXPECT_TRUE(add_entries_in_place(index, {{"d-", 0100644, id}, {"d1/z", 0100644, id}}, "sha1"));
   EXPECT_EQ(r.git("ls-files d- d1"), "d-\nd1/z\n");
   r.git("update-index --split-index");
@@ -331,6 +333,31 @@ TEST(InPlaceAddingRefuses, AConflictAFileWhereAFolderGoesAndASplitIndex) {
   EXPECT_FALSE(add_entries_in_place(index, {{"b", 0100644, id}}, "sha1")) << "a split index (link)";
   EXPECT_EQ(test::read_text(index), split);
   EXPECT_FALSE(fs::exists(r.dir / ".git/index.lock"));
+}
+
+// A submodule (or a file) where staged blobs need a folder: git's
+// --index-info would replace the entry, and the commit would delete it.
+// Refused before anything is staged, by the hook's own edit of the index
+// and, where git stages (a split index), by asking git first. cat-file
+// cannot tell: the submodule's commit is not in this repository.
+TEST(InPlaceAddingRefuses, ASubmoduleWhereTheStoreGoesEitherWay) {
+  for (const bool split : {false, true}) {
+    SCOPED_TRACE(split ? "split index" : "in place");
+    Repo r("sha1");
+    r.write("README", "r");
+    r.git("add README && git update-index --add --cacheinfo 160000," + std::string(40, '1') + ",.jp/blobs");
+    if (split) r.git("update-index --split-index");
+    const std::string listed = r.git("ls-files -s");
+    r.write("blob", "bytes");
+    const GitCli git(r.dir.path());
+    const std::string msg = test::error_of([&] {
+      git.stage_out_of_tree({{".jp/blobs/aa/bb/x.blob.gz", (r.dir.path() / "blob").string(), {}}}, 1 << 20);
+    });
+    EXPECT_NE(msg.find("the index holds .jp/blobs as a file, where they go in a folder. Nothing was staged"),
+              std::string::npos) << msg;
+    EXPECT_EQ(r.git("ls-files -s"), listed);
+    EXPECT_FALSE(fs::exists(r.dir / ".git/index.lock"));
+  }
 }
 
 // Entries out of git's order (a tool's bug, or bytes edited by hand) under
