@@ -416,6 +416,18 @@ bool is_object_id(const std::string& rev) {
 
 GitRepo::GitRepo(git_repository* repo) : repo_(repo), trees_(std::make_shared<TreeCache>()) {}
 
+namespace {
+// A tree or commit that is not there (an unborn branch, a partial clone's
+// missing object, a name that names nothing) is absent; one that is there
+// and cannot be read (a corrupt loose object: install_loose_reader's
+// error, which names its file; a hash that does not match) is an error,
+// not "absent": the callers would call every blob below it missing.
+void absent_unless_corrupt(int rc, const std::string& what) {
+  if (rc == GIT_ERROR || rc == GIT_EMISMATCH) check_git(rc, what);
+  git_error_clear();
+}
+}  // namespace
+
 const git_tree* GitRepo::tree_at(const std::string& rev, std::string_view folder) const {
   std::string key = rev + ":";
   key += folder;
@@ -423,20 +435,20 @@ const git_tree* GitRepo::tree_at(const std::string& rev, std::string_view folder
   git_tree* tree = nullptr;
   if (folder.empty()) {
     git_object* object = nullptr;
-    if (git_revparse_single(&object, repo_.get(), (rev + "^{tree}").c_str()) < 0)
-      git_error_clear();
-    else
-      tree = reinterpret_cast<git_tree*>(object);
+    const int rc = git_revparse_single(&object, repo_.get(), (rev + "^{tree}").c_str());
+    if (rc < 0) absent_unless_corrupt(rc, "cannot read " + rev);
+    else tree = reinterpret_cast<git_tree*>(object);
   } else {
     const std::size_t slash = folder.rfind('/');
     const std::string_view parent = slash == std::string_view::npos ? std::string_view() : folder.substr(0, slash);
     const std::string name(slash == std::string_view::npos ? folder : folder.substr(slash + 1));
     if (const git_tree* up = tree_at(rev, parent)) {
       const git_tree_entry* entry = git_tree_entry_byname(up, name.c_str());
-      if (entry && git_tree_entry_type(entry) == GIT_OBJECT_TREE &&
-          git_tree_lookup(&tree, repo_.get(), git_tree_entry_id(entry)) < 0) {
-        git_error_clear();
-        tree = nullptr;
+      if (entry && git_tree_entry_type(entry) == GIT_OBJECT_TREE) {
+        if (const int rc = git_tree_lookup(&tree, repo_.get(), git_tree_entry_id(entry)); rc < 0) {
+          tree = nullptr;
+          absent_unless_corrupt(rc, "cannot read " + std::string(folder) + " in " + rev);
+        }
       }
     }
   }
@@ -451,8 +463,8 @@ std::optional<std::string> GitRepo::blob_id_at(const std::string& rev, std::stri
     // A name that can move ("HEAD"): its tree now, whose trees are kept
     // under the tree's own id.
     git_object* tree = nullptr;
-    if (git_revparse_single(&tree, repo_.get(), (rev + "^{tree}").c_str()) < 0) {
-      git_error_clear();
+    if (const int rc = git_revparse_single(&tree, repo_.get(), (rev + "^{tree}").c_str()); rc < 0) {
+      absent_unless_corrupt(rc, "cannot read " + rev);
       return std::nullopt;
     }
     const std::string id = git_oid_tostr_s(git_object_id(tree));

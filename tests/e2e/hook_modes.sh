@@ -252,6 +252,30 @@ tree_as_conversation() {
 }
 case_ "refused: a tree staged where a conversation goes, named as not a file's content" tree_as_conversation
 
+# A tree of HEAD cut short on disk (libgit2 1.5's own reader never returns
+# from one): a commit that asks HEAD for its blobs is refused naming the
+# object's file, not calling the blobs missing and sending the user to
+# repair. Put back, the commit goes through.
+corrupt_tree_in_head() {
+  commit_conversation 10-first "output the second conversation shares"
+  local id file
+  id=$(git rev-parse HEAD:.jp/blobs)
+  file="$(git rev-parse --git-path objects)/${id:0:2}/${id:2}"
+  [ -f "$file" ] || fail "the store's tree is not a loose object"
+  cp "$file" "$TEST_ROOT/tree.good"
+  chmod u+w "$file"
+  head -c $(( $(stat -c %s "$file") / 2 )) "$TEST_ROOT/tree.good" > "$file"
+  write_conversation 11-second "output the second conversation shares"
+  git add .jp/conversations/11-second
+  if timeout 60 git commit -qm second 2> "$TEST_ROOT/err"; then fail "the commit went through over a corrupt tree"; fi
+  grep -q "cannot read object $id from git: its file .* is corrupt" "$TEST_ROOT/err" || fail "message: $(cat "$TEST_ROOT/err")"
+  if grep -q "missing" "$TEST_ROOT/err"; then fail "the blobs were called missing: $(cat "$TEST_ROOT/err")"; fi
+  cp "$TEST_ROOT/tree.good" "$file"
+  git commit -qm second 2> "$TEST_ROOT/err" || fail "the commit after the mend: $(cat "$TEST_ROOT/err")"
+}
+case_in_mode lean "with the store checked out the hook reads the blob files, not HEAD's trees" \
+  "refused: a tree of HEAD cut short on disk, named by its file" corrupt_tree_in_head
+
 no_jp_at_all() {
   git init -q "$TEST_ROOT/plain"
   cd "$TEST_ROOT/plain"
