@@ -116,12 +116,19 @@ void run_git_lfs_pre_push(const std::string& remote, const std::string& url, con
   const auto layout = git.layout();
   if (!layout) return;
   const HookFolder folder(layout->hooks, layout->top);
-  if (!owes_git_lfs_pre_push(folder, git.config_get("lfs.repositoryformatversion", std::nullopt).has_value())) return;
+  // Set up by git-lfs (it writes the key to the repository's own config),
+  // and not uninstalled since (`git lfs uninstall` leaves the key but
+  // takes its filter away).
+  const bool uses_git_lfs = git.config_get("lfs.repositoryformatversion", ConfigScope::Local).has_value() &&
+                            (git.config_get("filter.lfs.process", std::nullopt).has_value() ||
+                             git.config_get("filter.lfs.clean", std::nullopt).has_value());
+  if (!owes_git_lfs_pre_push(folder, uses_git_lfs)) return;
   if (!find_on_path("git-lfs"))
-    throw Error("this repository uses Git LFS (its config has lfs.repositoryformatversion), and git-jpblob's "
-                "pre-push hook runs git-lfs's, which sends the LFS objects the pushed commits point to; but "
-                "git-lfs is not on PATH. Install git-lfs (or put it on PATH) and push again; push refused, as "
-                "git-lfs's own hook would refuse it");
+    throw Error("this repository uses Git LFS (its config has lfs.repositoryformatversion and git-lfs's filter), "
+                "and git-jpblob's pre-push hook runs git-lfs's, which sends the LFS objects the pushed commits "
+                "point to; but git-lfs is not on PATH. Install git-lfs (or put it on PATH) and push again; push "
+                "refused, as git-lfs's own hook would refuse it. A repository that no longer uses Git LFS: `git lfs "
+                "uninstall`, or `git config --unset lfs.repositoryformatversion`");
   std::vector<std::string> argv = {"git", "lfs", "pre-push", remote};
   if (!url.empty()) argv.push_back(url);
   const int status = stream_command(argv, layout->top, [](std::string_view text) {

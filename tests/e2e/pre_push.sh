@@ -157,6 +157,13 @@ lfs_taken_up_later() {
   cmp -s data.bin "$TEST_ROOT/lfs-clone/data.bin" || fail "the clone's data.bin differs"
   cmp -s .jp/conversations/2-with-lfs/events.json "$TEST_ROOT/lfs-clone/.jp/conversations/2-with-lfs/events.json" ||
     fail "the clone's conversation differs"
+  # git-lfs uninstalled (its filter gone, its key left in the config): a
+  # push without git-lfs on PATH goes through, as it would with no hook.
+  git lfs uninstall > /dev/null 2>&1
+  git config --local lfs.repositoryformatversion > /dev/null || fail "git-lfs took its key away: the case tests nothing"
+  commit_conversation 3-after-lfs "a conversation after git-lfs left"
+  PATH="$TEST_ROOT/no-lfs-bin" git push -q origin main 2> "$TEST_ROOT/err" ||
+    fail "a push after git lfs uninstall was refused: $(cat "$TEST_ROOT/err")"
 }
 case_ "a repository that takes up git-lfs after git-jpblob still pushes its LFS objects, and refuses without git-lfs" lfs_taken_up_later
 pass
