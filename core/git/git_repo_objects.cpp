@@ -1,6 +1,7 @@
 // GitRepo's questions to git's object database alone (core/git/git_repo.hpp):
 // hashing, sizes, presence and writing blobs, with no index or work tree.
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <git2.h>
 #include <git2/sys/odb_backend.h>
 
@@ -102,7 +103,12 @@ std::optional<LooseFile> open_loose(const std::filesystem::path& objects, std::s
   // Followed where a link stands for the file, as git and libgit2 follow it.
   const Fd fd(::open(f.path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
   if (!fd.valid()) return std::nullopt;  // packed, or not here: libgit2's
-  f.z = read_all(fd.get(), f.path);
+  // A file, read to the size it has: a link to /dev/zero (or a FIFO) as
+  // an object file would be read until memory runs out.
+  struct stat st {};
+  if (::fstat(fd.get(), &st) != 0) throw errno_error("cannot read " + f.path, errno);
+  if (!S_ISREG(st.st_mode)) throw f.corrupt(hex, "it is not a file");
+  f.z = read_all(fd.get(), f.path, static_cast<std::uint64_t>(st.st_size));
   // "<type> <decimal size>" NUL, then the content.
   auto head = zlib_peek(f.z, 32);
   if (!head) throw f.corrupt(hex, "it does not inflate");

@@ -482,6 +482,12 @@ TEST(GitRepo, ATruncatedLooseTreeOrCommitIsAnErrorNotAHang) {
     const std::string msg = test::error_of([&] { GitRepo::open(g.repo())->read_head("dir/f"); });
     EXPECT_NE(msg.find(id), std::string::npos) << msg;
     EXPECT_NE(msg.find("is corrupt"), std::string::npos) << msg;
+    // A link to /dev/zero in its place: not a file, never read to the end.
+    fs::remove(file);
+    fs::create_symlink("/dev/zero", file);
+    const std::string zero = test::error_of([&] { GitRepo::open(g.repo())->read_head("dir/f"); });
+    EXPECT_NE(zero.find("is corrupt (it is not a file)"), std::string::npos) << zero;
+    fs::remove(file);
     test::write_text(file, bytes);
   }
   EXPECT_EQ(GitRepo::open(g.repo())->read_head("dir/f"), "content");
