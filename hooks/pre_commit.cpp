@@ -486,9 +486,11 @@ class Hook {
     if (entering)
       for (const IndexEntry& e : git_->index_entries({literal_pathspec(kWorkTreeStore)}))
         if (!e.skip_worktree && e.stage == 0) paths.insert(e.path);
-    // A lean store holds only blobs not committed yet: few files.
-    for (const StoreEntry& e : ws_.store().entries())
-      if (e.kind == StoreEntry::Kind::Blob && e.digest) paths.insert(tracked_blob_path(*e.digest));
+    // A lean store holds only blobs not committed yet: few files. One that
+    // links outside holds none this commit staged (staging refuses it).
+    if (ws_.store().usable())
+      for (const StoreEntry& e : ws_.store().entries())
+        if (e.kind == StoreEntry::Kind::Blob && e.digest) paths.insert(tracked_blob_path(*e.digest));
     std::vector<GitCli> indexes = {*git_};
     if (extra_index_) indexes.push_back(git_->with_index(*extra_index_));
     const fs::path real = ws_.repo()->gitdir() / "index";

@@ -151,12 +151,17 @@ BlobStore::BlobStore(fs::path root, fs::path boundary, StoreOptions options, Sto
                       ec.message());
   if (root_.is_relative()) root_ = fs::absolute(root_);
   // Check the nearest existing ancestor now, so a `.jp` or `.jp/blobs` that
-  // links outside is refused before anything is read or written.
+  // links outside is refused before anything is read or written: at the
+  // first use (root_fd), not here.
   fs::path existing = root_;
   while (!fs::exists(fs::symlink_status(existing)) && existing.has_parent_path() &&
          existing != existing.parent_path())
     existing = existing.parent_path();
-  check_inside_boundary(existing);
+  try {
+    check_inside_boundary(existing);
+  } catch (const Error& e) {
+    unusable_ = e.what();
+  }
 }
 
 BlobStore BlobStore::for_storage(const fs::path& storage, const fs::path& boundary,
@@ -235,6 +240,7 @@ void BlobStore::check_inside_boundary(const fs::path& existing) const {
 }
 
 int BlobStore::root_fd(bool create) const {
+  if (unusable_) throw Error(*unusable_);
   std::lock_guard lock(root_handle_->mutex);
   if (root_handle_->fd.valid()) {
     // A long-running filter outlives folders: git may remove an emptied

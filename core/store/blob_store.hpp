@@ -193,6 +193,9 @@ class BlobStore {
   // business being written (a work-tree store with no repository around
   // it). Call before the store is shared between threads.
   void refuse_writes(std::string why) { writes_refused_ = std::move(why); }
+  // False when the store's folder cannot be used at all (a link outside):
+  // every use then throws, naming the link.
+  bool usable() const { return !unusable_; }
   // The gzip level of the blobs put() writes from now on (a setting read
   // after the store was opened). Not while another thread puts.
   void set_compression_level(int level) { options_.compression_level = level; }
@@ -358,6 +361,11 @@ class BlobStore {
   const BlobStore* kept_ = nullptr;
   std::filesystem::path write_lock_;  // kept_copies(): see retire_to
   std::optional<std::string> writes_refused_;
+  // Why the store's folder cannot be used at all (a `.jp` or `.jp/blobs`
+  // linking outside): found when constructed, thrown by the first use,
+  // so that a command that never uses the store (a commit of other files)
+  // is not stopped by a link a teammate committed.
+  std::optional<std::string> unusable_;
   HeldByGit held_by_git_;
   // The root folder's descriptor, opened on first use. Held by pointer so
   // the store stays movable.

@@ -100,6 +100,14 @@ store_folder_link() {
     grep -q "refusing blob store .*: it resolves to .*, outside \|symbolic link" "$TEST_ROOT/out" || fail "'$cmd' did not refuse the store: $(head -c 300 "$TEST_ROOT/out")"
   done
   [ -z "$(ls -A "$OUTSIDE/store")" ] || fail "a blob was written through the link"
+  # The link stops what uses the store, not the team's other commits.
+  install_jpblob > /dev/null 2>&1 || true
+  [ -x "$(git rev-parse --git-path hooks)/pre-commit" ] || fail "no pre-commit hook: the commit below tests nothing"
+  git reset -q
+  echo change > other.txt
+  git add other.txt
+  git commit -qm other 2> "$TEST_ROOT/err" || fail "a commit of another file was refused: $(cat "$TEST_ROOT/err")"
+  [ -z "$(ls -A "$OUTSIDE/store")" ] || fail "a blob was written through the link"
   rm -rf "$OUTSIDE/store"
   outside_sum > "$TEST_ROOT/outside.sum"
 }

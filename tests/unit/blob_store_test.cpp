@@ -223,10 +223,17 @@ TEST(BlobStore, RefusesAStoreThatLinksOutsideTheBoundary) {
   EXPECT_NE(msg.find("outside"), std::string::npos) << msg;
   EXPECT_EQ(count_files(outside.path()), 0u);
 
-  // A linked .jp is refused the same way, even before blobs/ exists.
+  // A linked .jp is refused the same way, even before blobs/ exists: at
+  // the store's first use, so that a command that never uses it (a commit
+  // of other files) is not stopped by a link a teammate committed.
   TempDir repo2;
   fs::create_directory_symlink(outside.path(), repo2 / ".jp");
-  EXPECT_THROW(BlobStore::for_storage(repo2 / ".jp", repo2.path()), Error);
+  const BlobStore linked = BlobStore::for_storage(repo2 / ".jp", repo2.path());
+  for (const std::string& refused : {error_of([&] { linked.put("x"); }), error_of([&] { linked.entries(); }),
+                                     error_of([&] { linked.get(Sha256::of("x")); })})
+    EXPECT_NE(refused.find("outside"), std::string::npos) << refused;
+  EXPECT_EQ(count_files(outside.path()), 0u);
+  EXPECT_FALSE(fs::exists(outside.path() / "blobs"));
 }
 
 TEST(BlobStore, AllowsALinkThatStaysInside) {

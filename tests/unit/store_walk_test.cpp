@@ -347,7 +347,9 @@ TEST(KeptCopies, ALinkedKeptFolderIsRefusedBeforeAnythingIsWritten) {
   test::TempDir t, outside;
   fs::create_directories(t / ".git/jpblob");
   fs::create_directory_symlink(outside.path(), t / ".git/jpblob/kept");
-  EXPECT_THROW(BlobStore::kept_copies(t / ".git"), Error);
+  const BlobStore kept = BlobStore::kept_copies(t / ".git");
+  EXPECT_THROW(kept.put("x"), Error);
+  EXPECT_THROW(kept.entries(), Error);
   EXPECT_TRUE(fs::is_empty(outside.path()));
 }
 

@@ -109,12 +109,17 @@ TEST(Workspace, SettingsTakeGitsSpellings) {
             std::string::npos);
 }
 
-TEST(Workspace, RefusesAStoreLinkedOutsideTheWorkTree) {
+// Refused at the store's first use: opening the workspace (what a commit
+// of other files does) is not stopped by a link a teammate committed.
+TEST(Workspace, RefusesAStoreLinkedOutsideTheWorkTreeAtItsFirstUse) {
   test::GitSandbox g;
   test::TempDir outside;
   fs::create_directories(g.repo() / ".jp");
   fs::create_directory_symlink(outside.path(), g.repo() / ".jp/blobs");
-  EXPECT_THROW(Workspace::open(g.repo()), Error);
+  const Workspace ws = Workspace::open(g.repo());
+  EXPECT_THROW(ws.store().entries(), Error);
+  EXPECT_THROW(ws.store().put("x"), Error);
+  EXPECT_TRUE(fs::is_empty(outside.path()));
 }
 
 }  // namespace
