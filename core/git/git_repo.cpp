@@ -41,6 +41,12 @@ void ensure_libgit2() {
       // path lookup inflated both again. A lean clone reads every blob
       // through them.
       git_libgit2_opts(GIT_OPT_SET_CACHE_OBJECT_LIMIT, GIT_OBJECT_TREE, static_cast<std::size_t>(1) << 20);
+      // Packs first, then git-jpblob's reader of loose objects
+      // (install_loose_reader, priority 2), then libgit2's own loose reader
+      // (1), which never returns from a truncated file: git reads packs
+      // first too, so a corrupt loose copy of a packed object (an empty
+      // file a crash left) does not stand in the packed one's way.
+      git_libgit2_opts(GIT_OPT_SET_ODB_PACKED_PRIORITY, 3);
       // libgit2 hashes every object it reads again (a tenth of a large
       // commit's hook), where git itself leaves that to fsck. Nothing here
       // trusts an object for its id: each blob is checked against its
@@ -299,10 +305,23 @@ std::optional<std::string> read_blob(git_repository* repo, const std::vector<fs:
                                      const git_oid* oid, const std::string& what) {
   char hex[GIT_OID_HEXSZ + 1];
   git_oid_tostr(hex, sizeof hex, oid);
-  for (const fs::path& dir : object_dirs)
-    if (auto loose = read_loose_blob(dir, hex)) return loose;
+  // Loose first, for speed (most staged conversations are loose); a
+  // corrupt loose file yields to a packed copy, as git reads packs first.
+  std::optional<Error> corrupt;
+  for (const fs::path& dir : object_dirs) {
+    try {
+      if (auto loose = read_loose_blob(dir, hex)) return loose;
+    } catch (const Error& e) {
+      corrupt = e;
+      break;
+    }
+  }
   git_blob* blob = nullptr;
   int rc = git_blob_lookup(&blob, repo, oid);
+  if (rc < 0 && corrupt) {
+    git_error_clear();
+    throw *corrupt;
+  }
   if (rc == GIT_ENOTFOUND) return std::nullopt;  // e.g. a partial clone
   check_git(rc, "cannot read " + what + " from git");
   std::string out(static_cast<const char*>(git_blob_rawcontent(blob)),

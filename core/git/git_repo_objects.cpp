@@ -223,9 +223,10 @@ void install_loose_reader(git_repository* repo, const std::vector<std::filesyste
   reader->parent.read = loose_read;
   reader->parent.read_header = loose_read_header;
   reader->parent.free = loose_free;
-  // Above libgit2's own backends (loose 1, packed 2): asked first, for
-  // every object; a packed one costs a failed open() a folder.
-  const int rc = git_odb_add_backend(odb, &reader->parent, 3);
+  // Between libgit2's packed backend (3, ensure_libgit2) and its own loose
+  // one (1): packs first, as git reads them, then every loose object here,
+  // so libgit2's loose reader is asked only what this one did not find.
+  const int rc = git_odb_add_backend(odb, &reader->parent, 2);
   git_odb_free(odb);
   if (rc < 0) {
     delete reader;

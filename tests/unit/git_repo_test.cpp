@@ -493,6 +493,29 @@ TEST(GitRepo, ATruncatedLooseTreeOrCommitIsAnErrorNotAHang) {
   EXPECT_EQ(GitRepo::open(g.repo())->read_head("dir/f"), "content");
 }
 
+// git reads packs before loose files: an empty loose file a crash left
+// beside a packed object (a blob, a tree, a commit) does not stand in the
+// packed copy's way, for git-jpblob's reads as for git's.
+TEST(GitRepo, ACorruptLooseCopyOfAPackedObjectYieldsToThePack) {
+  GitSandbox g;
+  test::write_text(g.repo() / "dir/f", "packed content");
+  g.git("add dir/f && git commit -qm c && git repack -adq && git prune-packed");
+  const std::vector<std::string> ids = {g.git("rev-parse HEAD:dir/f").substr(0, 40),
+                                        g.git("rev-parse HEAD:dir").substr(0, 40),
+                                        g.git("rev-parse HEAD:").substr(0, 40), g.git("rev-parse HEAD").substr(0, 40)};
+  for (const std::string& id : ids) {
+    const fs::path file = g.repo() / ".git/objects" / id.substr(0, 2) / id.substr(2);
+    ASSERT_FALSE(fs::exists(file)) << "not packed";
+    fs::create_directories(file.parent_path());
+    test::write_text(file, "");
+  }
+  EXPECT_EQ(g.git("cat-file -p HEAD:dir/f"), "packed content") << "git itself reads the pack";
+  const auto repo = GitRepo::open(g.repo());
+  EXPECT_EQ(repo->read_object(ids[0]), "packed content");
+  EXPECT_EQ(repo->read_head("dir/f"), "packed content");
+  EXPECT_EQ(repo->blob_id_at("HEAD", "dir/f"), ids[0]);
+}
+
 // An object file that holds another object's bytes (a copy over it, a
 // disk that returned the wrong sector) is read as what it holds, as git
 // reads it, except under ObjectIdChecks (verify), which names it, loose
