@@ -180,8 +180,13 @@ void GitCli::refuse_files_above(const std::vector<std::string>& paths) const {
   for (const std::string_view top : tops)
     if (folders.count(top)) args.push_back(literal_pathspec(std::string(top)));
   if (args.size() == 3) return;
-  for (const std::string& name : split_records(must("read the index", args), '\0'))
-    if (folders.count(name)) throw FileWhereFolderGoes(name);
+  const std::unordered_set<std::string_view> staging(paths.begin(), paths.end());
+  for (const std::string& name : split_records(must("read the index", args), '\0')) {
+    if (folders.count(name)) throw IndexEntryInTheWay::at(name, name, false);
+    for (std::size_t slash = name.rfind('/'); slash != std::string::npos && slash > 0; slash = name.rfind('/', slash - 1))
+      if (const std::string_view above = std::string_view(name).substr(0, slash); staging.count(above))
+        throw IndexEntryInTheWay::at(std::string(above), name, true);
+  }
 }
 
 std::vector<GitCli::OutOfTree> GitCli::stage_out_of_tree(std::vector<OutOfTree> entries, std::uint64_t max_size) const {

@@ -99,11 +99,12 @@ class GitCli {
   // staged.
   void add_many_to_index(const std::vector<std::string>& paths, std::uint64_t max_size) const;
 
-  // Throws FileWhereFolderGoes (core/git/index_file) when the index holds
+  // Throws IndexEntryInTheWay (core/git/index_file) when the index holds
   // an entry (a file, a link, a submodule) where one of `paths` needs a
-  // folder: git's --index-info would replace it without a word, and the
-  // commit would delete it. What stage_out_of_tree asks before it has git
-  // stage; its own edit of the index refuses the same.
+  // folder, or entries below one of `paths`: git's --index-info would
+  // replace them without a word, and the commit would delete them. What
+  // stage_out_of_tree asks before it has git stage; its own edit of the
+  // index refuses the same.
   void refuse_files_above(const std::vector<std::string>& paths) const;
 
   // A blob file outside the work tree, to be staged under a tracked path.

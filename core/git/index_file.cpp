@@ -309,11 +309,13 @@ std::optional<std::string> insert(std::string_view in, const std::vector<NewInde
     for (auto e = from(n.path); e != entries.end() && e->name == n.path; ++e)
       if (e->stage() != 0) return std::nullopt;
     const std::string below = n.path + "/";
-    if (const auto e = from(below); e != entries.end() && e->name.starts_with(below)) return std::nullopt;
+    if (const auto e = from(below); e != entries.end() && e->name.starts_with(below))
+      throw IndexEntryInTheWay::at(n.path, std::string(e->name), true);
   }
   for (const std::string& folder : folders) {  // a file where a folder goes
     if (folder.empty()) continue;
-    if (const auto e = from(folder); e != entries.end() && e->name == folder) throw FileWhereFolderGoes(folder);
+    if (const auto e = from(folder); e != entries.end() && e->name == folder)
+      throw IndexEntryInTheWay::at(folder, folder, false);
   }
   std::string out(in.data(), 12);
   std::size_t growth = 0;
@@ -396,10 +398,15 @@ std::optional<std::string> insert(std::string_view in, const std::vector<NewInde
 // it gives nullopt or anything fails.
 }  // namespace
 
-FileWhereFolderGoes::FileWhereFolderGoes(const std::string& folder)
-    : Error("cannot stage blobs below " + folder + ": the index holds " + folder +
-            " as a file, where they go in a folder. Nothing was staged. Move it away (`git mv " + folder +
-            " <another name>`, or `git rm --cached` for a submodule), then commit again") {}
+IndexEntryInTheWay IndexEntryInTheWay::at(const std::string& path, const std::string& entry, bool below) {
+  const std::string fix = "Move it away (`git mv " + entry + " <another name>`, or `git rm --cached` for a submodule), "
+                          "then commit again";
+  if (below)
+    return IndexEntryInTheWay("cannot stage " + path + ": the index holds " + entry + " below it, where the blob is a "
+                              "file. Nothing was staged. " + fix);
+  return IndexEntryInTheWay("cannot stage blobs below " + entry + ": the index holds " + entry +
+                            " as a file, where they go in a folder. Nothing was staged. " + fix);
+}
 
 namespace {
 
@@ -419,7 +426,7 @@ bool edit_in_place(const fs::path& index, Change change) {
       try {
         const MappedFile in(fd.get(), index.string());  // git renames a new index over it: never rewritten
         out = change(in.view());
-      } catch (const FileWhereFolderGoes&) {
+      } catch (const IndexEntryInTheWay&) {
         ::close(lock);
         std::error_code ec;
         fs::remove(lock_path, ec);

@@ -26,12 +26,16 @@
 
 namespace jpblob {
 
-// What add_entries_in_place throws, having changed nothing, when the index
-// holds an entry (a file, a link, a submodule) where a new entry needs a
-// folder: `git update-index --index-info` would replace it without a word,
-// and the commit would delete it.
-struct FileWhereFolderGoes : Error {
-  explicit FileWhereFolderGoes(const std::string& folder);
+// What add_entries_in_place throws, having changed nothing, when an entry
+// the index holds stands in a new entry's way: one (a file, a link, a
+// submodule) where the new one needs a folder, or ones below where the new
+// one is a file. `git update-index --index-info` would replace them without
+// a word, and the commit would delete them.
+struct IndexEntryInTheWay : Error {
+  using Error::Error;
+  // `entry` is where `path` needs a folder; or, with `below`, it lies below
+  // `path`, which is to be a file.
+  static IndexEntryInTheWay at(const std::string& path, const std::string& entry, bool below);
 };
 
 // Sets the skip-worktree bit of the stage-0 entries of the index file
@@ -64,8 +68,8 @@ struct NewIndexEntry {
 // again; the file's timestamp stays (racily clean entries stay so). Returns
 // false, having changed nothing, where mark_skip_worktree_in_place does,
 // and where git would refuse the entries: a path in conflict, a folder
-// where a file goes, one path twice. Throws FileWhereFolderGoes, having
-// changed nothing, for an entry where a folder goes.
+// where a file goes when git would say so, one path twice. Throws
+// IndexEntryInTheWay, having changed nothing, where git would replace.
 bool add_entries_in_place(const std::filesystem::path& index, std::vector<NewIndexEntry> entries,
                           const std::string& object_format);
 

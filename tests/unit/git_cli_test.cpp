@@ -303,9 +303,10 @@ TEST(InPlaceAddingRefuses, AConflictAFileWhereAFolderGoesAndASplitIndex) {
   const std::string id = raw_object_id(r.git("rev-parse HEAD:a").substr(0, 40));
   const fs::path index = r.dir / ".git/index";
   const std::string bytes = test::read_text(index);
-  EXPECT_THROW(add_entries_in_place(index, {{"a/x", 0100644, id}}, "sha1"), FileWhereFolderGoes)
+  EXPECT_THROW(add_entries_in_place(index, {{"a/x", 0100644, id}}, "sha1"), IndexEntryInTheWay)
       << "a file where a folder goes: git's --index-info would replace it";
-  EXPECT_FALSE(add_entries_in_place(index, {{"d", 0100644, id}}, "sha1")) << "a folder where a file goes";
+  EXPECT_THROW(add_entries_in_place(index, {{"d", 0100644, id}}, "sha1"), IndexEntryInTheWay)
+      << "a folder where a file goes: git's --index-info would replace what is below";
   EXPECT_FALSE(add_entries_in_place(index, {{"b", 0100644, id}, {"b", 0100644, id}}, "sha1")) << "a path twice";
   EXPECT_EQ(test::read_text(index), bytes);
   // A conflict at the path.
@@ -321,10 +322,10 @@ TEST(InPlaceAddingRefuses, AConflictAFileWhereAFolderGoesAndASplitIndex) {
   for (const char* f : {"d-x", "d.y", "d0", "a-b", "a0"}) r.write(f, f);
   r.git("add -A");
   const std::string sorted = test::read_text(index);
-  EXPECT_FALSE(add_entries_in_place(index, {{"d", 0100644, id}}, "sha1")) << "d/e is below it";
-  EXPECT_THROW(add_entries_in_place(index, {{"a/b/c", 0100644, id}}, "sha1"), FileWhereFolderGoes) << "a is a file";
+  EXPECT_THROW(add_entries_in_place(index, {{"d", 0100644, id}}, "sha1"), IndexEntryInTheWay) << "d/e is below it";
+  EXPECT_THROW(add_entries_in_place(index, {{"a/b/c", 0100644, id}}, "sha1"), IndexEntryInTheWay) << "a is a file";
   EXPECT_EQ(test::read_text(index), sorted);
-  EXPECT_THROW(add_entries_in_place(index, {{"d-x/z", 0100644, id}}, "sha1"), FileWhereFolderGoes) << "d-x is a file";
+  EXPECT_THROW(add_entries_in_place(index, {{"d-x/z", 0100644, id}}, "sha1"), IndexEntryInTheWay) << "d-x is a file";
   EXPECT_FALSE(fs::exists(r.dir / ".git/index.lock"));
   EXPECT_TRUE(add_entries_in_place(index, {{"d-", 0100644, id}, {"d1/z", 0100644, id}}, "sha1"));
   EXPECT_EQ(r.git("ls-files d- d1"), "d-\nd1/z\n");
@@ -335,12 +336,13 @@ TEST(InPlaceAddingRefuses, AConflictAFileWhereAFolderGoesAndASplitIndex) {
   EXPECT_FALSE(fs::exists(r.dir / ".git/index.lock"));
 }
 
-// A submodule (or a file) where staged blobs need a folder: git's
-// --index-info would replace the entry, and the commit would delete it.
+// A submodule (or a file) where staged blobs need a folder, or an entry
+// below where a blob file goes: git's --index-info would replace them, and
+// the commit would delete them.
 // Refused before anything is staged, by the hook's own edit of the index
 // and, where git stages (a split index), by asking git first. cat-file
 // cannot tell: the submodule's commit is not in this repository.
-TEST(InPlaceAddingRefuses, ASubmoduleWhereTheStoreGoesEitherWay) {
+TEST(InPlaceAddingRefuses, EntriesInABlobsWayEitherWay) {
   for (const bool split : {false, true}) {
     SCOPED_TRACE(split ? "split index" : "in place");
     Repo r("sha1");
@@ -356,6 +358,18 @@ TEST(InPlaceAddingRefuses, ASubmoduleWhereTheStoreGoesEitherWay) {
     EXPECT_NE(msg.find("the index holds .jp/blobs as a file, where they go in a folder. Nothing was staged"),
               std::string::npos) << msg;
     EXPECT_EQ(r.git("ls-files -s"), listed);
+    EXPECT_FALSE(fs::exists(r.dir / ".git/index.lock"));
+    // The other way round: an entry below where a blob file goes.
+    r.git("rm -q --cached .jp/blobs && git update-index --add --cacheinfo 100644," +
+          r.git("hash-object -w README").substr(0, 40) + ",.jp/blobs/aa/bb/x.blob.gz/inner");
+    if (split) r.git("update-index --split-index");
+    const std::string below = r.git("ls-files -s");
+    const std::string msg2 = test::error_of([&] {
+      git.stage_out_of_tree({{".jp/blobs/aa/bb/x.blob.gz", (r.dir.path() / "blob").string(), {}}}, 1 << 20);
+    });
+    EXPECT_NE(msg2.find("cannot stage .jp/blobs/aa/bb/x.blob.gz: the index holds .jp/blobs/aa/bb/x.blob.gz/inner "
+                        "below it"), std::string::npos) << msg2;
+    EXPECT_EQ(r.git("ls-files -s"), below);
     EXPECT_FALSE(fs::exists(r.dir / ".git/index.lock"));
   }
 }
