@@ -127,8 +127,8 @@ void run_git_lfs_pre_push(const std::string& remote, const std::string& url, con
     throw Error("this repository uses Git LFS (its config has lfs.repositoryformatversion and git-lfs's filter), "
                 "and git-jpblob's pre-push hook runs git-lfs's, which sends the LFS objects the pushed commits "
                 "point to; but git-lfs is not on PATH. Install git-lfs (or put it on PATH) and push again; push "
-                "refused, as git-lfs's own hook would refuse it. A repository that no longer uses Git LFS: `git lfs "
-                "uninstall`, or `git config --unset lfs.repositoryformatversion`");
+                "refused, as git-lfs's own hook would refuse it. A repository that no longer uses Git LFS: `git config "
+                "--unset lfs.repositoryformatversion` (or, with git-lfs on PATH, `git lfs uninstall --local`)");
   std::vector<std::string> argv = {"git", "lfs", "pre-push", remote};
   if (!url.empty()) argv.push_back(url);
   const int status = stream_command(argv, layout->top, [](std::string_view text) {
