@@ -83,7 +83,7 @@ struct LooseFile {
   std::string path;
   std::string z;     // the deflated file
   std::string head;  // the first inflated bytes: "<type> <size>" NUL …
-  std::string_view type;
+  std::string type;  // a copy: a view into `head` would not survive a move of a short one
   std::uint64_t size = 0;
   std::size_t nul = 0;  // where the header ends in the inflated object
 
@@ -116,7 +116,7 @@ std::optional<LooseFile> open_loose(const std::filesystem::path& objects, std::s
   const std::size_t space = f.head.find(' ');
   f.nul = f.head.find('\0');
   if (space == std::string::npos || f.nul == std::string::npos || space > f.nul) throw f.corrupt(hex, "no object header");
-  f.type = std::string_view(f.head).substr(0, space);
+  f.type = f.head.substr(0, space);
   if (f.type != "blob" && f.type != "tree" && f.type != "commit" && f.type != "tag")
     throw f.corrupt(hex, "an unknown object type");
   const auto [end, ec] = std::from_chars(f.head.data() + space + 1, f.head.data() + f.nul, f.size);
