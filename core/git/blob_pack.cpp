@@ -443,8 +443,7 @@ std::size_t GitCli::write_trees_holding(const std::vector<std::string>& paths) c
     std::size_t n = 0;
     while (n < common.size() && n < p.size() && common[n] == p[n]) ++n;
     common.resize(n);
-    for (std::size_t slash = p.rfind('/'); slash != std::string::npos && slash > 0; slash = p.rfind('/', slash - 1))
-      if (!holding.insert(std::string_view(p).substr(0, slash)).second) break;  // its parents are in already
+    add_folders_above(p, holding);
   }
   common.resize(common.empty() ? 0 : common.rfind('/') + 1);
   if (common.empty()) return 0;  // the top folder's tree: git's own, with everything else in it

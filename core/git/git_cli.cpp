@@ -165,13 +165,16 @@ void GitCli::add_to_index(const std::vector<std::string>& paths) const {
   must("stage the files", {"update-index", "--add", "-z", "--stdin"}, nul_joined(paths, false));
 }
 
+void add_folders_above(std::string_view path, std::unordered_set<std::string_view>& folders) {
+  for (std::size_t slash = path.rfind('/'); slash != std::string_view::npos && slash > 0; slash = path.rfind('/', slash - 1))
+    if (!folders.insert(path.substr(0, slash)).second) return;
+}
+
 void GitCli::refuse_files_above(const std::vector<std::string>& paths) const {
-  // Each folder once: a store's 100,000 blobs are below at most 65,794.
   std::unordered_set<std::string_view> folders, tops;
   for (const std::string& p : paths) {
     tops.insert(std::string_view(p).substr(0, p.find('/')));
-    for (std::size_t slash = p.rfind('/'); slash != std::string::npos && slash > 0; slash = p.rfind('/', slash - 1))
-      if (!folders.insert(std::string_view(p).substr(0, slash)).second) break;  // its parents are in already
+    add_folders_above(p, folders);
   }
   // What the index holds at or below each top folder, any mode: `git
   // cat-file` cannot say, a submodule's commit being in another

@@ -16,6 +16,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <unordered_set>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
@@ -29,6 +30,11 @@ struct PackObject;  // core/git/blob_pack
 // ":(literal)<path>": a pathspec that matches exactly that path (or, for a
 // folder, what is inside it).
 std::string literal_pathspec(std::string_view path);
+
+// Adds each folder above `path` ("a/b/c": "a/b", then "a") to `folders`, as
+// views into `path`, stopping at one already there: its parents are in
+// already. A store's 100,000 blob paths give at most 65,794 folders.
+void add_folders_above(std::string_view path, std::unordered_set<std::string_view>& folders);
 
 // True when a blob's content is a git-lfs pointer file.
 bool is_lfs_pointer(std::string_view content);
