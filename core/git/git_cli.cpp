@@ -545,10 +545,10 @@ std::optional<fs::path> GitCli::index_path() const {
   return fs::path(first_line(r.out));
 }
 
-bool GitCli::set_skip_worktree_in_place(const std::vector<std::string>& paths) const {
+bool GitCli::set_skip_worktree_in_place(const std::vector<std::string>& paths, bool end_of_entries) const {
   if (paths.empty()) return true;
   const auto index = index_path();
-  return index && mark_skip_worktree_in_place(*index, {paths.begin(), paths.end()}, object_format());
+  return index && mark_skip_worktree_in_place(*index, {paths.begin(), paths.end()}, object_format(), end_of_entries);
 }
 
 bool GitCli::rebuild_cache_tree() const { return run({"write-tree"}).status == 0; }

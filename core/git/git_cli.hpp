@@ -248,8 +248,9 @@ class GitCli {
   // which keeps every entry's stat data, the cache tree and the index's
   // own timestamp: git's write would re-check the racily clean entries
   // with the clean filter. False, having changed nothing, where that
-  // cannot be done safely: then use set_skip_worktree.
-  bool set_skip_worktree_in_place(const std::vector<std::string>& paths) const;
+  // cannot be done safely: then use set_skip_worktree. `end_of_entries`:
+  // write git's EOIE even where the index has none (index_file.hpp).
+  bool set_skip_worktree_in_place(const std::vector<std::string>& paths, bool end_of_entries = false) const;
   // Makes the index's cache tree whole again (git write-tree: its trees are
   // in git's objects already). update-index drops the cache tree of every
   // folder an entry it marks is in, and without it each `git status` walks

@@ -43,12 +43,16 @@ struct IndexEntryInTheWay : Error {
 // Index versions 2, 3 and 4; `object_format` is "sha1" or "sha256". A
 // version 2 index becomes version 3 when an entry gains the bit, as git
 // does. Extensions are kept but for the two that hold offsets into the
-// file (EOIE, IEOT: optional, git writes them again). Returns false, having
-// changed nothing, when it cannot be sure of the file: a checksum that does
-// not match, a split or sparse index (`link`, `sdir`), another required
-// extension, a lock held by another git. The caller then asks git.
+// file: the end of the entries (EOIE) is written again where the index had
+// one or `end_of_entries` asks for it (index.recordEndOfIndexEntries, which
+// a lean work tree sets: git then reads the extensions beside the
+// entries), and the offsets of blocks of entries (IEOT) are left for git
+// to write again. Returns false, having changed nothing, when it cannot be
+// sure of the file: a checksum that does not match, a split or sparse
+// index (`link`, `sdir`), another required extension, a lock held by
+// another git. The caller then asks git.
 bool mark_skip_worktree_in_place(const std::filesystem::path& index, const std::unordered_set<std::string>& paths,
-                                 const std::string& object_format);
+                                 const std::string& object_format, bool end_of_entries = false);
 
 // A stage-0 entry to add: its path, mode (0100644) and id (raw bytes).
 struct NewIndexEntry {
@@ -65,13 +69,14 @@ struct NewIndexEntry {
 // conversations sort after `.jp/blobs`). The cache tree loses the folders
 // that hold a new entry, which git writes again at the commit; the
 // fsmonitor and untracked caches, optional, are left for git to make
-// again; the file's timestamp stays (racily clean entries stay so). Returns
+// again; the end of the entries is written as mark_skip_worktree_in_place
+// writes it; the file's timestamp stays (racily clean entries stay so). Returns
 // false, having changed nothing, where mark_skip_worktree_in_place does,
 // and where git would refuse the entries: a path in conflict, a folder
 // where a file goes when git would say so, one path twice. Throws
 // IndexEntryInTheWay, having changed nothing, where git would replace.
 bool add_entries_in_place(const std::filesystem::path& index, std::vector<NewIndexEntry> entries,
-                          const std::string& object_format);
+                          const std::string& object_format, bool end_of_entries = false);
 
 // What an index file says of one stage-0 entry's work-tree file: its id
 // and the stat data git recorded when it last read the file.

@@ -181,6 +181,19 @@ std::optional<std::string> lean_refused(const GitCli& git) {
 
 bool tracks_blobs(const GitCli& git) { return git.tracks_any(std::string(kWorkTreeStore)); }
 
+bool records_end_of_entries(const GitCli& git) {
+  if (const auto record = git.config_get("index.recordEndOfIndexEntries", std::nullopt, "bool"))
+    return *record == "true";
+  // A number is a count of threads, never a yes (1 is one thread).
+  const auto threads = git.config_get(std::string(kIndexThreads), std::nullopt);
+  if (!threads || threads->find_first_not_of("0123456789") == std::string::npos) return false;
+  try {
+    return parse_config_bool(std::string(kIndexThreads), *threads);
+  } catch (const Error&) {
+    return false;  // git refuses it at its next read of the index
+  }
+}
+
 void enter_lean(const RepoLayout& layout, const GitCli& git) {
   if (auto why = lean_refused(git)) throw Error(*why);
   std::error_code ec;
@@ -206,6 +219,8 @@ void enter_lean(const RepoLayout& layout, const GitCli& git) {
   // patterns mean nothing; checkout itself does not.
   git.config_set("core.sparseCheckoutCone", "false", ConfigScope::Worktree);
   if (patterns == kLeanPatterns) git.config_set(std::string(kExpectFiles), "true", ConfigScope::Worktree);
+  if (!git.config_get(std::string(kIndexThreads), std::nullopt))
+    git.config_set(std::string(kIndexThreads), "true", ConfigScope::Worktree);
   add_store_ignored(layout.common_dir / "info" / "exclude");
 }
 
@@ -228,8 +243,10 @@ void make_lean(const RepoLayout& layout, const GitCli& git, const Workspace& ws)
   // it marked them modified until a refresh (docs/ARCHITECTURE.md, "What
   // the clone's hook costs").
   bool by_git = false;
+  // The checkout wrote the index before the setting was there.
+  const bool end_of_entries = records_end_of_entries(git);
   drop_blob_files(ws, {git}, checked_out, nullptr, &staged, [&](const std::vector<std::string>& marked) {
-    if (git.set_skip_worktree_in_place(marked)) return;
+    if (git.set_skip_worktree_in_place(marked, end_of_entries)) return;
     git.set_skip_worktree(marked);
     by_git = true;
   });
@@ -255,6 +272,8 @@ bool leave_lean(const RepoLayout& layout, const GitCli& git) {
   } else {
     write_file_atomic(layout.sparse_checkout, kept);
   }
+  if (git.config_get(std::string(kIndexThreads), ConfigScope::Worktree) == "true")
+    git.config_unset(std::string(kIndexThreads), ConfigScope::Worktree);
   const fs::path exclude = layout.common_dir / "info" / "exclude";
   if (fs::is_regular_file(exclude, ec)) {
     std::string text = read_file(exclude);

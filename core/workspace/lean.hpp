@@ -33,6 +33,18 @@ inline constexpr std::string_view kLeanPatterns = "/*\n!/.jp/blobs/\n";
 // path: repair clears the bit of what it stages again.
 inline constexpr std::string_view kExpectFiles = "sparse.expectFilesOutsideOfPatterns";
 
+// Set to true where no scope sets it: git reads the index on more than one
+// thread (git 2.39 reads it on one unless told: its documentation says
+// otherwise) and writes its end of index entries (EOIE), with which it
+// reads the extensions on a thread of their own beside the entries. A lean
+// clone's cache tree holds every store folder (65,000 at 10,000
+// conversations): half of reading its index (docs/ARCHITECTURE.md, "Lean
+// work trees").
+inline constexpr std::string_view kIndexThreads = "index.threads";
+
+// Whether git writes its end of index entries here, as git decides it:
+// index.recordEndOfIndexEntries, or else index.threads set to true.
+bool records_end_of_entries(const GitCli& git);
 
 // Marks the index entries of `paths` (blob files) skip-worktree in every
 // index of `indexes` and deletes their work-tree files, for each whose file

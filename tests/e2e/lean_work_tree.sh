@@ -10,6 +10,9 @@
 . "$(dirname "$0")/lib.sh"
 only_in_mode lean "it tests the lean mechanism itself; JPBLOB_TEST_LEAN=0 turns it off for every clone"
 blob_files() { find .jp/blobs -type f 2> /dev/null | wc -l; }
+# True when the index ends with git's end of index entries (EOIE: SHA-1
+# here), with which git reads the cache tree beside the entries.
+ends_entries() { tail -c 52 "$(git rev-parse --git-path index)" | head -c 4 | grep -q EOIE; }
 # The folders whose cache tree the index holds invalid (entry count -1),
 # one a line: each makes every `git status` compare that folder of HEAD
 # with the index entry by entry. Parsed from the index (version 2 or 3).
@@ -78,6 +81,10 @@ lean_clone() {
   [ -z "$(git ls-files -t .jp/blobs | grep -v '^S ')" ] || fail "blobs in the index not kept out of the work tree"
   # git need not stat 20,000 absent paths on every index read
   [ "$(git config sparse.expectFilesOutsideOfPatterns)" = true ] || fail "git still looks for every blob file"
+  # git reads the index on more than one thread, the store's cache tree
+  # beside the entries: the hook's marking wrote the end of the entries.
+  [ "$(git config index.threads)" = true ] || fail "git reads the index on one thread"
+  ends_entries || fail "the clone's index has no end of index entries (EOIE)"
   # Marking the blobs skip-worktree must not leave git to walk HEAD's
   # .jp/blobs against the index on every status, as it did until a commit.
   [ -z "$(invalid_cache_trees)" ] || fail "the clone's cache tree is not whole: $(invalid_cache_trees | head -3)"
@@ -104,6 +111,7 @@ commit_in_the_lean_clone() {
   retired="$(git rev-parse --git-common-dir)/jpblob/retired"
   [ -n "$(ls -A "$kept" 2> /dev/null)" ] || fail "the add kept no copy in the git folder"
   git commit -qm mate 2> "$TEST_ROOT/err" || fail "the commit failed: $(cat "$TEST_ROOT/err")"
+  ends_entries || fail "the hook's staging dropped the index's end of index entries (EOIE)"
   [ ! -e "$kept" ] || fail "the kept folder was not set aside: $(ls -A "$kept")"
   for i in $(seq 100); do [ -z "$(ls -A "$retired" 2> /dev/null)" ] && break; sleep 0.1; done
   [ -z "$(ls -A "$retired" 2> /dev/null)" ] || fail "the set-aside copies were not deleted"
@@ -356,6 +364,7 @@ convert_existing_clone() {
   [ "$(blob_files)" -eq "$(git ls-files .jp/blobs | wc -l)" ] || fail "--no-lean did not check the blobs out"
   [ "$(git config jpblob.lean)" = false ] || fail "--no-lean did not record the clone's choice"
   [ "$(git config --global jpblob.lean || echo unset)" = unset ] || fail "a clone's --no-lean changed the global config"
+  [ "$(git config index.threads || echo unset)" = unset ] || fail "--no-lean left lean's index.threads"
   git status --porcelain | grep -q . && fail "status is not clean after --no-lean: $(git status --porcelain)"
   # After `git sparse-checkout disable` git reads config.worktree: --lean
   # writes there, and git agrees the tree is sparse again.

@@ -293,6 +293,65 @@ TEST_P(InPlaceAdding, GivesWhatGitsUpdateIndexGives) {
 
 INSTANTIATE_TEST_SUITE_P(FormatsAndVersions, InPlaceAdding, kFormatsAndVersions);
 
+// git's end of index entries (EOIE), which lets it read the extensions
+// beside the entries: the in-place edits write it again where the index
+// had one, or where asked (a lean clone's first marking), byte for byte
+// as git writes it for the same entries and extensions; where neither, the
+// index stays without.
+class InPlaceEndOfEntries : public ::testing::TestWithParam<std::tuple<std::string, int>> {};
+
+TEST_P(InPlaceEndOfEntries, IsWrittenAsGitWritesIt) {
+  const auto& [format, version] = GetParam();
+  Repo r(format);
+  for (const char* f : {".jp/blobs/aa/bb/old.blob.gz", ".jp/conversations/1/events.json", "a", "z/y"})
+    r.write(f, f);
+  r.git("add -A && git commit -qm c && git update-index --index-version " + std::to_string(version));
+  r.git("write-tree");  // a cache tree (TREE), the extension before EOIE
+  const fs::path index = r.dir / ".git/index";
+  const std::size_t hash_size = format == "sha256" ? 32 : 20;
+  const std::size_t eoie_size = 8 + 4 + hash_size;
+  // The EOIE extension at the file's end, or "" when it has none.
+  const auto end_of_entries = [&] {
+    const std::string bytes = test::read_text(index);
+    const std::string tail = bytes.substr(bytes.size() - hash_size - eoie_size, eoie_size);
+    return tail.starts_with("EOIE") ? tail : std::string();
+  };
+  // What git writes for the index as it stands, with the setting on.
+  const auto gits = [&] {
+    const std::string before = test::read_text(index);
+    r.git("-c index.recordEndOfIndexEntries=true update-index --force-write-index");
+    const std::string eoie = end_of_entries();
+    test::write_text(index, before);
+    return eoie;
+  };
+  const GitCli git(r.dir.path());
+  const std::string blob = r.git("rev-parse HEAD:a").substr(0, hash_size * 2);
+
+  // Without one, and not asked: none.
+  ASSERT_EQ(end_of_entries(), "");
+  ASSERT_TRUE(git.set_skip_worktree_in_place({"a"}));
+  EXPECT_EQ(end_of_entries(), "");
+  // Asked (a version 2 index grows to 3: the offset moves).
+  ASSERT_TRUE(git.set_skip_worktree_in_place({"z/y"}, true));
+  ASSERT_NE(end_of_entries(), "");
+  EXPECT_EQ(end_of_entries(), gits());
+  // Kept: marking, then adding entries (the cache tree loses folders).
+  ASSERT_TRUE(git.set_skip_worktree_in_place({".jp/blobs/aa/bb/old.blob.gz"}));
+  EXPECT_EQ(end_of_entries(), gits());
+  ASSERT_TRUE(add_entries_in_place(index, {{".jp/blobs/cc/dd/new.blob.gz", 0100644, raw_object_id(blob)}}, format));
+  ASSERT_NE(end_of_entries(), "");
+  EXPECT_EQ(end_of_entries(), gits());
+  EXPECT_EQ(r.git("ls-files -t .jp/blobs"), "S .jp/blobs/aa/bb/old.blob.gz\nS .jp/blobs/cc/dd/new.blob.gz\n");
+  EXPECT_EQ(r.git("fsck --no-dangling 2>&1"), "");
+  // With no extension before it (git reads none then, and writes it still).
+  r.git("-c index.recordEndOfIndexEntries=true update-index --force-write-index --untracked-cache");
+  r.git("update-index --no-untracked-cache");
+  ASSERT_TRUE(add_entries_in_place(index, {{"zz", 0100644, raw_object_id(blob)}}, format, true));
+  EXPECT_EQ(end_of_entries(), gits());
+}
+
+INSTANTIATE_TEST_SUITE_P(FormatsAndVersions, InPlaceEndOfEntries, kFormatsAndVersions);
+
 // Where git would refuse the entries, or the index is one it cannot be
 // sure of, nothing changes: git is asked then, and says why.
 TEST(InPlaceAddingRefuses, AConflictAFileWhereAFolderGoesAndASplitIndex) {
