@@ -15,6 +15,23 @@ PLAIN = "'filter.jpblob.process'='' 'filter.jpblob.required'='false'"
 # conversation), whose growth factors are ratios of ratios: noise in any
 # of the four times moves them.
 CHEAP_REPS = 9
+# Pairs for the rows of seconds: gc and verify at both sizes, the cold add
+# and the commit at the small size (where a pair costs seconds). In run M
+# the same code's verify grew 1.22x against 0.88x in run L, and the add's
+# 1,000 pair of 0.80x (0.96x in run L) alone made its growth miss: three
+# pairs left one slow run of a side as the median.
+SECONDS_REPS = 5
+
+
+def spread(low, high):
+    """The range of per-pair ratios, as a row prints it."""
+    return f"{low:.2f}-{high:.2f}x"
+
+
+def pairs(a, b, reps, **setups):
+    """interleave_spread as scale_at keeps it: (median a, median b, range)."""
+    _, low, high, med_a, med_b = interleave_spread(a, b, reps, **setups)
+    return med_a, med_b, spread(low, high)
 
 
 class Scale:
@@ -26,22 +43,26 @@ class Scale:
         print(f"== scale: {small} and {large} conversations", flush=True)
         sh(f"{self.bin} install --global > /dev/null", self.work, self.env)
         try:
-            times = {n: self.scale_at(n) for n in (small, large)}
+            times = {n: self.scale_at(n, n == small) for n in (small, large)}
         finally:
             sh(f"{self.bin} uninstall --global > /dev/null", self.work, self.env)
         targets = {"git status after clone": (2.0, "<= 2.0x at the large size")}
-        for name, (peer, _, _) in times[small].items():
-            (_, a1, b1), (_, a2, b2) = times[small][name], times[large][name]
-            row(f"{name}, {small}", peer, a1 / b1, "report", None, f"({a1:.3f}s vs {b1:.3f}s)")
+        # Each size's row gives the range of its pairs' ratios: a growth
+        # factor inside the two ranges' spread is not told from noise.
+        for name, (peer, *_) in times[small].items():
+            (_, a1, b1, s1), (_, a2, b2, s2) = times[small][name], times[large][name]
+            row(f"{name}, {small}", peer, a1 / b1, "report", None, f"({a1:.3f}s vs {b1:.3f}s; pairs {s1})")
             limit, text = targets.get(name, (None, "report"))
-            row(f"{name}, {large}", peer, a2 / b2, text, limit, f"({a2:.3f}s vs {b2:.3f}s)")
+            row(f"{name}, {large}", peer, a2 / b2, text, limit, f"({a2:.3f}s vs {b2:.3f}s; pairs {s2})")
             row(f"growth {small} -> {large}: {name}", "the peer's growth", (a2 / a1) / (b2 / b1), "<= 1.1x", 1.1,
                 f"(git-jpblob x{a2 / a1:.2f}, peer x{b2 / b1:.2f})")
 
-    def scale_at(self, n):
-        """{row: (peer, ours seconds, peer seconds)} at n conversations: the
-        median of interleaved pairs (three, or nine for rows of a second or
-        less)."""
+    def scale_at(self, n, small):
+        """{row: (peer, ours seconds, peer seconds, range of the pairs'
+        ratios)} at n conversations: the medians of interleaved pairs
+        (nine for rows of a second or less, five for gc and verify and for
+        the add and commit at the small size, three for those at the large
+        one, and one clone)."""
         d = self.work / f"scale-{n}"
         d.mkdir()
         src = d / "src"
@@ -63,7 +84,7 @@ class Scale:
         # the copied conversations flushed to disk before each timed add,
         # so that neither side pays for the other's writes.
         adds, commits = [], []
-        for k in range(self.reps):
+        for k in range(SECONDS_REPS if small else self.reps):
             fresh(ours, "jpblob")
             fresh(plain, "plain")
             sh("sync", d)
@@ -87,9 +108,9 @@ class Scale:
             sh("sync", d)
             commits.append((a, timed(commit, plain, plain_env)))
 
-        def median_pair(pairs):
-            ranked = sorted(pairs, key=lambda p: p[0] / p[1])
-            return ranked[len(ranked) // 2]
+        def median_pair(runs):
+            ranked = sorted(runs, key=lambda p: p[0] / p[1])
+            return (*ranked[len(ranked) // 2], spread(ranked[0][0] / ranked[0][1], ranked[-1][0] / ranked[-1][1]))
 
         out["git add, cold"] = ("plain git add", *median_pair(adds))
         out["git commit staging every blob"] = ("plain git commit", *median_pair(commits))
@@ -99,33 +120,34 @@ class Scale:
             return timed(f"git clone -q {origin} {dest}", d, env)
 
         mine, theirs = d / "clone-ours", d / "clone-plain"
-        out["git clone + checkout"] = ("plain git clone", clone(ours, mine, self.env),
-                                       clone(plain, theirs, plain_env))
+        a, b = clone(ours, mine, self.env), clone(plain, theirs, plain_env)
+        out["git clone + checkout"] = ("plain git clone", a, b, "one")
         time.sleep(1.1)  # past the racy-git window for both clones
         timed("git status", mine, self.env)
         timed("git status", theirs, plain_env)
         # A status takes a tenth of a second, which a neighbour's disk
         # work can double: the median of many pairs, which cost little.
-        ratio, a, b = interleave(lambda: timed("git status", mine, self.env),
-                                 lambda: timed("git status", theirs, plain_env), CHEAP_REPS)
-        out["git status after clone"] = ("plain git status", a, b)
+        out["git status after clone"] = ("plain git status",
+                                         *pairs(lambda: timed("git status", mine, self.env),
+                                                lambda: timed("git status", theirs, plain_env), CHEAP_REPS))
 
         # gc and verify read what the lean clone holds: blobs in the index and
         # git's objects. Their floors read the same with git itself.
         # A row of a few seconds swings by more than the growth it is to
         # show: three interleaved pairs at both sizes (at 10,000, about a
         # minute a row).
-        reps = self.reps
+        reps = SECONDS_REPS
         read_all = "find .jp/conversations -name events.json -print0 | xargs -0 cat > /dev/null"
-        _, a, b = interleave(lambda: timed(f"{self.bin} gc", mine, self.env),
-                             lambda: timed(f"git ls-files -s > /dev/null; {read_all}", mine, self.env), reps)
-        out["git jpblob gc"] = ("floor: git ls-files -s + read every events.json", a, b)
+        out["git jpblob gc"] = ("floor: git ls-files -s + read every events.json",
+                                *pairs(lambda: timed(f"{self.bin} gc", mine, self.env),
+                                       lambda: timed(f"git ls-files -s > /dev/null; {read_all}", mine, self.env),
+                                       reps))
         # verify reads every blob, and every conversation to know what it
         # references (as gc does): its floor reads both with git's tools.
         objects = "git ls-files -s .jp/blobs | awk '{print $2}' | git cat-file --batch > /dev/null"
-        _, a, b = interleave(lambda: timed(f"{self.bin} verify > /dev/null", mine, self.env),
-                             lambda: timed(f"{objects}; {read_all}", mine, self.env), reps)
-        out["git jpblob verify"] = ("floor: git cat-file --batch of every blob + read every events.json", a, b)
+        out["git jpblob verify"] = ("floor: git cat-file --batch of every blob + read every events.json",
+                                    *pairs(lambda: timed(f"{self.bin} verify > /dev/null", mine, self.env),
+                                           lambda: timed(f"{objects}; {read_all}", mine, self.env), reps))
 
         # The hook of one conversation, against a stand-in hook, in the clone.
         target = sorted((mine / ".jp/conversations").glob("*/events.json"))[n // 2]
@@ -145,10 +167,12 @@ class Scale:
 
         one = "git commit -q -m one"
         standin = "#!/bin/sh\ngit diff --cached --name-only > /dev/null\n"
-        ratio, a, b = interleave(lambda: timed(one, mine, self.env), lambda: timed(one, mine, self.env), CHEAP_REPS,
-                                 setup_a=lambda: one_change(ours_hook), setup_b=lambda: one_change(standin))
+        out["pre-commit, one conversation"] = ("stand-in hook: git diff --cached --name-only",
+                                               *pairs(lambda: timed(one, mine, self.env),
+                                                      lambda: timed(one, mine, self.env), CHEAP_REPS,
+                                                      setup_a=lambda: one_change(ours_hook),
+                                                      setup_b=lambda: one_change(standin)))
         hook.write_text(ours_hook)
-        out["pre-commit, one conversation"] = ("stand-in hook: git diff --cached --name-only", a, b)
         for dest in (ours, plain, mine, theirs):
             self.discard(dest)
         return out
