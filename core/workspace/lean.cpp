@@ -301,7 +301,7 @@ void write_lean_template(const fs::path& dir) {
   if (ec) throw Error("cannot copy git's template from " + stock.string() + ": " + ec.message());
   write_file_atomic(dir / "config",
                     "[core]\n\tsparseCheckout = true\n\tsparseCheckoutCone = false\n"
-                    "[sparse]\n\texpectFilesOutsideOfPatterns = true\n");
+                    "[sparse]\n\texpectFilesOutsideOfPatterns = true\n[index]\n\tthreads = true\n");
   write_file_atomic(dir / "info" / "sparse-checkout", kLeanPatterns);
   add_store_ignored(dir / "info" / "exclude");
 }

@@ -431,6 +431,7 @@ opt_out_and_uninstall() {
   [ -n "$(git config --global init.templateDir)" ] || fail "--clone-template set no template"
   git clone -q "$TEST_ROOT/team" "$TEST_ROOT/templated" 2> /dev/null
   [ "$(cd "$TEST_ROOT/templated" && blob_files)" -eq 0 ] || fail "a clone through the template wrote blob files"
+  (cd "$TEST_ROOT/templated" && ends_entries) || fail "a clone through the template reads its index on one thread"
   git jpblob install > /dev/null
   [ -z "$(git config --global init.templateDir)" ] || fail "install without --clone-template left the template"
   git jpblob install --clone-template > /dev/null
