@@ -182,15 +182,15 @@ std::optional<std::string> lean_refused(const GitCli& git) {
 bool tracks_blobs(const GitCli& git) { return git.tracks_any(std::string(kWorkTreeStore)); }
 
 bool records_end_of_entries(const GitCli& git) {
-  if (const auto record = git.config_get("index.recordEndOfIndexEntries", std::nullopt, "bool"))
-    return *record == "true";
-  // A number is a count of threads, never a yes (1 is one thread).
-  const auto threads = git.config_get(std::string(kIndexThreads), std::nullopt);
-  if (!threads || threads->find_first_not_of("0123456789") == std::string::npos) return false;
   try {
-    return parse_config_bool(std::string(kIndexThreads), *threads);
+    if (const auto record = git.config_get("index.recordEndOfIndexEntries", std::nullopt, "bool"))
+      return *record == "true";
+    // git's own rule: index.threads set, to any count of threads but one
+    // (true and 0 are "as many as there are cores", false is 1).
+    const auto threads = git.config_get(std::string(kIndexThreads), std::nullopt, "bool-or-int");
+    return threads && *threads != "false" && *threads != "1";
   } catch (const Error&) {
-    return false;  // git refuses it at its next read of the index
+    return false;  // a value git refuses too, at its next read of the index
   }
 }
 
@@ -261,6 +261,12 @@ bool leave_lean(const RepoLayout& layout, const GitCli& git) {
   const std::string patterns =
       fs::is_regular_file(layout.sparse_checkout, ec) ? read_file(layout.sparse_checkout) : "";
   if (!holds_line(patterns, kStoreExclusion)) return false;
+  // Settings of this worktree alone, before anything changes: beside other
+  // worktrees git refuses `--worktree` until each may have its own (a
+  // worktree added to a lean clone shares its settings and never entered
+  // lean itself), and failing halfway left the patterns without the store
+  // and its entries still out of the work tree.
+  if (git.worktrees().size() > 1) git.use_worktree_config(layout.common_dir);
   std::string kept;
   std::istringstream in(patterns);
   for (std::string l; std::getline(in, l);)

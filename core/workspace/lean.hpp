@@ -42,8 +42,9 @@ inline constexpr std::string_view kExpectFiles = "sparse.expectFilesOutsideOfPat
 // work trees").
 inline constexpr std::string_view kIndexThreads = "index.threads";
 
-// Whether git writes its end of index entries here, as git decides it:
-// index.recordEndOfIndexEntries, or else index.threads set to true.
+// Whether git writes its end of index entries here, as git 2.39 decides
+// it: index.recordEndOfIndexEntries, or else index.threads set to any
+// count of threads but one (true, 0 and 2 write it; false and 1 do not).
 bool records_end_of_entries(const GitCli& git);
 
 // Marks the index entries of `paths` (blob files) skip-worktree in every

@@ -376,6 +376,40 @@ convert_existing_clone() {
   [ "$(blob_files)" -eq 0 ] || fail "install --lean after sparse-checkout disable left blob files"
   assert_clean_status
 }
+# Its case line was lost in 58423b2, and the conversion went untested since.
+case_ "an existing clone converts with install --lean, which install names; a blob not committed yet stays until its commit" \
+  convert_existing_clone
+
+# --no-lean in a lean clone with a linked worktree: git refuses settings
+# of one worktree alone until each may have its own, and the conversion
+# once failed there halfway (the store's pattern gone, its entries still
+# out of the work tree, and a second run doing nothing). With the lean
+# patterns alone, and with a pattern of the user's own beside them.
+no_lean_beside_a_worktree() {
+  local own
+  for own in "" '!/elsewhere/'; do
+    cd "$TEST_ROOT"
+    rm -rf "$TEST_ROOT/wt-main" "$TEST_ROOT/wt-linked"
+    git clone -q "$TEST_ROOT/team" "$TEST_ROOT/wt-main" 2> "$TEST_ROOT/err" || fail "clone: $(cat "$TEST_ROOT/err")"
+    cd "$TEST_ROOT/wt-main"
+    [ -z "$own" ] || printf '%s\n' "$own" >> .git/info/sparse-checkout
+    git worktree add -q "$TEST_ROOT/wt-linked" -b linked 2> /dev/null
+    [ "$(cd "$TEST_ROOT/wt-linked" && blob_files)" -eq 0 ] || fail "the linked worktree is not lean"
+    git jpblob install --no-lean > "$TEST_ROOT/out" 2> "$TEST_ROOT/err" ||
+      fail "--no-lean beside a worktree failed (patterns +'$own'): $(cat "$TEST_ROOT/err")"
+    [ "$(blob_files)" -eq "$(git ls-files .jp/blobs | wc -l)" ] || fail "--no-lean did not check the blobs out"
+    [ -z "$(git ls-files -t .jp/blobs | grep -v '^H ')" ] || fail "blob entries still out of the work tree"
+    git status --porcelain | grep -q . && fail "status is not clean after --no-lean: $(git status --porcelain)"
+    # The other worktree stays lean, reading its index on two threads.
+    cd "$TEST_ROOT/wt-linked"
+    [ "$(blob_files)" -eq 0 ] || fail "--no-lean in one worktree checked blobs out in another"
+    [ "$(git config index.threads)" = true ] || fail "--no-lean took the lean worktree's index.threads"
+    assert_clean_status
+  done
+}
+case_ "--no-lean in a lean clone beside a linked worktree, with and without patterns of the user's own" \
+  no_lean_beside_a_worktree
+
 stash_untracked_conversation() {
   cd "$TEST_ROOT/mate"
   # A conversation JP just wrote, never added: stash -u cleans it, and the

@@ -6,12 +6,43 @@
 #include <chrono>
 #include <future>
 
+#include "core/git/git_cli.hpp"
 #include "core/store/blob_store.hpp"
 #include "core/git/git_repo.hpp"
 #include "test_support.hpp"
 
 namespace jpblob {
 namespace {
+
+// The clone's marking writes git's end of index entries (EOIE) where git
+// itself would write one: asked of git for each value a user may have set.
+TEST(RecordsEndOfEntries, AsGitDecides) {
+  test::FormatRepo r("sha1");
+  r.write("a", "a");
+  r.git("add a");
+  const GitCli git(r.dir.path());
+  const std::filesystem::path index = r.dir / ".git/index";
+  const auto git_writes_one = [&] {
+    r.git("update-index --force-write-index");
+    const std::string bytes = test::read_text(index);
+    return bytes.substr(bytes.size() - 20 - 32, 4) == "EOIE";
+  };
+  struct Setting {
+    const char* threads;     // nullptr: unset; "": no value
+    const char* record;      // index.recordEndOfIndexEntries, or nullptr
+  };
+  for (const Setting& s : std::vector<Setting>{{nullptr, nullptr}, {"true", nullptr}, {"yes", nullptr},
+                                               {"false", nullptr}, {"1", nullptr}, {"0", nullptr}, {"2", nullptr},
+                                               {"", nullptr}, {"true", "false"}, {nullptr, "true"}, {"1", "true"}}) {
+    r.git("config --unset-all index.threads; git config --unset-all index.recordEndOfIndexEntries; true");
+    if (s.threads && *s.threads) r.git(std::string("config index.threads ") + s.threads);
+    if (s.threads && !*s.threads) test::must("printf '[index]\\n\\tthreads\\n' >> .git/config", r.dir.path());
+    if (s.record) r.git(std::string("config index.recordEndOfIndexEntries ") + s.record);
+    const std::string which = std::string("index.threads=") + (s.threads ? s.threads : "(unset)") +
+                              " index.recordEndOfIndexEntries=" + (s.record ? s.record : "(unset)");
+    EXPECT_EQ(records_end_of_entries(git), git_writes_one()) << which;
+  }
+}
 
 // Clean asks while smudges delayed on other threads read the same
 // repository through the blob lookup, which holds GitRepo::lock(): the
