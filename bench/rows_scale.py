@@ -2,7 +2,9 @@
 and the peak memory of a delayed checkout of large conversations."""
 import base64
 import json
+import resource
 import shutil
+import statistics
 import subprocess
 import time
 from pathlib import Path
@@ -21,6 +23,29 @@ CHEAP_REPS = 9
 # 1,000 pair of 0.80x (0.96x in run L) alone made its growth miss: three
 # pairs left one slow run of a side as the median.
 SECONDS_REPS = 5
+
+
+class Cpu:
+    """CPU seconds (user + system, every process waited for: git, its
+    filter, its hooks) of each timed run, by row and side. Wall time is
+    what a row's target reads; CPU time grows with the work done and not
+    with a neighbour's disk, so its growth beside the wall's says which of
+    the two a growth factor shows. A process the hook leaves to delete
+    kept copies after the commit is not waited for, and not counted."""
+
+    def __init__(self):
+        self.runs = {}
+
+    def timed(self, key, cmd, cwd, env):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        took = timed(cmd, cwd, env)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        used = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+        self.runs.setdefault(key, []).append(used)
+        return took
+
+    def medians(self, name):
+        return tuple(statistics.median(self.runs[(name, side)]) for side in ("ours", "peer"))
 
 
 def spread(low, high):
@@ -50,12 +75,14 @@ class Scale:
         # Each size's row gives the range of its pairs' ratios: a growth
         # factor inside the two ranges' spread is not told from noise.
         for name, (peer, *_) in times[small].items():
-            (_, a1, b1, s1), (_, a2, b2, s2) = times[small][name], times[large][name]
+            (_, a1, b1, s1, c1), (_, a2, b2, s2, c2) = times[small][name], times[large][name]
             row(f"{name}, {small}", peer, a1 / b1, "report", None, f"({a1:.3f}s vs {b1:.3f}s; pairs {s1})")
             limit, text = targets.get(name, (None, "report"))
             row(f"{name}, {large}", peer, a2 / b2, text, limit, f"({a2:.3f}s vs {b2:.3f}s; pairs {s2})")
+            cpu = (c2[0] / c1[0]) / (c2[1] / c1[1])
             row(f"growth {small} -> {large}: {name}", "the peer's growth", (a2 / a1) / (b2 / b1), "<= 1.1x", 1.1,
-                f"(git-jpblob x{a2 / a1:.2f}, peer x{b2 / b1:.2f})")
+                f"(git-jpblob x{a2 / a1:.2f}, peer x{b2 / b1:.2f}; CPU time: git-jpblob x{c2[0] / c1[0]:.2f}, "
+                f"peer x{c2[1] / c1[1]:.2f}, {cpu:.2f}x)")
 
     def scale_at(self, n, small):
         """{row: (peer, ours seconds, peer seconds, range of the pairs'
@@ -83,13 +110,14 @@ class Scale:
         # pairs at both sizes, the side that goes first alternating, and
         # the copied conversations flushed to disk before each timed add,
         # so that neither side pays for the other's writes.
+        cpu = Cpu()
         adds, commits = [], []
         for k in range(SECONDS_REPS if small else self.reps):
             fresh(ours, "jpblob")
             fresh(plain, "plain")
             sh("sync", d)
-            run_ours = lambda: timed(add, ours, self.env)  # noqa: E731
-            run_plain = lambda: timed(add, plain, plain_env)  # noqa: E731
+            run_ours = lambda: cpu.timed(("git add, cold", "ours"), add, ours, self.env)  # noqa: E731
+            run_plain = lambda: cpu.timed(("git add, cold", "peer"), add, plain, plain_env)  # noqa: E731
             first, second = (run_plain, run_ours) if k % 2 else (run_ours, run_plain)
             x = first()
             sh("sync", d)
@@ -103,10 +131,11 @@ class Scale:
                 fresh(ours, "jpblob")
                 timed(add, ours, self.env)
             sh("sync", d)
-            a = timed(commit, ours, self.env)
+            staging = "git commit staging every blob"
+            a = cpu.timed((staging, "ours"), commit, ours, self.env)
             wait_for_purge(ours, f"commit, {n}")
             sh("sync", d)
-            commits.append((a, timed(commit, plain, plain_env)))
+            commits.append((a, cpu.timed((staging, "peer"), commit, plain, plain_env)))
 
         def median_pair(runs):
             ranked = sorted(runs, key=lambda p: p[0] / p[1])
@@ -115,12 +144,12 @@ class Scale:
         out["git add, cold"] = ("plain git add", *median_pair(adds))
         out["git commit staging every blob"] = ("plain git commit", *median_pair(commits))
 
-        def clone(origin, dest, env):
+        def clone(origin, dest, env, side):
             self.discard(dest)
-            return timed(f"git clone -q {origin} {dest}", d, env)
+            return cpu.timed(("git clone + checkout", side), f"git clone -q {origin} {dest}", d, env)
 
         mine, theirs = d / "clone-ours", d / "clone-plain"
-        a, b = clone(ours, mine, self.env), clone(plain, theirs, plain_env)
+        a, b = clone(ours, mine, self.env, "ours"), clone(plain, theirs, plain_env, "peer")
         out["git clone + checkout"] = ("plain git clone", a, b, "one")
         time.sleep(1.1)  # past the racy-git window for both clones
         timed("git status", mine, self.env)
@@ -128,8 +157,10 @@ class Scale:
         # A status takes a tenth of a second, which a neighbour's disk
         # work can double: the median of many pairs, which cost little.
         out["git status after clone"] = ("plain git status",
-                                         *pairs(lambda: timed("git status", mine, self.env),
-                                                lambda: timed("git status", theirs, plain_env), CHEAP_REPS))
+                                         *pairs(lambda: cpu.timed(("git status after clone", "ours"), "git status",
+                                                                  mine, self.env),
+                                                lambda: cpu.timed(("git status after clone", "peer"), "git status",
+                                                                  theirs, plain_env), CHEAP_REPS))
 
         # gc and verify read what the lean clone holds: blobs in the index and
         # git's objects. Their floors read the same with git itself.
@@ -139,15 +170,18 @@ class Scale:
         reps = SECONDS_REPS
         read_all = "find .jp/conversations -name events.json -print0 | xargs -0 cat > /dev/null"
         out["git jpblob gc"] = ("floor: git ls-files -s + read every events.json",
-                                *pairs(lambda: timed(f"{self.bin} gc", mine, self.env),
-                                       lambda: timed(f"git ls-files -s > /dev/null; {read_all}", mine, self.env),
+                                *pairs(lambda: cpu.timed(("git jpblob gc", "ours"), f"{self.bin} gc", mine, self.env),
+                                       lambda: cpu.timed(("git jpblob gc", "peer"),
+                                                         f"git ls-files -s > /dev/null; {read_all}", mine, self.env),
                                        reps))
         # verify reads every blob, and every conversation to know what it
         # references (as gc does): its floor reads both with git's tools.
         objects = "git ls-files -s .jp/blobs | awk '{print $2}' | git cat-file --batch > /dev/null"
         out["git jpblob verify"] = ("floor: git cat-file --batch of every blob + read every events.json",
-                                    *pairs(lambda: timed(f"{self.bin} verify > /dev/null", mine, self.env),
-                                           lambda: timed(f"{objects}; {read_all}", mine, self.env), reps))
+                                    *pairs(lambda: cpu.timed(("git jpblob verify", "ours"), f"{self.bin} verify > /dev/null",
+                                                             mine, self.env),
+                                           lambda: cpu.timed(("git jpblob verify", "peer"), f"{objects}; {read_all}",
+                                                             mine, self.env), reps))
 
         # The hook of one conversation, against a stand-in hook, in the clone.
         target = sorted((mine / ".jp/conversations").glob("*/events.json"))[n // 2]
@@ -166,16 +200,16 @@ class Scale:
             self.git(f"add {target}", mine)
 
         one = "git commit -q -m one"
+        hook_row = "pre-commit, one conversation"
         standin = "#!/bin/sh\ngit diff --cached --name-only > /dev/null\n"
-        out["pre-commit, one conversation"] = ("stand-in hook: git diff --cached --name-only",
-                                               *pairs(lambda: timed(one, mine, self.env),
-                                                      lambda: timed(one, mine, self.env), CHEAP_REPS,
-                                                      setup_a=lambda: one_change(ours_hook),
-                                                      setup_b=lambda: one_change(standin)))
+        out[hook_row] = ("stand-in hook: git diff --cached --name-only",
+                         *pairs(lambda: cpu.timed((hook_row, "ours"), one, mine, self.env),
+                                lambda: cpu.timed((hook_row, "peer"), one, mine, self.env), CHEAP_REPS,
+                                setup_a=lambda: one_change(ours_hook), setup_b=lambda: one_change(standin)))
         hook.write_text(ours_hook)
         for dest in (ours, plain, mine, theirs):
             self.discard(dest)
-        return out
+        return {name: (*kept, cpu.medians(name)) for name, kept in out.items()}
 
     def huge(self):
         """50,000 conversations of a dozen events (`--only huge`, not in the
