@@ -197,6 +197,12 @@ class Scale:
             events.append({"timestamp": "2026-01-02 00:00:00.000000", "type": "tool_call_response", "id": "new",
                            "content": base64.b64encode(f"new {next(counter)}".encode()).decode(), "is_error": False})
             target.write_text(json.dumps(events, indent=2) + "\n")
+            # Added in a later second than JP wrote it, as a user adds: in
+            # the same second the index holds it racily clean, and the
+            # commit's refresh cleans the whole conversation again first
+            # (0.5 s at 10,000 in run O, on either side by chance: the
+            # hook's pairs ranged 1.21x to 3.59x).
+            time.sleep(1.01 - time.time() % 1.0)
             self.git(f"add {target}", mine)
 
         one = "git commit -q -m one"
