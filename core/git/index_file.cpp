@@ -166,7 +166,7 @@ bool each_extension(std::string_view in, const Parsed& parsed, Keep keep) {
 // signature and size. With it, git reads the extensions (the cache tree of
 // a lean clone's 65,000 store folders: half of reading its index) on a
 // thread of their own while it reads the entries (docs/ARCHITECTURE.md,
-// "What a lean status costs"). `out` holds the entries up to
+// "The index on two threads"). `out` holds the entries up to
 // `entries_end`, then the extensions.
 void append_end_of_entries(std::string& out, std::size_t entries_end, const std::string& object_format) {
   ObjectHasher hash(object_format);
@@ -179,6 +179,23 @@ void append_end_of_entries(std::string& out, std::size_t entries_end, const std:
   put_be32(out, out.size() - 8, static_cast<std::uint32_t>(4 + digest.size()));
   put_be32(out, out.size() - 4, static_cast<std::uint32_t>(entries_end));
   out += digest;
+}
+
+// The extensions after the entries just written to `out`: those `keep`
+// appends, then the end of the entries (EOIE) where the index had one or
+// `end_of_entries` asks. What holds offsets into the file, which moved, is
+// never given to `keep`: EOIE is written again, the offsets of blocks of
+// entries (IEOT) left for git to write. False where each_extension is.
+template <typename Keep>
+bool append_extensions(std::string& out, std::string_view in, const Parsed& parsed, const std::string& object_format,
+                       bool end_of_entries, Keep keep) {
+  const std::size_t entries_end = out.size();
+  const bool ok = each_extension(in, parsed, [&](std::string_view sig, std::string_view whole) {
+    end_of_entries |= sig == "EOIE";
+    return sig == "EOIE" || sig == "IEOT" || keep(sig, whole);
+  });
+  if (ok && end_of_entries) append_end_of_entries(out, entries_end, object_format);
+  return ok;
 }
 
 // The file's end: its checksum (null where git wrote none), after the
@@ -222,17 +239,12 @@ std::optional<std::string> rewrite(std::string_view in, const std::unordered_set
       out.append(((length + 8) & ~std::size_t{7}) - length, '\0');
     }
   }
-  // Offsets into the file, which moved: the end of the entries is written
-  // again, the offsets of blocks of entries (IEOT) left for git to write.
-  const std::size_t entries_end = out.size();
-  if (!each_extension(in, *parsed, [&](std::string_view sig, std::string_view whole) {
-        end_of_entries |= sig == "EOIE";
-        if (sig != "EOIE" && sig != "IEOT") out.append(whole);
+  if (!append_extensions(out, in, *parsed, object_format, end_of_entries, [&](std::string_view, std::string_view whole) {
+        out.append(whole);
         return true;
       }))
     return std::nullopt;
   if (!marked) return std::string();  // nothing to change
-  if (end_of_entries) append_end_of_entries(out, entries_end, object_format);
   finish(out, *parsed, std::max<std::uint32_t>(parsed->version, 3), object_format);
   return out;
 }
@@ -308,7 +320,7 @@ std::optional<std::string> invalidate_trees(std::string_view data, const std::un
 // git would refuse: a path in conflict, one that is a file where another
 // is a folder.
 std::optional<std::string> insert(std::string_view in, const std::vector<NewIndexEntry>& adding,
-                                  const std::string& object_format, bool end_of_entries) {
+                                  const std::string& object_format) {
   auto parsed = parse(in, object_format);
   if (!parsed) return std::nullopt;
   const std::size_t hash_size = parsed->hash_size, fixed = 40 + hash_size;
@@ -395,12 +407,9 @@ std::optional<std::string> insert(std::string_view in, const std::vector<NewInde
   // The cache tree loses the folders that changed; what holds positions
   // (the fsmonitor's bitmap) or untracked files (the untracked cache),
   // which the new entries may have become, is optional and left out for
-  // git to make again, as are the offsets of blocks of entries (IEOT); the
-  // end of the entries is written again.
-  const std::size_t entries_end = out.size();
-  bool ok = each_extension(in, *parsed, [&](std::string_view sig, std::string_view whole) {
-    end_of_entries |= sig == "EOIE";
-    if (sig == "EOIE" || sig == "IEOT" || sig == "FSMN" || sig == "UNTR") return true;
+  // git to make again.
+  bool ok = append_extensions(out, in, *parsed, object_format, false, [&](std::string_view sig, std::string_view whole) {
+    if (sig == "FSMN" || sig == "UNTR") return true;
     if (sig != "TREE") {
       out.append(whole);
       return true;
@@ -414,7 +423,6 @@ std::optional<std::string> insert(std::string_view in, const std::vector<NewInde
     return true;
   });
   if (!ok) return std::nullopt;
-  if (end_of_entries) append_end_of_entries(out, entries_end, object_format);
   put_be32(out, 8, count);
   finish(out, *parsed, version, object_format);
   return out;
@@ -497,14 +505,13 @@ bool mark_skip_worktree_in_place(const fs::path& index, const std::unordered_set
 }
 
 bool add_entries_in_place(const fs::path& index, std::vector<NewIndexEntry> entries,
-                          const std::string& object_format, bool end_of_entries) {
+                          const std::string& object_format) {
   if ((object_format != "sha1" && object_format != "sha256") || entries.empty()) return false;
   std::sort(entries.begin(), entries.end(),
             [](const NewIndexEntry& a, const NewIndexEntry& b) { return a.path < b.path; });
   for (std::size_t i = 1; i < entries.size(); ++i)
     if (entries[i].path == entries[i - 1].path) return false;
-  return edit_in_place(index,
-                       [&](std::string_view in) { return insert(in, entries, object_format, end_of_entries); });
+  return edit_in_place(index, [&](std::string_view in) { return insert(in, entries, object_format); });
 }
 
 std::optional<IndexSnapshot> read_index_snapshot(const fs::path& index, const std::string& object_format) {

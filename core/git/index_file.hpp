@@ -44,9 +44,9 @@ struct IndexEntryInTheWay : Error {
 // version 2 index becomes version 3 when an entry gains the bit, as git
 // does. Extensions are kept but for the two that hold offsets into the
 // file: the end of the entries (EOIE) is written again where the index had
-// one or `end_of_entries` asks for it (index.recordEndOfIndexEntries, which
-// a lean work tree sets: git then reads the extensions beside the
-// entries), and the offsets of blocks of entries (IEOT) are left for git
+// one or `end_of_entries` asks for it (where git's settings say it writes
+// one: a lean work tree's index.threads; git then reads the extensions
+// beside the entries), and the offsets of blocks of entries (IEOT) are left for git
 // to write again. Returns false, having changed nothing, when it cannot be
 // sure of the file: a checksum that does not match, a split or sparse
 // index (`link`, `sdir`), another required extension, a lock held by
@@ -69,14 +69,14 @@ struct NewIndexEntry {
 // conversations sort after `.jp/blobs`). The cache tree loses the folders
 // that hold a new entry, which git writes again at the commit; the
 // fsmonitor and untracked caches, optional, are left for git to make
-// again; the end of the entries is written as mark_skip_worktree_in_place
-// writes it; the file's timestamp stays (racily clean entries stay so). Returns
+// again; the end of the entries is written again where the index had
+// one (git wrote it under its settings); the file's timestamp stays (racily clean entries stay so). Returns
 // false, having changed nothing, where mark_skip_worktree_in_place does,
 // and where git would refuse the entries: a path in conflict, a folder
 // where a file goes when git would say so, one path twice. Throws
 // IndexEntryInTheWay, having changed nothing, where git would replace.
 bool add_entries_in_place(const std::filesystem::path& index, std::vector<NewIndexEntry> entries,
-                          const std::string& object_format, bool end_of_entries = false);
+                          const std::string& object_format);
 
 // What an index file says of one stage-0 entry's work-tree file: its id
 // and the stat data git recorded when it last read the file.

@@ -181,6 +181,17 @@ std::optional<std::string> lean_refused(const GitCli& git) {
 
 bool tracks_blobs(const GitCli& git) { return git.tracks_any(std::string(kWorkTreeStore)); }
 
+namespace {
+
+// Gives each worktree settings of its own where there are several: git
+// refuses `--worktree` beside other worktrees until each may have its own
+// (as `git sparse-checkout` does before it sets a worktree's).
+void own_worktree_settings(const RepoLayout& layout, const GitCli& git) {
+  if (git.worktrees().size() > 1) git.use_worktree_config(layout.common_dir);
+}
+
+}  // namespace
+
 bool records_end_of_entries(const GitCli& git) {
   try {
     if (const auto record = git.config_get("index.recordEndOfIndexEntries", std::nullopt, "bool"))
@@ -208,9 +219,8 @@ void enter_lean(const RepoLayout& layout, const GitCli& git) {
   fs::create_directories(layout.sparse_checkout.parent_path());
   write_file_atomic(layout.sparse_checkout, patterns);
   // Settings of this worktree alone: the others share the repository's
-  // config, and git refuses `--worktree` beside them until each worktree
-  // may have its own.
-  if (git.worktrees().size() > 1) git.use_worktree_config(layout.common_dir);
+  // config.
+  own_worktree_settings(layout, git);
   // Where git reads a work tree's own settings: `git sparse-checkout
   // disable` writes core.sparseCheckout=false to config.worktree, which
   // would win over the repository's config.
@@ -261,12 +271,11 @@ bool leave_lean(const RepoLayout& layout, const GitCli& git) {
   const std::string patterns =
       fs::is_regular_file(layout.sparse_checkout, ec) ? read_file(layout.sparse_checkout) : "";
   if (!holds_line(patterns, kStoreExclusion)) return false;
-  // Settings of this worktree alone, before anything changes: beside other
-  // worktrees git refuses `--worktree` until each may have its own (a
-  // worktree added to a lean clone shares its settings and never entered
-  // lean itself), and failing halfway left the patterns without the store
-  // and its entries still out of the work tree.
-  if (git.worktrees().size() > 1) git.use_worktree_config(layout.common_dir);
+  // Settings of this worktree alone, before anything changes (a worktree
+  // added to a lean clone shares its settings and never entered lean
+  // itself): failing halfway left the patterns without the store and its
+  // entries still out of the work tree.
+  own_worktree_settings(layout, git);
   std::string kept;
   std::istringstream in(patterns);
   for (std::string l; std::getline(in, l);)

@@ -38,8 +38,8 @@ inline constexpr std::string_view kExpectFiles = "sparse.expectFilesOutsideOfPat
 // otherwise) and writes its end of index entries (EOIE), with which it
 // reads the extensions on a thread of their own beside the entries. A lean
 // clone's cache tree holds every store folder (65,000 at 10,000
-// conversations): half of reading its index (docs/ARCHITECTURE.md, "Lean
-// work trees").
+// conversations): half of reading its index (docs/ARCHITECTURE.md, "The
+// index on two threads").
 inline constexpr std::string_view kIndexThreads = "index.threads";
 
 // Whether git writes its end of index entries here, as git 2.39 decides

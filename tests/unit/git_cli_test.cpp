@@ -345,8 +345,9 @@ TEST_P(InPlaceEndOfEntries, IsWrittenAsGitWritesIt) {
   EXPECT_EQ(r.git("fsck --no-dangling 2>&1"), "");
   // With no extension before it (git reads none then, and writes it still).
   r.git("-c index.recordEndOfIndexEntries=true update-index --force-write-index --untracked-cache");
-  r.git("update-index --no-untracked-cache");
-  ASSERT_TRUE(add_entries_in_place(index, {{"zz", 0100644, raw_object_id(blob)}}, format, true));
+  r.git("-c index.recordEndOfIndexEntries=true update-index --no-untracked-cache");
+  ASSERT_NE(end_of_entries(), "");
+  ASSERT_TRUE(add_entries_in_place(index, {{"zz", 0100644, raw_object_id(blob)}}, format));
   EXPECT_EQ(end_of_entries(), gits());
 }
 
