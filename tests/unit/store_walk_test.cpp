@@ -24,6 +24,13 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// A cutoff no file written so far is newer than. Not time(2) itself: a
+// file's timestamp comes from a finer clock than time(2)'s (Linux 6.13's
+// multigrain timestamps), and just past a second's turn it can read the
+// next second while time(2) still gives the last (StoreRemove failed so
+// once in CI, the flat store's blob kept as Fresh).
+std::time_t past_every_write() { return ::time(nullptr) + 1; }
+
 std::map<std::string, StoreEntry::Kind> walk(const BlobStore& store) {
   std::map<std::string, StoreEntry::Kind> out;
   store.for_each_entry([&](const StoreEntry& e) { out[e.relative] = e.kind; });
@@ -94,20 +101,20 @@ TEST(StoreRemove, DeletesRemovesEmptiedFoldersAndKeepsTheRest) {
   // Used again after the listing: kept.
   EXPECT_EQ(store.remove(ea, ea.mtime - 1), Removal::Fresh);
   EXPECT_TRUE(store.contains(a));
-  EXPECT_EQ(store.remove(ea, ::time(nullptr)), Removal::Removed);
+  EXPECT_EQ(store.remove(ea, past_every_write()), Removal::Removed);
   EXPECT_FALSE(store.contains(a));
   EXPECT_FALSE(fs::exists(store.root() / blob_relative_path(a).substr(0, 5))) << "the emptied leaf stays";
   EXPECT_FALSE(fs::exists(store.root() / blob_relative_path(a).substr(0, 2))) << "the emptied aa folder stays";
-  EXPECT_EQ(store.remove(ea, ::time(nullptr)), Removal::Gone);
+  EXPECT_EQ(store.remove(ea, past_every_write()), Removal::Gone);
   // A folder that holds something else stays.
   const StoreEntry eb = find(b);
   test::write_text(store.root() / blob_relative_path(b).substr(0, 5) / "notes.txt", "keep me");
-  EXPECT_EQ(store.remove(eb, ::time(nullptr)), Removal::Removed);
+  EXPECT_EQ(store.remove(eb, past_every_write()), Removal::Removed);
   EXPECT_TRUE(fs::exists(store.root() / blob_relative_path(b).substr(0, 5) / "notes.txt"));
   // Foreign entries are not ours to delete.
   for (const auto& e : store.entries()) {
     EXPECT_EQ(e.kind, StoreEntry::Kind::Foreign);
-    EXPECT_NE(test::error_of([&] { store.remove(e, ::time(nullptr)); }), "");
+    EXPECT_NE(test::error_of([&] { store.remove(e, past_every_write()); }), "");
   }
 }
 
@@ -131,7 +138,7 @@ TEST(StoreRemove, AllAtOnceKeepsWhatRemoveKeeps) {
       [&](std::size_t i) {
         std::lock_guard lock(m);
         asked.push_back(i);
-        return *doomed[i]->digest == fresh ? doomed[i]->mtime - 1 : ::time(nullptr);
+        return *doomed[i]->digest == fresh ? doomed[i]->mtime - 1 : past_every_write();
       },
       8);
   ASSERT_EQ(removals.size(), doomed.size());
@@ -152,14 +159,14 @@ TEST(StoreRemove, AllAtOnceKeepsWhatRemoveKeeps) {
   for (const auto& level1 : fs::directory_iterator(store.root())) EXPECT_FALSE(fs::is_empty(level1.path()));
   // Again: the removed ones are Gone.
   const auto again = store.remove_all(
-      doomed, [&](std::size_t i) { return *doomed[i]->digest == fresh ? doomed[i]->mtime - 1 : ::time(nullptr); }, 8);
+      doomed, [&](std::size_t i) { return *doomed[i]->digest == fresh ? doomed[i]->mtime - 1 : past_every_write(); }, 8);
   for (std::size_t i = 0; i < doomed.size(); ++i)
     EXPECT_EQ(again[i], *doomed[i]->digest == fresh ? Removal::Fresh : Removal::Gone);
   // A flat store (the kept copies) keeps its root.
   const BlobStore flat = BlobStore::kept_copies(flat_root.path(), {});
   const Digest f = flat.put("flat").digest;
   const StoreEntry ef = flat.entry_for(f);
-  EXPECT_EQ(flat.remove_all({&ef}, [](std::size_t) { return ::time(nullptr); }, 8),
+  EXPECT_EQ(flat.remove_all({&ef}, [](std::size_t) { return past_every_write(); }, 8),
             std::vector<Removal>{Removal::Removed});
   EXPECT_FALSE(flat.contains(f));
   EXPECT_TRUE(fs::is_directory(flat.root()));
@@ -167,7 +174,7 @@ TEST(StoreRemove, AllAtOnceKeepsWhatRemoveKeeps) {
   test::write_text(store.root() / "stray", "not a blob");
   for (const StoreEntry& e : store.entries()) {
     if (e.kind != StoreEntry::Kind::Foreign) continue;
-    EXPECT_NE(test::error_of([&] { store.remove_all({&e}, [](std::size_t) { return ::time(nullptr); }, 8); }), "");
+    EXPECT_NE(test::error_of([&] { store.remove_all({&e}, [](std::size_t) { return past_every_write(); }, 8); }), "");
   }
   EXPECT_TRUE(fs::exists(store.root() / "stray"));
 }
@@ -182,7 +189,7 @@ TEST(StoreRemove, NeverFollowsALinkedFolder) {
   fs::remove_all(leaf);
   test::write_text(outside / (d.hex() + ".blob.gz"), "outside");
   fs::create_directory_symlink(outside.path(), leaf);
-  EXPECT_NE(test::error_of([&] { store.remove(e, ::time(nullptr)); }), "");
+  EXPECT_NE(test::error_of([&] { store.remove(e, past_every_write()); }), "");
   EXPECT_EQ(test::read_text(outside / (d.hex() + ".blob.gz")), "outside");
 }
 
