@@ -17,24 +17,35 @@ PLAIN = "'filter.jpblob.process'='' 'filter.jpblob.required'='false'"
 # conversation), whose growth factors are ratios of ratios: noise in any
 # of the four times moves them.
 CHEAP_REPS = 9
-# Pairs for the rows of seconds: gc and verify at both sizes, the cold add
-# and the commit at the small size (where a pair costs seconds). In run M
+# Pairs for the rows of seconds: gc and verify at the large size, the cold
+# add and the commit at the small one (where a pair costs seconds). In run M
 # the same code's verify grew 1.22x against 0.88x in run L, and the add's
 # 1,000 pair of 0.80x (0.96x in run L) alone made its growth miss: three
 # pairs left one slow run of a side as the median.
 SECONDS_REPS = 5
+# gc and verify at the small size take half a second a pair, against floors
+# of a tenth of a second that swing by a third (0.09s to 0.12s for the same
+# floor by hand): the growth factor divides by them, so they get the most
+# pairs.
+SMALL_REPS = 11
+# The add and the commit at the small size: a pair is two fresh
+# repositories and two adds of five seconds. Plain git's commit of 1,000
+# conversations took 0.08s to 0.20s within one run (run N).
+SMALL_COMMIT_REPS = 7
 
 
 class Cpu:
     """CPU seconds (user + system, every process waited for: git, its
-    filter, its hooks) of each timed run, by row and side. Wall time is
-    what a row's target reads; CPU time grows with the work done and not
-    with a neighbour's disk, so its growth beside the wall's says which of
-    the two a growth factor shows. A process the hook leaves to delete
-    kept copies after the commit is not waited for, and not counted."""
+    filter, its hooks) and wall seconds of each timed run, by row and side.
+    Wall time is what a row's target reads; CPU time grows with the work
+    done and not with a neighbour's disk, so its growth beside the wall's
+    says which of the two a growth factor shows. A process the hook leaves
+    to delete kept copies after the commit is not waited for, and not
+    counted."""
 
     def __init__(self):
         self.runs = {}
+        self.walls = {}
 
     def timed(self, key, cmd, cwd, env):
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -42,10 +53,20 @@ class Cpu:
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
         used = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
         self.runs.setdefault(key, []).append(used)
+        self.walls.setdefault(key, []).append(took)
         return took
 
     def medians(self, name):
         return tuple(statistics.median(self.runs[(name, side)]) for side in ("ours", "peer"))
+
+    def fastest(self, name):
+        """Each side's fastest wall time. What slows a run here (a disk's
+        writeback, a neighbour on the other hardware thread: plain git's
+        add of 1,000 conversations took 4.4s to 8.2s of user time, alone
+        on the machine) only ever adds, so the fastest run is each side's
+        closest reading of its own work; a row gives the growth of these
+        beside the medians', and its target reads the medians'."""
+        return tuple(min(self.walls[(name, side)]) for side in ("ours", "peer"))
 
 
 def spread(low, high):
@@ -75,21 +96,22 @@ class Scale:
         # Each size's row gives the range of its pairs' ratios: a growth
         # factor inside the two ranges' spread is not told from noise.
         for name, (peer, *_) in times[small].items():
-            (_, a1, b1, s1, c1), (_, a2, b2, s2, c2) = times[small][name], times[large][name]
+            (_, a1, b1, s1, c1, f1), (_, a2, b2, s2, c2, f2) = times[small][name], times[large][name]
             row(f"{name}, {small}", peer, a1 / b1, "report", None, f"({a1:.3f}s vs {b1:.3f}s; pairs {s1})")
             limit, text = targets.get(name, (None, "report"))
             row(f"{name}, {large}", peer, a2 / b2, text, limit, f"({a2:.3f}s vs {b2:.3f}s; pairs {s2})")
             cpu = (c2[0] / c1[0]) / (c2[1] / c1[1])
             row(f"growth {small} -> {large}: {name}", "the peer's growth", (a2 / a1) / (b2 / b1), "<= 1.1x", 1.1,
                 f"(git-jpblob x{a2 / a1:.2f}, peer x{b2 / b1:.2f}; CPU time: git-jpblob x{c2[0] / c1[0]:.2f}, "
-                f"peer x{c2[1] / c1[1]:.2f}, {cpu:.2f}x)")
+                f"peer x{c2[1] / c1[1]:.2f}, {cpu:.2f}x; fastest runs: {(f2[0] / f1[0]) / (f2[1] / f1[1]):.2f}x)")
 
     def scale_at(self, n, small):
         """{row: (peer, ours seconds, peer seconds, range of the pairs'
-        ratios)} at n conversations: the medians of interleaved pairs
-        (nine for rows of a second or less, five for gc and verify and for
-        the add and commit at the small size, three for those at the large
-        one, and one clone)."""
+        ratios, median CPU seconds of each side, fastest wall seconds of
+        each side)} at n conversations: the medians of interleaved pairs
+        (nine for rows of a second or less; eleven for gc and verify at the
+        small size and five at the large; seven for the add and commit at
+        the small size and three at the large; one clone)."""
         d = self.work / f"scale-{n}"
         d.mkdir()
         src = d / "src"
@@ -112,7 +134,7 @@ class Scale:
         # so that neither side pays for the other's writes.
         cpu = Cpu()
         adds, commits = [], []
-        for k in range(SECONDS_REPS if small else self.reps):
+        for k in range(SMALL_COMMIT_REPS if small else self.reps):
             fresh(ours, "jpblob")
             fresh(plain, "plain")
             sh("sync", d)
@@ -154,6 +176,10 @@ class Scale:
         time.sleep(1.1)  # past the racy-git window for both clones
         timed("git status", mine, self.env)
         timed("git status", theirs, plain_env)
+        # The clones' gigabytes are on disk before the reads are timed: the
+        # kernel's writeback of them would take a core from whichever
+        # side ran beside it.
+        sh("sync", d)
         # A status takes a tenth of a second, which a neighbour's disk
         # work can double: the median of many pairs, which cost little.
         out["git status after clone"] = ("plain git status",
@@ -165,10 +191,15 @@ class Scale:
         # gc and verify read what the lean clone holds: blobs in the index and
         # git's objects. Their floors read the same with git itself.
         # A row of a few seconds swings by more than the growth it is to
-        # show: three interleaved pairs at both sizes (at 10,000, about a
-        # minute a row).
-        reps = SECONDS_REPS
+        # show: five interleaved pairs at the large size (about a minute a
+        # row), eleven at the small one, each after one run of each side
+        # that is not timed (the first reads of the clone's objects).
+        reps = SMALL_REPS if small else SECONDS_REPS
         read_all = "find .jp/conversations -name events.json -print0 | xargs -0 cat > /dev/null"
+        objects = "git ls-files -s .jp/blobs | awk '{print $2}' | git cat-file --batch > /dev/null"
+        for warm in (f"{self.bin} gc", f"git ls-files -s > /dev/null; {read_all}", f"{self.bin} verify > /dev/null",
+                     f"{objects}; {read_all}"):
+            timed(warm, mine, self.env)
         out["git jpblob gc"] = ("floor: git ls-files -s + read every events.json",
                                 *pairs(lambda: cpu.timed(("git jpblob gc", "ours"), f"{self.bin} gc", mine, self.env),
                                        lambda: cpu.timed(("git jpblob gc", "peer"),
@@ -176,7 +207,6 @@ class Scale:
                                        reps))
         # verify reads every blob, and every conversation to know what it
         # references (as gc does): its floor reads both with git's tools.
-        objects = "git ls-files -s .jp/blobs | awk '{print $2}' | git cat-file --batch > /dev/null"
         out["git jpblob verify"] = ("floor: git cat-file --batch of every blob + read every events.json",
                                     *pairs(lambda: cpu.timed(("git jpblob verify", "ours"), f"{self.bin} verify > /dev/null",
                                                              mine, self.env),
@@ -215,7 +245,7 @@ class Scale:
         hook.write_text(ours_hook)
         for dest in (ours, plain, mine, theirs):
             self.discard(dest)
-        return {name: (*kept, cpu.medians(name)) for name, kept in out.items()}
+        return {name: (*kept, cpu.medians(name), cpu.fastest(name)) for name, kept in out.items()}
 
     def huge(self):
         """50,000 conversations of a dozen events (`--only huge`, not in the
