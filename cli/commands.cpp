@@ -110,7 +110,10 @@ void refuse_push(const PushCheckReport& report) {
 // would have (install/hook_folder: owes_git_lfs_pre_push), with git's
 // arguments and input, as git-lfs's hook runs it; after git-jpblob's check,
 // so that a refused push uploads nothing. Its output goes where a hook's
-// goes, as it comes (progress included).
+// goes, as it comes (progress included). Under the pre-commit framework
+// git-jpblob's hook is <hook>.legacy, which the framework runs with git's
+// arguments and input first: that run owes it, and the framework's own
+// run of its configuration (which has neither) does not.
 void run_git_lfs_pre_push(const std::string& remote, const std::string& url, const std::string& updates) {
   const GitCli git(fs::current_path());
   const auto layout = git.layout();
@@ -122,7 +125,7 @@ void run_git_lfs_pre_push(const std::string& remote, const std::string& url, con
   const bool uses_git_lfs = git.config_get("lfs.repositoryformatversion", ConfigScope::Local).has_value() &&
                             (git.config_get("filter.lfs.process", std::nullopt).has_value() ||
                              git.config_get("filter.lfs.clean", std::nullopt).has_value());
-  if (!owes_git_lfs_pre_push(folder, uses_git_lfs)) return;
+  if (!owes_git_lfs_pre_push(folder, uses_git_lfs, running_hook_file("pre-push"))) return;
   if (!find_on_path("git-lfs"))
     throw Error("this repository uses Git LFS (its config has lfs.repositoryformatversion and git-lfs's filter), "
                 "and git-jpblob's pre-push hook runs git-lfs's, which sends the LFS objects the pushed commits "
@@ -142,11 +145,15 @@ void run_git_lfs_pre_push(const std::string& remote, const std::string& url, con
 }  // namespace
 
 void run_pre_push(const std::string& remote_given, const std::string& url) {
+  std::string updates = ::isatty(STDIN_FILENO) ? std::string() : read_all(STDIN_FILENO, "standard input");
+  // The framework's configuration runs the check next; git-lfs's pre-push,
+  // which needs git's own arguments and input, runs only here. It uploads
+  // before the check, as git-lfs's own hook beside any other would: a
+  // refused push leaves LFS objects on the server and no ref.
   if (legacy_run_under_framework(std::filesystem::current_path(), "pre-push")) {
-    if (!::isatty(STDIN_FILENO)) read_all(STDIN_FILENO, "standard input");  // git's writes must not fail
+    run_git_lfs_pre_push(remote_given.empty() ? "origin" : remote_given, url, updates);
     return;
   }
-  std::string updates = ::isatty(STDIN_FILENO) ? std::string() : read_all(STDIN_FILENO, "standard input");
   std::string remote = remote_given;
   // Under the pre-commit framework git's standard input and arguments are
   // the framework's; it hands the push over in its environment instead.

@@ -48,8 +48,8 @@ bool is_git_lfs_hook(const std::string& text, const std::string& hook) {
          text.find("git lfs " + hook + " \"$@\"") != std::string::npos && text.size() < 1024;
 }
 
-bool owes_git_lfs_pre_push(const HookFolder& folder, bool uses_git_lfs) {
-  if (!uses_git_lfs || !folder.is_ours("pre-push")) return false;
+bool owes_git_lfs_pre_push(const HookFolder& folder, bool uses_git_lfs, const std::string& running) {
+  if (!uses_git_lfs || !folder.is_ours("pre-push", running)) return false;
   // A chained hook that runs git-lfs (its own, or a user's that calls it)
   // has sent the objects already.
   const std::string chained = folder.read(chained_name("pre-push")).value_or("");
@@ -105,8 +105,8 @@ std::optional<std::string> HookFolder::read(const std::string& name) const {
   return location_.base.read(location_.rel / name, 1 << 20);
 }
 
-bool HookFolder::is_ours(const std::string& hook) const {
-  const auto text = read(hook);
+bool HookFolder::is_ours(const std::string& hook, const std::string& file) const {
+  const auto text = read(file.empty() ? hook : file);
   if (!text) return false;
   // The marker stands on one of the first three lines.
   std::size_t start = 0;

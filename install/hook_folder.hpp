@@ -41,7 +41,10 @@ class HookFolder;
 // only prints "Hook already exists") would push commits whose LFS objects
 // never reach the server. `uses_git_lfs`: git-lfs has set this repository
 // up (it writes lfs.repositoryformatversion to its config when it does).
-bool owes_git_lfs_pre_push(const HookFolder& folder, bool uses_git_lfs);
+// `running`: the file of `folder` this run is, "pre-push" or, where the
+// pre-commit framework moved git-jpblob's hook aside and runs it first,
+// "pre-push.legacy" (install/hook_managers: running_hook_file).
+bool owes_git_lfs_pre_push(const HookFolder& folder, bool uses_git_lfs, const std::string& running);
 
 class HookFolder {
  public:
@@ -54,8 +57,10 @@ class HookFolder {
   bool exists(const std::string& name) const;
   // The file's text when it is a regular file; nullopt otherwise.
   std::optional<std::string> read(const std::string& name) const;
-  // True when `hook` is there and git-jpblob wrote it.
-  bool is_ours(const std::string& hook) const;
+  // True when `hook` is there and git-jpblob wrote it; with `file`, when
+  // git-jpblob's `hook` is there under that name (a hook manager's
+  // <hook>.legacy).
+  bool is_ours(const std::string& hook, const std::string& file = "") const;
   void write_hook(const std::string& name, const std::string& text) const;
   void rename(const std::string& from, const std::string& to) const;
   void remove(const std::string& name) const;

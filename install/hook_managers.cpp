@@ -93,4 +93,9 @@ bool legacy_run_under_framework(const fs::path& cwd, const std::string& hook) {
   }
 }
 
+std::string running_hook_file(const std::string& hook) {
+  const char* legacy = std::getenv("PRE_COMMIT_RUNNING_LEGACY");
+  return legacy && *legacy ? hook + ".legacy" : hook;
+}
+
 }  // namespace jpblob

@@ -38,4 +38,9 @@ std::optional<ManagedHooks> managed_hooks(const RepoLayout& layout, const HookFo
 // False whenever anything is unclear: the check runs.
 bool legacy_run_under_framework(const std::filesystem::path& cwd, const std::string& hook);
 
+// The file of git's hooks folder this run of `hook` comes from: <hook>, or
+// <hook>.legacy when the pre-commit framework runs the hook it moved aside
+// (it sets PRE_COMMIT_RUNNING_LEGACY=1 for that run, and for no other).
+std::string running_hook_file(const std::string& hook);
+
 }  // namespace jpblob

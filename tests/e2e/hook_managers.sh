@@ -151,6 +151,72 @@ framework_over_our_hook() {
 }
 case_ "pre-commit install over git-jpblob's own hook: the check runs once, from the framework's configuration" framework_over_our_hook
 
+# A repository that took up git-lfs after git-jpblob, whose pre-push hook
+# then runs git-lfs's in its place (tests/e2e/pre_push.sh), and then the
+# pre-commit framework for its pushes: `pre-commit install --hook-type
+# pre-push` moves git-jpblob's hook to pre-push.legacy, which the framework
+# runs with git's arguments and input before its configuration. The LFS
+# objects reach the server whether the configuration runs git-jpblob's
+# check or not, and the check runs once.
+framework_over_lfs_pre_push() {
+  command -v git-lfs > /dev/null || fail "git-lfs is not installed (install/deps.sh installs it)"
+  git lfs install --skip-repo > /dev/null
+  local remote="$TEST_ROOT/lfs-framework.git" oid1 oid2 n
+  git init -q --bare "$remote"
+  new_installed_repo lfs-framework
+  git remote add origin "$remote"
+  git lfs install > /dev/null 2>&1 || true
+  grep -q "git-jpblob pre-push hook" .git/hooks/pre-push || fail "git-lfs replaced git-jpblob's hook"
+  cat > .pre-commit-config.yaml <<'YAML'
+repos:
+  - repo: local
+    hooks:
+      - id: git-jpblob-pre-push
+        name: git-jpblob pre-push
+        entry: git jpblob pre-push
+        language: system
+        pass_filenames: false
+        always_run: true
+        stages: [push]
+YAML
+  pre-commit install --hook-type pre-push > /dev/null
+  grep -q "git-jpblob pre-push hook" .git/hooks/pre-push.legacy || fail "the framework did not keep git-jpblob's hook"
+  git lfs track '*.bin' > /dev/null
+  head -c 100000 /dev/urandom > one.bin
+  git add .gitattributes .pre-commit-config.yaml one.bin
+  commit_conversation 1-lfs "a conversation beside an LFS file"
+  oid1=$(git lfs ls-files -l | awk '/one.bin/ {print $1}')
+  [ -n "$oid1" ] || fail "one.bin is not in git-lfs"
+  git push -q origin HEAD:main > "$TEST_ROOT/out" 2>&1 || fail "the push failed: $(cat "$TEST_ROOT/out")"
+  find "$remote/lfs/objects" -name "$oid1" 2> /dev/null | grep -q . ||
+    fail "the LFS object never reached the server under the framework's hook"
+  # A commit lacking its blob: refused by the configuration's run, once.
+  write_conversation 2-unchecked "tool output committed without its blob"
+  git add .jp/conversations/2-unchecked
+  git rm -q --cached -r --sparse .jp/blobs   # (--sparse: a lean work tree keeps them out of the work tree)
+  git commit -q --no-verify -m unchecked
+  if git push -q origin HEAD:main > "$TEST_ROOT/err" 2>&1; then fail "a commit lacking its blob was pushed"; fi
+  grep -q "2-unchecked/events.json" "$TEST_ROOT/err" || fail "the refusal names no conversation: $(cat "$TEST_ROOT/err")"
+  n=$(grep -c "push refused" "$TEST_ROOT/err" || true)
+  [ "$n" -eq 1 ] || fail "the check ran $n times: $(cat "$TEST_ROOT/err")"
+  git reset -q --hard HEAD~1
+  # Without git-jpblob in the configuration the legacy hook is the check,
+  # and it still sends the LFS objects.
+  printf 'repos: []\n' > .pre-commit-config.yaml
+  head -c 100000 /dev/urandom > two.bin
+  git add .pre-commit-config.yaml two.bin
+  commit_conversation 3-lfs "a second conversation beside an LFS file"
+  oid2=$(git lfs ls-files -l | awk '/two.bin/ {print $1}')
+  git push -q origin HEAD:main > "$TEST_ROOT/out" 2>&1 || fail "the second push failed: $(cat "$TEST_ROOT/out")"
+  find "$remote/lfs/objects" -name "$oid2" 2> /dev/null | grep -q . ||
+    fail "the LFS object never reached the server through the legacy hook alone"
+  git clone -q "$remote" "$TEST_ROOT/lfs-framework-clone"
+  cmp -s two.bin "$TEST_ROOT/lfs-framework-clone/two.bin" || fail "the clone's two.bin differs"
+  cmp -s .jp/conversations/3-lfs/events.json "$TEST_ROOT/lfs-framework-clone/.jp/conversations/3-lfs/events.json" ||
+    fail "the clone's conversation differs"
+}
+case_ "git-lfs taken up after git-jpblob, then the framework's pre-push over git-jpblob's: the LFS objects reach the server, the check runs once" framework_over_lfs_pre_push
+
 husky() {
   managed_repo husky
   "$HM/husky" > /dev/null
