@@ -229,8 +229,10 @@ void enter_lean(const RepoLayout& layout, const GitCli& git) {
   // patterns mean nothing; checkout itself does not.
   git.config_set("core.sparseCheckoutCone", "false", ConfigScope::Worktree);
   if (patterns == kLeanPatterns) git.config_set(std::string(kExpectFiles), "true", ConfigScope::Worktree);
-  if (!git.config_get(std::string(kIndexThreads), std::nullopt))
+  if (!git.config_get(std::string(kIndexThreads), std::nullopt)) {
     git.config_set(std::string(kIndexThreads), "true", ConfigScope::Worktree);
+    git.config_set(std::string(kSetIndexThreads), "true", ConfigScope::Worktree);
+  }
   add_store_ignored(layout.common_dir / "info" / "exclude");
 }
 
@@ -287,8 +289,11 @@ bool leave_lean(const RepoLayout& layout, const GitCli& git) {
   } else {
     write_file_atomic(layout.sparse_checkout, kept);
   }
-  if (git.config_get(std::string(kIndexThreads), ConfigScope::Worktree) == "true")
-    git.config_unset(std::string(kIndexThreads), ConfigScope::Worktree);
+  if (git.config_get(std::string(kSetIndexThreads), ConfigScope::Worktree)) {
+    if (git.config_get(std::string(kIndexThreads), ConfigScope::Worktree) == "true")
+      git.config_unset(std::string(kIndexThreads), ConfigScope::Worktree);
+    git.config_unset(std::string(kSetIndexThreads), ConfigScope::Worktree);
+  }
   const fs::path exclude = layout.common_dir / "info" / "exclude";
   if (fs::is_regular_file(exclude, ec)) {
     std::string text = read_file(exclude);
@@ -316,7 +321,8 @@ void write_lean_template(const fs::path& dir) {
   if (ec) throw Error("cannot copy git's template from " + stock.string() + ": " + ec.message());
   write_file_atomic(dir / "config",
                     "[core]\n\tsparseCheckout = true\n\tsparseCheckoutCone = false\n"
-                    "[sparse]\n\texpectFilesOutsideOfPatterns = true\n[index]\n\tthreads = true\n");
+                    "[sparse]\n\texpectFilesOutsideOfPatterns = true\n[index]\n\tthreads = true\n"
+                    "[jpblob]\n\tleanSetIndexThreads = true\n");
   write_file_atomic(dir / "info" / "sparse-checkout", kLeanPatterns);
   add_store_ignored(dir / "info" / "exclude");
 }

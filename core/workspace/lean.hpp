@@ -41,6 +41,10 @@ inline constexpr std::string_view kExpectFiles = "sparse.expectFilesOutsideOfPat
 // conversations): half of reading its index (docs/ARCHITECTURE.md, "The
 // index on two threads").
 inline constexpr std::string_view kIndexThreads = "index.threads";
+// Set beside it when lean set index.threads, so that --no-lean takes back
+// lean's setting and never one of the user's own (one set before the
+// clone, `git clone -c index.threads=true`, looks the same).
+inline constexpr std::string_view kSetIndexThreads = "jpblob.leanSetIndexThreads";
 
 // Whether git writes its end of index entries here, as git 2.39 decides
 // it: index.recordEndOfIndexEntries, or else index.threads set to any

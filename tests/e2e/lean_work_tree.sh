@@ -365,6 +365,7 @@ convert_existing_clone() {
   [ "$(git config jpblob.lean)" = false ] || fail "--no-lean did not record the clone's choice"
   [ "$(git config --global jpblob.lean || echo unset)" = unset ] || fail "a clone's --no-lean changed the global config"
   [ "$(git config index.threads || echo unset)" = unset ] || fail "--no-lean left lean's index.threads"
+  [ "$(git config jpblob.leanSetIndexThreads || echo unset)" = unset ] || fail "--no-lean left its note of index.threads"
   git status --porcelain | grep -q . && fail "status is not clean after --no-lean: $(git status --porcelain)"
   # After `git sparse-checkout disable` git reads config.worktree: --lean
   # writes there, and git agrees the tree is sparse again.
@@ -409,6 +410,21 @@ no_lean_beside_a_worktree() {
 }
 case_ "--no-lean in a lean clone beside a linked worktree, with and without patterns of the user's own" \
   no_lean_beside_a_worktree
+
+# index.threads is lean's to take back only where lean set it: a user's
+# own, set before the checkout (`git clone -c`), stays after --no-lean.
+own_index_threads() {
+  cd "$TEST_ROOT"
+  git clone -q -c index.threads=true "$TEST_ROOT/team" "$TEST_ROOT/own-threads" 2> /dev/null
+  cd "$TEST_ROOT/own-threads"
+  [ "$(blob_files)" -eq 0 ] || fail "the clone is not lean"
+  ends_entries || fail "the clone's index has no end of index entries (EOIE)"
+  [ "$(git config jpblob.leanSetIndexThreads || echo unset)" = unset ] || fail "lean noted the user's index.threads as its own"
+  git jpblob install --no-lean > /dev/null
+  [ "$(git config index.threads)" = true ] || fail "--no-lean took the user's own index.threads"
+  assert_clean_status
+}
+case_ "a user's own index.threads, set before the clone, stays after --no-lean" own_index_threads
 
 stash_untracked_conversation() {
   cd "$TEST_ROOT/mate"
