@@ -110,11 +110,11 @@ void refuse_push(const PushCheckReport& report) {
 // would have (install/hook_folder: owes_git_lfs_pre_push), with git's
 // arguments and input, as git-lfs's hook runs it; after git-jpblob's check,
 // so that a refused push uploads nothing. Its output goes where a hook's
-// goes, as it comes (progress included). Under the pre-commit framework
-// git-jpblob's hook is <hook>.legacy, which the framework runs with git's
-// arguments and input first: that run owes it, and the framework's own
-// run of its configuration (which has neither) does not.
-void run_git_lfs_pre_push(const std::string& remote, const std::string& url, const std::string& updates) {
+// goes, as it comes (progress included). `running`: the hook file of this
+// run, pre-push or (under the pre-commit framework, which runs git-jpblob's
+// hook first with git's arguments and input) pre-push.legacy.
+void run_git_lfs_pre_push(const std::string& remote, const std::string& url, const std::string& updates,
+                          const std::string& running) {
   const GitCli git(fs::current_path());
   const auto layout = git.layout();
   if (!layout) return;
@@ -125,7 +125,7 @@ void run_git_lfs_pre_push(const std::string& remote, const std::string& url, con
   const bool uses_git_lfs = git.config_get("lfs.repositoryformatversion", ConfigScope::Local).has_value() &&
                             (git.config_get("filter.lfs.process", std::nullopt).has_value() ||
                              git.config_get("filter.lfs.clean", std::nullopt).has_value());
-  if (!owes_git_lfs_pre_push(folder, uses_git_lfs, running_hook_file("pre-push"))) return;
+  if (!owes_git_lfs_pre_push(folder, uses_git_lfs, running)) return;
   if (!find_on_path("git-lfs"))
     throw Error("this repository uses Git LFS (its config has lfs.repositoryformatversion and git-lfs's filter), "
                 "and git-jpblob's pre-push hook runs git-lfs's, which sends the LFS objects the pushed commits "
@@ -146,14 +146,10 @@ void run_git_lfs_pre_push(const std::string& remote, const std::string& url, con
 
 void run_pre_push(const std::string& remote_given, const std::string& url) {
   std::string updates = ::isatty(STDIN_FILENO) ? std::string() : read_all(STDIN_FILENO, "standard input");
-  // The framework's configuration runs the check next; git-lfs's pre-push,
-  // which needs git's own arguments and input, runs only here. It uploads
-  // before the check, as git-lfs's own hook beside any other would: a
-  // refused push leaves LFS objects on the server and no ref.
-  if (legacy_run_under_framework(std::filesystem::current_path(), "pre-push")) {
-    run_git_lfs_pre_push(remote_given.empty() ? "origin" : remote_given, url, updates);
-    return;
-  }
+  // Under the pre-commit framework, its run of git-jpblob's own hook
+  // (pre-push.legacy) checked the push already, with all of git's input.
+  const FrameworkPush framework = framework_push_run(std::filesystem::current_path());
+  if (framework == FrameworkPush::AfterLegacy) return;
   std::string remote = remote_given;
   // Under the pre-commit framework git's standard input and arguments are
   // the framework's; it hands the push over in its environment instead.
@@ -165,9 +161,16 @@ void run_pre_push(const std::string& remote_given, const std::string& url) {
   if (updates.empty() && !env("PRE_COMMIT_TO_REF").empty()) {
     const std::string from = env("PRE_COMMIT_FROM_REF").empty() ? std::string(40, '0') : env("PRE_COMMIT_FROM_REF");
     updates = "HEAD " + env("PRE_COMMIT_TO_REF") + " refs/heads/pushed " + from + "\n";
+  } else if (updates.empty() && !env("PRE_COMMIT_LOCAL_BRANCH").empty()) {
+    // A push that holds its root commit: the framework gives no range, only
+    // the local ref, which is pushed whole (the remote holds none of it).
+    const auto tip = GitCli(fs::current_path()).resolve_commit(env("PRE_COMMIT_LOCAL_BRANCH"));
+    if (!tip) throw Error("cannot resolve " + env("PRE_COMMIT_LOCAL_BRANCH") + ", which the push sends; push refused");
+    updates = env("PRE_COMMIT_LOCAL_BRANCH") + " " + *tip + " " + env("PRE_COMMIT_REMOTE_BRANCH") + " " +
+              std::string(tip->size(), '0') + "\n";
   }
   refuse_push(run_pre_push_hook(std::filesystem::current_path(), remote, updates));
-  run_git_lfs_pre_push(remote, url, updates);
+  run_git_lfs_pre_push(remote, url, updates, framework == FrameworkPush::Legacy ? "pre-push.legacy" : "pre-push");
 }
 
 void run_pre_receive() {

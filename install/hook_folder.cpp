@@ -99,6 +99,11 @@ bool HookFolder::exists(const std::string& name) const {
   return location_.base.lstat(location_.rel / name).has_value();
 }
 
+bool HookFolder::runnable(const std::string& name) const {
+  const auto st = location_.base.lstat(location_.rel / name);
+  return st && S_ISREG(st->st_mode) && (st->st_mode & S_IXUSR);
+}
+
 std::optional<std::string> HookFolder::read(const std::string& name) const {
   const auto st = location_.base.lstat(location_.rel / name);
   if (!st || !S_ISREG(st->st_mode)) return std::nullopt;

@@ -55,6 +55,9 @@ class HookFolder {
 
   const std::filesystem::path& path() const { return path_; }
   bool exists(const std::string& name) const;
+  // A regular file its owner may run (as the pre-commit framework asks of
+  // a <hook>.legacy before it runs one).
+  bool runnable(const std::string& name) const;
   // The file's text when it is a regular file; nullopt otherwise.
   std::optional<std::string> read(const std::string& name) const;
   // True when `hook` is there and git-jpblob wrote it; with `file`, when

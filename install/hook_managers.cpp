@@ -27,16 +27,33 @@ bool mentions_jpblob(const std::optional<std::string>& text) {
 // local entry naming the command, or the hook id of this repository's
 // .pre-commit-hooks.yaml (`id: git-jpblob`, `id: git-jpblob-pre-push`),
 // which the README recommends.
+// A line of YAML without its comment: from a `#` that starts the line or
+// follows a blank, outside quotes. A commented-out entry runs nothing.
+std::string without_comment(const std::string& line) {
+  char quote = 0;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (quote) {
+      if (c == quote) quote = 0;
+    } else if (c == '"' || c == '\'') {
+      quote = c;
+    } else if (c == '#' && (i == 0 || line[i - 1] == ' ' || line[i - 1] == '\t')) {
+      return line.substr(0, i);
+    }
+  }
+  return line;
+}
+
 bool framework_runs(const std::optional<std::string>& config, const std::string& hook) {
   if (!config) return false;
-  if (config->find("jpblob " + hook) != std::string::npos) return true;
   const std::string id = hook == "pre-push" ? "git-jpblob-pre-push" : "git-jpblob";
   std::istringstream in(*config);
-  for (std::string line; std::getline(in, line);) {
+  for (std::string raw; std::getline(in, raw);) {
+    const std::string line = without_comment(raw);
+    if (line.find("jpblob " + hook) != std::string::npos) return true;
     const auto at = line.find("id:");
     if (at == std::string::npos) continue;
     std::string value = line.substr(at + 3);
-    if (const auto hash = value.find(" #"); hash != std::string::npos) value.erase(hash);
     std::erase_if(value, [](char c) { return c == ' ' || c == '\t' || c == '"' || c == '\'' || c == '\r'; });
     if (value == id) return true;
   }
@@ -93,9 +110,28 @@ bool legacy_run_under_framework(const fs::path& cwd, const std::string& hook) {
   }
 }
 
-std::string running_hook_file(const std::string& hook) {
-  const char* legacy = std::getenv("PRE_COMMIT_RUNNING_LEGACY");
-  return legacy && *legacy ? hook + ".legacy" : hook;
+FrameworkPush framework_push_run(const fs::path& cwd) {
+  const auto set = [](const char* name) {
+    const char* v = std::getenv(name);
+    return v && *v;
+  };
+  try {
+    const auto layout = GitCli(cwd).layout();
+    if (!layout) return FrameworkPush::None;
+    const HookFolder folder(layout->hooks, layout->top);
+    // The variables alone prove nothing: a push made inside some other
+    // legacy hook (a post-commit that pushes) inherits them.
+    if (folder.read("pre-push").value_or("").find("pre-commit.com") == std::string::npos ||
+        !folder.is_ours("pre-push", "pre-push.legacy") || !folder.runnable("pre-push.legacy"))
+      return FrameworkPush::None;
+    if (set("PRE_COMMIT_RUNNING_LEGACY")) return FrameworkPush::Legacy;
+    // The framework names the remote only on a push git started (not on
+    // `pre-commit run --hook-stage push`, where no legacy hook ran).
+    if (set("PRE_COMMIT") && set("PRE_COMMIT_REMOTE_NAME")) return FrameworkPush::AfterLegacy;
+    return FrameworkPush::None;
+  } catch (const Error&) {
+    return FrameworkPush::None;  // when in doubt, check
+  }
 }
 
 }  // namespace jpblob

@@ -30,17 +30,25 @@ struct ManagedHooks {
 // work tree without following a link.
 std::optional<ManagedHooks> managed_hooks(const RepoLayout& layout, const HookFolder& folder);
 
-// True when this run of git-jpblob's `hook` (pre-commit, pre-push) in the
-// repository around `cwd` is the framework's "legacy" run: `pre-commit
-// install` over git-jpblob's own hook moves it to <hook>.legacy and runs it
-// before its configuration, which runs git-jpblob too. The check then runs
-// once, from the configuration (the framework sets PRE_COMMIT=1 there).
-// False whenever anything is unclear: the check runs.
+// True when this run of git-jpblob's pre-commit in the repository around
+// `cwd` is the framework's "legacy" run: `pre-commit install` over
+// git-jpblob's own hook moves it to pre-commit.legacy and runs it before
+// its configuration, which runs git-jpblob too. The check then runs once,
+// from the configuration (the framework sets PRE_COMMIT=1 there). False
+// whenever anything is unclear: the check runs.
 bool legacy_run_under_framework(const std::filesystem::path& cwd, const std::string& hook);
 
-// The file of git's hooks folder this run of `hook` comes from: <hook>, or
-// <hook>.legacy when the pre-commit framework runs the hook it moved aside
-// (it sets PRE_COMMIT_RUNNING_LEGACY=1 for that run, and for no other).
-std::string running_hook_file(const std::string& hook);
+// Where a run of git-jpblob's pre-push stands beside the pre-commit
+// framework, which owns the pre-push hook and runs git-jpblob's, moved to
+// pre-push.legacy, first. The push is checked in that run, which alone
+// has git's arguments and input: the framework hands its configuration one
+// ref of the push at most (none for a branch new to the remote), and its
+// legacy run is the one that owes git-lfs's pre-push.
+enum class FrameworkPush {
+  None,         // no framework over git-jpblob's hook: a run like any other
+  Legacy,       // the framework's run of pre-push.legacy (PRE_COMMIT_RUNNING_LEGACY=1)
+  AfterLegacy,  // its configuration's run on a push (PRE_COMMIT=1), which that run checked
+};
+FrameworkPush framework_push_run(const std::filesystem::path& cwd);
 
 }  // namespace jpblob

@@ -144,10 +144,16 @@ framework_over_our_hook() {
   local n
   n=$(grep -c "is missing" "$TEST_ROOT/err")
   [ "$n" -eq 1 ] || fail "the check ran $n times: $(cat "$TEST_ROOT/err")"
-  # Without git-jpblob in the configuration, the legacy hook is the check.
+  # Without git-jpblob in the configuration, the legacy hook is the check;
+  # an entry commented out is none.
   printf 'repos: []\n' > .pre-commit-config.yaml
   if git commit -qm once > "$TEST_ROOT/err" 2>&1; then fail "the legacy hook alone did not check"; fi
   grep -q "is missing" "$TEST_ROOT/err" || fail "no check without the configuration's entry: $(cat "$TEST_ROOT/err")"
+  local_framework_config
+  sed -i 's/^/# /' .pre-commit-config.yaml
+  printf 'repos: []\n' >> .pre-commit-config.yaml
+  if git commit -qm once > "$TEST_ROOT/err" 2>&1; then fail "a commented-out entry turned the check off"; fi
+  grep -q "is missing" "$TEST_ROOT/err" || fail "no check beside a commented-out entry: $(cat "$TEST_ROOT/err")"
 }
 case_ "pre-commit install over git-jpblob's own hook: the check runs once, from the framework's configuration" framework_over_our_hook
 
@@ -216,6 +222,82 @@ YAML
     fail "the clone's conversation differs"
 }
 case_ "git-lfs taken up after git-jpblob, then the framework's pre-push over git-jpblob's: the LFS objects reach the server, the check runs once" framework_over_lfs_pre_push
+
+# The framework hands its configuration one ref of a push at most, and no
+# range at all for a branch new to the remote. Over git-jpblob's own hook
+# the check sees the whole push (its legacy run has git's input); with the
+# framework first, as the README sets it up, a first push, root commit and
+# all, is checked (the configuration's run resolves the branch the
+# framework names).
+framework_push_sees_every_ref() {
+  local first="$1" remote="$TEST_ROOT/every-$1.git"
+  git init -q --bare "$remote"
+  if [ "$first" = git-jpblob ]; then
+    new_installed_repo "every-$first"
+    local_framework_config
+    sed -i 's/id: git-jpblob$/id: git-jpblob-pre-push/; s/jpblob pre-commit/jpblob pre-push/' .pre-commit-config.yaml
+    printf '        stages: [push]\n' >> .pre-commit-config.yaml
+    pre-commit install --hook-type pre-push > /dev/null
+    grep -q "git-jpblob pre-push hook" .git/hooks/pre-push.legacy || fail "the framework did not keep git-jpblob's hook"
+  else
+    managed_repo "every-$first"
+    local_framework_config
+    sed -i 's/id: git-jpblob$/id: git-jpblob-pre-push/; s/jpblob pre-commit/jpblob pre-push/' .pre-commit-config.yaml
+    printf '        stages: [push]\n' >> .pre-commit-config.yaml
+    pre-commit install --hook-type pre-commit --hook-type pre-push > /dev/null
+    git config --unset jpblob.autoInstallHook
+    git jpblob install > /dev/null
+    [ ! -e .git/hooks/pre-push.legacy ] || fail "a legacy hook in the framework-first set-up"
+    git add .gitattributes && git commit -q --no-verify -m attributes
+  fi
+  git remote add origin "$remote"
+  git add .pre-commit-config.yaml && git commit -q --no-verify -m config
+  git branch good
+  write_conversation 1-lacking "tool output committed without its blob ($first)"
+  git add .jp/conversations/1-lacking
+  git rm -q --cached -r --sparse .jp/blobs 2> /dev/null || true
+  git commit -q --no-verify -m lacking
+  # The first push holds the root commit.
+  if git push -q origin HEAD:main > "$TEST_ROOT/err" 2>&1; then fail "the first push, root and all, went through"; fi
+  grep -q "1-lacking/events.json" "$TEST_ROOT/err" || fail "the refusal names no conversation: $(cat "$TEST_ROOT/err")"
+  git push -q origin good > "$TEST_ROOT/err" 2>&1 || fail "the push of a good branch failed: $(cat "$TEST_ROOT/err")"
+  # Two refs, each with commits new to the remote, the good one first: the
+  # framework's configuration sees that one alone, so only the legacy run
+  # can check the second (with the framework first it goes unchecked: the
+  # README says so, and the server's pre-receive is the line that holds).
+  [ "$first" = git-jpblob ] || return 0
+  git branch good2 "$(git commit-tree -p good -m more "good^{tree}")"
+  git push -q origin good2 HEAD:main > "$TEST_ROOT/err" 2>&1 && fail "a second ref lacking its blob went through"
+  grep -q "1-lacking/events.json" "$TEST_ROOT/err" || fail "the refusal names no conversation: $(cat "$TEST_ROOT/err")"
+  ! git -C "$remote" rev-parse -q --verify refs/heads/main > /dev/null || fail "the remote got the commit lacking its blob"
+}
+case_ "the framework's pre-push over git-jpblob's own: a first push and the second of two refs are checked" \
+  framework_push_sees_every_ref git-jpblob
+case_ "the framework first, as the README sets it up: a first push, root commit and all, is checked" \
+  framework_push_sees_every_ref framework
+
+# The framework's variables alone make no legacy run: a push made inside
+# another hook the framework runs as legacy (a post-commit that pushes)
+# inherits PRE_COMMIT_RUNNING_LEGACY, and git-jpblob's own pre-push there
+# still sends the LFS objects it owes.
+inherited_legacy_variable() {
+  command -v git-lfs > /dev/null || fail "git-lfs is not installed (install/deps.sh installs it)"
+  git lfs install --skip-repo > /dev/null
+  local remote="$TEST_ROOT/lfs-inherited.git" oid
+  git init -q --bare "$remote"
+  new_installed_repo lfs-inherited
+  git remote add origin "$remote"
+  git lfs install > /dev/null 2>&1 || true
+  git lfs track '*.bin' > /dev/null
+  head -c 100000 /dev/urandom > one.bin
+  git add .gitattributes one.bin
+  commit_conversation 1-lfs "a conversation beside an LFS file (inherited)"
+  oid=$(git lfs ls-files -l | awk '/one.bin/ {print $1}')
+  PRE_COMMIT_RUNNING_LEGACY=1 PRE_COMMIT=1 git push -q origin HEAD:main > "$TEST_ROOT/out" 2>&1 ||
+    fail "the push failed: $(cat "$TEST_ROOT/out")"
+  find "$remote/lfs/objects" -name "$oid" 2> /dev/null | grep -q . || fail "the LFS object never reached the server"
+}
+case_ "a push that inherits the framework's variables still sends the LFS objects git-jpblob's hook owes" inherited_legacy_variable
 
 husky() {
   managed_repo husky
