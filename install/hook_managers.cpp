@@ -23,45 +23,63 @@ bool mentions_jpblob(const std::optional<std::string>& text) {
   return text && text->find("jpblob pre-commit") != std::string::npos;
 }
 
-// The pre-commit framework's configuration runs git-jpblob's `hook`: a
-// local entry naming the command, or the hook id of this repository's
-// .pre-commit-hooks.yaml (`id: git-jpblob`, `id: git-jpblob-pre-push`),
-// which the README recommends.
 // A line of YAML without its comment: from a `#` that starts the line or
-// follows a blank, outside quotes. A commented-out entry runs nothing.
+// follows a blank. Quotes are not followed: where a `#` inside one is
+// taken for a comment, less of the line is read, and an entry missed makes
+// git-jpblob's own hook check once more, where an entry read from a
+// comment would leave nothing to check.
 std::string without_comment(const std::string& line) {
-  char quote = 0;
-  for (std::size_t i = 0; i < line.size(); ++i) {
-    const char c = line[i];
-    if (quote) {
-      if (c == quote) quote = 0;
-    } else if (c == '"' || c == '\'') {
-      quote = c;
-    } else if (c == '#' && (i == 0 || line[i - 1] == ' ' || line[i - 1] == '\t')) {
-      return line.substr(0, i);
-    }
-  }
+  for (std::size_t i = 0; i < line.size(); ++i)
+    if (line[i] == '#' && (i == 0 || line[i - 1] == ' ' || line[i - 1] == '\t')) return line.substr(0, i);
   return line;
 }
 
+// The pre-commit framework's configuration runs git-jpblob's `hook`: a
+// hook whose `entry:` is the command (a local one), or the hook id of this
+// repository's .pre-commit-hooks.yaml (`id: git-jpblob`, `id:
+// git-jpblob-pre-push`), which the README recommends. Only those keys are
+// read (block style, as the framework's own files are written): the
+// command named in a `name:` or a comment runs nothing.
 bool framework_runs(const std::optional<std::string>& config, const std::string& hook) {
   if (!config) return false;
   const std::string id = hook == "pre-push" ? "git-jpblob-pre-push" : "git-jpblob";
   std::istringstream in(*config);
   for (std::string raw; std::getline(in, raw);) {
     const std::string line = without_comment(raw);
-    if (line.find("jpblob " + hook) != std::string::npos) return true;
-    const auto at = line.find("id:");
+    std::size_t at = line.find_first_not_of(" \t");
+    if (at != std::string::npos && line.compare(at, 2, "- ") == 0) at = line.find_first_not_of(" \t", at + 2);
     if (at == std::string::npos) continue;
-    std::string value = line.substr(at + 3);
+    const std::string_view key_and_value = std::string_view(line).substr(at);
+    if (key_and_value.starts_with("entry:") && key_and_value.find("jpblob " + hook) != std::string_view::npos)
+      return true;
+    if (!key_and_value.starts_with("id:")) continue;
+    std::string value(key_and_value.substr(3));
     std::erase_if(value, [](char c) { return c == ' ' || c == '\t' || c == '"' || c == '\'' || c == '\r'; });
     if (value == id) return true;
   }
   return false;
 }
 
-std::optional<std::string> framework_config(const SafeDir& top) {
-  return first_file(top, {".pre-commit-config.yaml", ".pre-commit-config.yml"});
+// The configuration the framework's hook (`hook_text`) runs: the one
+// `pre-commit install -c <file>` wrote into it as --config=<file>
+// (shell-quoted where it needs quotes), read from the top of the work
+// tree; else the default. nullopt when it cannot be read there.
+std::optional<std::string> framework_config(const SafeDir& top, const std::string& hook_text) {
+  const auto at = hook_text.find("--config=");
+  if (at == std::string::npos) return first_file(top, {".pre-commit-config.yaml", ".pre-commit-config.yml"});
+  const bool quoted = at > 0 && hook_text[at - 1] == '\'';
+  std::string path;
+  for (std::size_t i = at + 9; i < hook_text.size(); ++i) {
+    const char c = hook_text[i];
+    if (quoted ? c == '\'' : (c == ' ' || c == '\t' || c == ')' || c == '\n')) break;
+    path.push_back(c);
+  }
+  if (path.empty()) return std::nullopt;
+  try {
+    return top.read(path, 1 << 20);
+  } catch (const Error&) {
+    return std::nullopt;  // outside the work tree, or through a link: not read, so not trusted to check
+  }
 }
 
 }  // namespace
@@ -80,7 +98,7 @@ std::optional<ManagedHooks> managed_hooks(const RepoLayout& layout, const HookFo
   if (hook.find("pre-commit.com") != std::string::npos) {
     return ManagedHooks{
         HookManager::PreCommit, "pre-commit (the framework)",
-        framework_runs(framework_config(top), "pre-commit"),
+        framework_runs(framework_config(top, hook), "pre-commit"),
         "pre-commit (the framework) owns the hooks here: add git-jpblob's hooks to .pre-commit-config.yaml, "
         "then run `pre-commit install --hook-type pre-commit --hook-type pre-push` (README, \"Hook managers\")"};
   }
@@ -102,9 +120,10 @@ bool legacy_run_under_framework(const fs::path& cwd, const std::string& hook) {
     const auto layout = GitCli(cwd).layout();
     if (!layout) return false;
     const HookFolder folder(layout->hooks, layout->top);
-    if (folder.read(hook).value_or("").find("pre-commit.com") == std::string::npos) return false;
+    const std::string framework = folder.read(hook).value_or("");
+    if (framework.find("pre-commit.com") == std::string::npos) return false;
     if (folder.read(hook + ".legacy").value_or("").find("jpblob " + hook) == std::string::npos) return false;
-    return framework_runs(framework_config(SafeDir::open(layout->top)), hook);
+    return framework_runs(framework_config(SafeDir::open(layout->top), framework), hook);
   } catch (const Error&) {
     return false;  // when in doubt, check
   }

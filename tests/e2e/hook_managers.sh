@@ -154,6 +154,30 @@ framework_over_our_hook() {
   printf 'repos: []\n' >> .pre-commit-config.yaml
   if git commit -qm once > "$TEST_ROOT/err" 2>&1; then fail "a commented-out entry turned the check off"; fi
   grep -q "is missing" "$TEST_ROOT/err" || fail "no check beside a commented-out entry: $(cat "$TEST_ROOT/err")"
+  # Nor is a hook whose name or comment mentions the command (an
+  # apostrophe in a plain scalar once hid the comment from the reading).
+  cat > .pre-commit-config.yaml <<'YAML'
+repos:
+  - repo: local
+    hooks:
+      - id: push-check
+        name: git-jpblob's push check, beside git jpblob pre-commit in the legacy hook
+        entry: git jpblob pre-push  # the commit check (git jpblob pre-commit) runs from the legacy hook
+        language: system
+        pass_filenames: false
+        always_run: true
+        stages: [push]
+YAML
+  if git commit -qm once > "$TEST_ROOT/err" 2>&1; then fail "a name or comment naming the command turned the check off"; fi
+  grep -q "is missing" "$TEST_ROOT/err" || fail "no check beside a hook that only names it: $(cat "$TEST_ROOT/err")"
+  # The configuration the framework's hook runs (`pre-commit install -c`),
+  # not the default file, says whether git-jpblob's check is in it.
+  local_framework_config
+  printf 'repos: []\n' > ci-hooks.yaml
+  pre-commit install -c ci-hooks.yaml > /dev/null
+  grep -q "config=ci-hooks.yaml" .git/hooks/pre-commit || fail "the framework's hook does not name its configuration"
+  if git commit -qm once > "$TEST_ROOT/err" 2>&1; then fail "the default configuration's entry turned the check off"; fi
+  grep -q "is missing" "$TEST_ROOT/err" || fail "no check under another configuration: $(cat "$TEST_ROOT/err")"
 }
 case_ "pre-commit install over git-jpblob's own hook: the check runs once, from the framework's configuration" framework_over_our_hook
 
