@@ -4,7 +4,6 @@
 #include <atomic>
 #include <map>
 #include <mutex>
-#include <set>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -127,13 +126,13 @@ VerifyReport run_verify(const Workspace& ws, bool history, const Progress& progr
   // A reference resolves when its blob is in the store or staged, in any
   // worktree: documents are read from every worktree, so blobs are looked
   // for in every one too.
-  std::set<std::string> staged_blobs;
+  std::unordered_set<Digest, DigestHash> staged_blobs;  // by their tracked paths' digests
   if (ws.in_work_tree()) {
     for (const fs::path& wt : GitCli(ws.top()).worktrees()) {
       std::error_code ec;
       if (!fs::exists(wt, ec)) continue;
-      for (IndexEntry& e : GitCli(wt).index_entries({literal_pathspec(kWorkTreeStore)}))
-        staged_blobs.insert(std::move(e.path));
+      for (const IndexEntry& e : GitCli(wt).index_entries({literal_pathspec(kWorkTreeStore)}))
+        if (const auto digest = digest_of_tracked_path(e.path)) staged_blobs.insert(*digest);
       if (fs::equivalent(wt, ws.top(), ec)) continue;
       for (const StoreEntry& e : BlobStore::for_work_tree(wt, store.options()).entries())
         if (e.kind == StoreEntry::Kind::Blob) present.insert(*e.digest);
@@ -163,7 +162,7 @@ VerifyReport run_verify(const Workspace& ws, bool history, const Progress& progr
               report.problems.push_back("blob " + r.digest.hex() + " referenced by " + doc.what + " holds " +
                                         std::to_string(size->second) + " bytes, the reference declares " +
                                         std::to_string(*r.size));
-          } else if (!staged_blobs.count(tracked_blob_path(r.digest)) && !present.count(r.digest)) {
+          } else if (!staged_blobs.count(r.digest) && !present.count(r.digest)) {
             report.problems.push_back("blob " + r.digest.hex() + " referenced by " + doc.what + " is missing");
           }
         }
