@@ -43,7 +43,7 @@ class HookFolder;
 // up (it writes lfs.repositoryformatversion to its config when it does).
 // `running`: the file of `folder` this run is, "pre-push" or, where the
 // pre-commit framework moved git-jpblob's hook aside and runs it first,
-// "pre-push.legacy" (install/hook_managers: running_hook_file).
+// "pre-push.legacy" (install/hook_managers: framework_push_run).
 bool owes_git_lfs_pre_push(const HookFolder& folder, bool uses_git_lfs, const std::string& running);
 
 class HookFolder {

@@ -19,6 +19,9 @@ std::optional<std::string> first_file(const SafeDir& top, std::initializer_list<
   return std::nullopt;
 }
 
+// The pre-commit framework's hook: every one it writes names its site.
+bool framework_wrote(const std::string& hook_text) { return hook_text.find("pre-commit.com") != std::string::npos; }
+
 bool mentions_jpblob(const std::optional<std::string>& text) {
   return text && text->find("jpblob pre-commit") != std::string::npos;
 }
@@ -95,7 +98,7 @@ std::optional<ManagedHooks> managed_hooks(const RepoLayout& layout, const HookFo
                         "husky owns " + rel.string() + ": add the line `git jpblob pre-commit` to .husky/pre-commit "
                         "and `git jpblob pre-push \"$@\"` to .husky/pre-push (README, \"Hook managers\")"};
   }
-  if (hook.find("pre-commit.com") != std::string::npos) {
+  if (framework_wrote(hook)) {
     return ManagedHooks{
         HookManager::PreCommit, "pre-commit (the framework)",
         framework_runs(framework_config(top, hook), "pre-commit"),
@@ -121,7 +124,7 @@ bool legacy_run_under_framework(const fs::path& cwd, const std::string& hook) {
     if (!layout) return false;
     const HookFolder folder(layout->hooks, layout->top);
     const std::string framework = folder.read(hook).value_or("");
-    if (framework.find("pre-commit.com") == std::string::npos) return false;
+    if (!framework_wrote(framework)) return false;
     if (folder.read(hook + ".legacy").value_or("").find("jpblob " + hook) == std::string::npos) return false;
     return framework_runs(framework_config(SafeDir::open(layout->top), framework), hook);
   } catch (const Error&) {
@@ -140,7 +143,7 @@ FrameworkPush framework_push_run(const fs::path& cwd) {
     const HookFolder folder(layout->hooks, layout->top);
     // The variables alone prove nothing: a push made inside some other
     // legacy hook (a post-commit that pushes) inherits them.
-    if (folder.read("pre-push").value_or("").find("pre-commit.com") == std::string::npos ||
+    if (!framework_wrote(folder.read("pre-push").value_or("")) ||
         !folder.is_ours("pre-push", "pre-push.legacy") || !folder.runnable("pre-push.legacy"))
       return FrameworkPush::None;
     if (set("PRE_COMMIT_RUNNING_LEGACY")) return FrameworkPush::Legacy;
