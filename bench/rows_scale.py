@@ -197,21 +197,20 @@ class Scale:
         reps = SMALL_REPS if small else SECONDS_REPS
         read_all = "find .jp/conversations -name events.json -print0 | xargs -0 cat > /dev/null"
         objects = "git ls-files -s .jp/blobs | awk '{print $2}' | git cat-file --batch > /dev/null"
-        for warm in (f"{self.bin} gc", f"git ls-files -s > /dev/null; {read_all}", f"{self.bin} verify > /dev/null",
-                     f"{objects}; {read_all}"):
-            timed(warm, mine, self.env)
-        out["git jpblob gc"] = ("floor: git ls-files -s + read every events.json",
-                                *pairs(lambda: cpu.timed(("git jpblob gc", "ours"), f"{self.bin} gc", mine, self.env),
-                                       lambda: cpu.timed(("git jpblob gc", "peer"),
-                                                         f"git ls-files -s > /dev/null; {read_all}", mine, self.env),
-                                       reps))
         # verify reads every blob, and every conversation to know what it
         # references (as gc does): its floor reads both with git's tools.
-        out["git jpblob verify"] = ("floor: git cat-file --batch of every blob + read every events.json",
-                                    *pairs(lambda: cpu.timed(("git jpblob verify", "ours"), f"{self.bin} verify > /dev/null",
-                                                             mine, self.env),
-                                           lambda: cpu.timed(("git jpblob verify", "peer"), f"{objects}; {read_all}",
-                                                             mine, self.env), reps))
+        maintenance = {
+            "git jpblob gc": ("floor: git ls-files -s + read every events.json",
+                              f"{self.bin} gc", f"git ls-files -s > /dev/null; {read_all}"),
+            "git jpblob verify": ("floor: git cat-file --batch of every blob + read every events.json",
+                                  f"{self.bin} verify > /dev/null", f"{objects}; {read_all}"),
+        }
+        for _, ours_cmd, floor_cmd in maintenance.values():
+            timed(ours_cmd, mine, self.env)
+            timed(floor_cmd, mine, self.env)
+        for name, (floor, ours_cmd, floor_cmd) in maintenance.items():
+            out[name] = (floor, *pairs(lambda: cpu.timed((name, "ours"), ours_cmd, mine, self.env),
+                                       lambda: cpu.timed((name, "peer"), floor_cmd, mine, self.env), reps))
 
         # The hook of one conversation, against a stand-in hook, in the clone.
         target = sorted((mine / ".jp/conversations").glob("*/events.json"))[n // 2]
