@@ -13,7 +13,7 @@
 #include "core/git/subprocess.hpp"
 #include "core/maintenance/blob_status.hpp"
 #include "core/maintenance/ls_files.hpp"
-#include "core/workspace/lean.hpp"
+#include "core/lean/lean_tree.hpp"
 #include "core/workspace/workspace.hpp"
 #include "install/hook_folder.hpp"
 #include "install/hook_managers.hpp"

@@ -28,7 +28,7 @@
 #include "core/git/subprocess.hpp"
 #include "core/documents/transform.hpp"
 #include "core/maintenance/verify.hpp"
-#include "core/workspace/kept.hpp"
+#include "core/lean/kept_copies.hpp"
 #include "core/workspace/workspace.hpp"
 
 namespace jpblob {
@@ -96,7 +96,7 @@ void run_purge_retired(const std::string& common_dir) {
   if (ec || !fs::is_directory(dir / "objects", ec) || !fs::is_directory(dir / "refs", ec) ||
       !fs::is_regular_file(dir / "HEAD", ec) || !fs::is_regular_file(dir / "config", ec))
     throw Error(common_dir + " is not a git folder (the common dir of a repository)", ErrorKind::Usage);
-  purge_retired_copies(dir);
+  KeptCopies::purge_retired(dir);
 }
 
 void run_verify_command(const MaintenanceArgs& args) {
@@ -231,7 +231,7 @@ void run_store_command(const MaintenanceArgs& args) {
   json stored = json::array();
   for (const auto& file : args.files) {
     const std::string bytes = read_file(file, limit);
-    const auto put = ws.store().put(bytes);
+    const auto put = ws.new_blobs().put_in_work_tree(Sha256::of(bytes), bytes);
     if (args.json)
       stored.push_back({{"file", file.string()}, {"url", format_blob_url(put.digest)}, {"size", bytes.size()},
                         {"written", put.written}});

@@ -30,7 +30,7 @@ struct MaintenanceArgs {
 };
 
 void run_gc_command(const MaintenanceArgs& args);
-// `git-jpblob purge-retired <git common dir>`: purge_retired_copies there,
+// `git-jpblob purge-retired <git common dir>`: KeptCopies::purge_retired there,
 // at a lower priority, holding no descriptor of whoever started it.
 void run_purge_retired(const std::string& common_dir);
 void run_verify_command(const MaintenanceArgs& args);  // throws when something is wrong

@@ -11,7 +11,7 @@
 #include <string_view>
 
 #include "core/documents/transform.hpp"
-#include "core/workspace/needs_log.hpp"
+#include "core/lean/needs_log.hpp"
 #include "core/workspace/workspace.hpp"
 
 namespace jpblob {

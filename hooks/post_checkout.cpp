@@ -5,7 +5,7 @@
 
 #include "core/git/git_cli.hpp"
 #include "core/git/git_repo.hpp"
-#include "core/workspace/lean.hpp"
+#include "core/lean/lean_tree.hpp"
 #include "core/workspace/workspace.hpp"
 
 namespace jpblob {
@@ -22,7 +22,8 @@ std::optional<std::string> run_post_checkout_hook(const std::filesystem::path& c
     if (!tracks_blobs(git) || lean_refused(git)) return std::nullopt;
     const auto layout = git.layout();
     if (!layout) return std::nullopt;
-    make_lean(*layout, git, Workspace::open(layout->top, std::nullopt, SharedSettings::Later));
+    const Workspace ws = Workspace::open(layout->top, std::nullopt, SharedSettings::Later);
+    make_lean(*layout, git, ws.lean_parts());
     return "this clone keeps its committed blobs in git's objects only (a lean work tree); "
            "`git jpblob install --no-lean` checks them out";
   } catch (const std::exception& e) {

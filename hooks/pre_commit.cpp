@@ -17,8 +17,8 @@
 #include "core/base/fs.hpp"
 #include "core/base/parallel.hpp"
 #include "core/git/git_cli.hpp"
-#include "core/workspace/kept.hpp"
-#include "core/workspace/lean.hpp"
+#include "core/lean/commit_blobs.hpp"
+#include "core/lean/needs_log.hpp"
 #include "hooks/staged_documents.hpp"
 #include "core/workspace/workspace.hpp"
 
@@ -86,8 +86,9 @@ class Hook {
     check_missing();
     if (report_.problems.empty()) {
       stage_blobs();
-      drop_kept();  // before the files leave: a copy that is one of them goes unasked
-      leave_work_tree();
+      std::vector<std::string> by_hand;
+      for (const auto& [path, bytes] : staged_blobs_) by_hand.push_back(path);
+      room().after_staging({to_stage_, by_hand, out_of_tree_});
       remove_needs_logs(needs_logs_);
     }
     return report_;
@@ -221,219 +222,47 @@ class Hook {
     }
   }
 
-  // Referenced blobs absent from the work tree pass only when the index
-  // already holds them (a sparse checkout, a file deleted after staging).
+  // The lean room (core/lean/commit_blobs) answers where the blobs the
+  // work tree has no file for are; the hook checks what it found.
+  CommitBlobs room() const {
+    return CommitBlobs(ws_.lean_parts(), ws_.new_blobs(), ws_.lean(), *git_, extra_index_, index_file());
+  }
+
+  // Referenced blobs absent from the work tree pass only when a copy git
+  // or the git folder holds is sound: a kept copy, the index, another
+  // index.
   void check_missing() {
     if (missing_.empty()) return;
-    // Kept copies are read and checked on several threads (thousands after
-    // a large add: the reads wait on the disk), then taken in order. In a
-    // lean tree every blob is missing, and a new one's home is its kept
-    // copy: those are read first, and the index is asked only about the
-    // rest (none, when a commit only adds), since asking reads the whole
-    // index (a fifth of a second at 100,000 blobs). Elsewhere a kept copy
-    // would write a work-tree file, so the index is asked first.
-    std::vector<KeptCopy> kept(missing_.size());
-    const auto read_kept = [&](const auto& wanted) {
-      parallel_for(
-          missing_.size(), [&](std::size_t i) { if (wanted(i)) kept[i] = read_kept_copy(missing_[i]); },
-          kDiskWaiters);
-    };
-    const bool kept_first = ws_.lean();
-    if (kept_first) read_kept([](std::size_t) { return true; });
-    // A store path this commit does not change (the diff above lists
-    // every one it does) has in the index what HEAD's tree has: looked up
-    // there, in trees libgit2 caches, instead of in the whole index.
-    std::unordered_map<std::string, std::string> staged;
-    std::vector<std::string> paths;
-    for (std::size_t i = 0; i < missing_.size(); ++i) {
-      if (kept_first && kept[i].is == KeptCopy::Is::Sound) continue;
-      const std::string& path = missing_[i].path;
-      if (store_changes_.count(path)) paths.push_back(path);
-      else if (auto id = ws_.repo()->blob_id_at("HEAD", path)) staged.emplace(path, std::move(*id));
-    }
-    if (!paths.empty()) staged.merge(git_->index_ids(paths));
-    if (!kept_first) read_kept([&](std::size_t i) { return !staged.count(missing_[i].path); });
-    std::vector<const Missing*> nowhere;
+    std::vector<WantedBlob> wanted;
+    for (const Missing& m : missing_) wanted.push_back({m.ref.digest, m.ref.size, m.path});
+    const std::vector<BlobCopy> found = room().locate(wanted, store_changes_);
     for (std::size_t i = 0; i < missing_.size(); ++i) {
       const Missing& m = missing_[i];
-      const auto id = staged.find(m.path);
-      if ((id == staged.end() || kept[i].is == KeptCopy::Is::Sound) && take_kept_copy(m, kept[i])) continue;
-      if (id == staged.end()) {
-        nowhere.push_back(&m);
-        continue;
+      const BlobCopy& copy = found[i];
+      const std::string blob = "blob " + m.ref.digest.hex() + " referenced by " + m.conversation;
+      switch (copy.is) {
+        case BlobCopy::Is::Nowhere:
+          problem(blob + " is missing: " + m.path + "; " + how_to_restore(m.path));
+          break;
+        case BlobCopy::Is::Unusable:
+          problem(copy.detail + " (referenced by " + m.conversation + "); " + how_to_restore(m.path));
+          break;
+        case BlobCopy::Is::MissingObject:
+          problem(blob + " is staged but missing from git's objects");
+          break;
+        case BlobCopy::Is::Staged:
+          if (copy.check) verify(m.conversation, m.ref, *copy.check, m.path + " " + copy.detail, "");
+          break;
+        case BlobCopy::Is::Restored:
+          to_stage_.push_back(m.path);
+          ++report_.restored;
+          break;
+        case BlobCopy::Is::OutOfTree:
+          if (!copy.check || verify(m.conversation, m.ref, *copy.check, m.path + " " + copy.detail, ""))
+            out_of_tree_.push_back(copy.entry);
+          break;
       }
-      auto raw = ws_.repo()->read_object(id->second);
-      if (!raw) {
-        problem("blob " + m.ref.digest.hex() + " referenced by " + m.conversation +
-                " is staged but missing from git's objects");
-        continue;
-      }
-      // A store git-lfs tracks stages pointers: git-lfs holds the bytes
-      // and checks them; a copy here, when there is one, is checked instead.
-      if (is_lfs_pointer(*raw)) {
-        if (const auto copy = ws_.kept() ? ws_.kept()->read_raw(m.ref.digest) : std::nullopt)
-          verify(m.conversation, m.ref, *copy, m.path + " (kept copy)", "");
-        continue;
-      }
-      verify(m.conversation, m.ref, *raw, m.path + " (index)", "");
     }
-    from_the_real_index(nowhere);
-    from_other_worktrees(nowhere);
-    for (const Missing* m : nowhere)
-      problem("blob " + m->ref.digest.hex() + " referenced by " + m->conversation + " is missing: " + m->path +
-              "; " + how_to_restore(m->path));
-  }
-
-  // A lean tree's new blob whose copy in the git folder (shared by the
-  // worktrees) went when another worktree's commit staged it: that
-  // worktree's index gives it back. One git call a worktree, and only when
-  // a blob is missing. Those found leave `nowhere`.
-  void from_other_worktrees(std::vector<const Missing*>& nowhere) {
-    if (nowhere.empty() || !ws_.lean()) return;
-    std::vector<fs::path> others;
-    try {
-      others = git_->worktrees();
-    } catch (const Error&) {
-      return;  // the problem as usual
-    }
-    std::error_code ec;
-    for (const fs::path& wt : others) {
-      if (nowhere.empty()) break;
-      if (fs::equivalent(wt, top_, ec)) continue;
-      take_from_index(GitCli::in_worktree(wt), "index of " + wt.string(), nowhere);
-    }
-  }
-
-  // `git commit <paths>` commits a temporary index made from HEAD, and
-  // the hook reads that one: a blob an earlier commit's hook staged into
-  // the real index (git holds it as index.lock now), whose kept copy then
-  // went, is not in it when that commit was refused after the hook (a
-  // commit-msg hook, an empty message). git's objects hold it.
-  void from_the_real_index(std::vector<const Missing*>& nowhere) {
-    if (!nowhere.empty() && extra_index_) take_from_index(git_->with_index(*extra_index_), "the index", nowhere);
-  }
-
-  // Those of `nowhere` whose path `index` holds, checked, go to be staged
-  // under that id and leave `nowhere`.
-  void take_from_index(const GitCli& index, const std::string& where, std::vector<const Missing*>& nowhere) {
-    std::vector<std::string> paths;
-    for (const Missing* m : nowhere) paths.push_back(m->path);
-    std::unordered_map<std::string, std::string> held;
-    try {
-      held = index.index_ids(paths);
-    } catch (const Error&) {
-      return;  // a worktree being removed, say: the problem as usual
-    }
-    std::erase_if(nowhere, [&](const Missing* m) {
-      const auto id = held.find(m->path);
-      if (id == held.end()) return false;
-      const auto raw = ws_.repo()->read_object(id->second);
-      if (!raw) return false;
-      if (!is_lfs_pointer(*raw) && !verify(m->conversation, m->ref, *raw, m->path + " (" + where + ")", ""))
-        return true;  // said by verify
-      out_of_tree_.push_back({m->path, {}, id->second});
-      return true;
-    });
-  }
-
-  // A blob the index lacks and the work tree has no file for. In a lean
-  // work tree its home is the git folder (Workspace::new_blobs): it is
-  // staged from there, never passing through the work tree. Elsewhere git
-  // deleted its work-tree file before its commit (`git clean -x`, a stash)
-  // or a user removed it: its kept copy (core/workspace/kept) writes the
-  // file again, to be staged like any other.
-  struct KeptCopy {
-    enum class Is { Absent, Sound, Unusable } is = Is::Absent;
-    std::string error;  // Unusable: corrupt, or a store that cannot be written
-  };
-  // On any thread: reads and checks the copy, and outside a lean tree
-  // writes the work-tree file from it (the store is thread-safe).
-  KeptCopy read_kept_copy(const Missing& m) const {
-    if (!ws_.kept()) return {};
-    try {
-      const auto bytes = ws_.kept()->get(m.ref.digest, m.ref.size);
-      if (!bytes) return {};
-      if (!ws_.lean()) ws_.store().put(m.ref.digest, *bytes);
-    } catch (const Error& err) {
-      return {KeptCopy::Is::Unusable, err.what()};
-    }
-    return {KeptCopy::Is::Sound, {}};
-  }
-
-  // False when there is no copy: the blob is nowhere yet.
-  bool take_kept_copy(const Missing& m, const KeptCopy& copy) {
-    switch (copy.is) {
-      case KeptCopy::Is::Absent:
-        return false;
-      case KeptCopy::Is::Unusable:
-        problem(copy.error + " (referenced by " + m.conversation + "); " + how_to_restore(m.path));
-        return true;
-      case KeptCopy::Is::Sound:
-        break;
-    }
-    if (ws_.lean()) {
-      out_of_tree_.push_back({m.path, fs::absolute(ws_.kept()->path_of(m.ref.digest)).string(), {}});
-      return true;
-    }
-    to_stage_.push_back(m.path);
-    ++report_.restored;
-    return true;
-  }
-
-  // The kept copies of the blobs this commit stages have done their job
-  // once the index that stays holds them (core/workspace/kept). A plain `git commit`
-  // stages into that index: a copy that is the very file just staged (a
-  // link to it) goes unasked, any other in one git call. `git commit -a`
-  // and `<paths>` stage into an index git may still throw away: their
-  // copies go when the next commit drops the files (a lean tree), or at
-  // gc. Only this commit's blobs are looked at: the hook's cost grows with
-  // what is staged, not with what gc has yet to remove. None go while a
-  // stash exists (kept_copies_may_go).
-  void drop_kept() {
-    if (!ws_.kept() || !kept_copies_may_go(ws_)) return;
-    const fs::path real = ws_.repo()->gitdir() / "index";
-    std::error_code ec;
-    if (!fs::equivalent(index_file(), real, ec)) return;
-    std::vector<Digest> ask;
-    auto consider = [&](const std::string& path, bool from_file) {
-      const auto digest = digest_of_tracked_path(path);
-      if (!digest) return;
-      struct stat file {}, copy {};
-      if (::lstat(ws_.kept()->path_of(*digest).c_str(), &copy) != 0) return;  // none kept
-      if (from_file && ::lstat(ws_.store().path_of(*digest).c_str(), &file) == 0 && file.st_dev == copy.st_dev &&
-          file.st_ino == copy.st_ino)
-        ws_.kept()->remove(ws_.kept()->entry_for(*digest), std::numeric_limits<std::time_t>::max());
-      else
-        ask.push_back(*digest);
-    };
-    for (const std::string& path : to_stage_) consider(path, true);
-    for (const auto& [path, bytes] : staged_blobs_) consider(path, false);
-    // Every copy in the folder one staged here from the copy itself (a
-    // commit of everything added): the folder goes aside whole, and a
-    // process of its own deletes it. Tried before the folder is listed
-    // below: that listing stats each copy (0.6 s at 114,000).
-    if (ws_.lean() && ask.empty()) {
-      std::vector<Digest> from_copies;
-      for (const GitCli::OutOfTree& e : out_of_tree_)
-        if (!e.file.empty())
-          if (const auto digest = digest_of_tracked_path(e.path)) from_copies.push_back(*digest);
-      if (retire_kept_copies(ws_, from_copies)) return;
-    }
-    // A lean tree's kept folder holds only blobs not committed yet (few):
-    // each one this index now holds goes, this commit's and any an earlier
-    // `git commit -a` staged. What this hook staged from the folder itself
-    // needs no question: the index holds the ids it wrote.
-    std::unordered_map<std::string, std::string> staged_here;
-    std::vector<Digest> held_here;
-    for (const GitCli::OutOfTree& e : out_of_tree_) staged_here.emplace(e.path, e.id);
-    if (ws_.lean())
-      for (const StoreEntry& e : ws_.kept()->entries())
-        if (e.kind == StoreEntry::Kind::Blob && e.digest)
-          (staged_here.count(tracked_blob_path(*e.digest)) ? held_here : ask).push_back(*e.digest);
-    std::sort(ask.begin(), ask.end());
-    ask.erase(std::unique(ask.begin(), ask.end()), ask.end());
-    drop_kept_copies_staged_here(ws_, held_here);
-    drop_kept_copies(ws_, *git_, ask);
   }
 
   // One `git update-index --add` per index file: git stats and hashes the
@@ -452,52 +281,6 @@ class Hook {
       git_->with_index(*extra_index_).stage_out_of_tree(out_of_tree_, limit);
     }
     report_.blobs_staged = to_stage_.size() + out_of_tree_.size();
-  }
-
-  // In a lean work tree (core/workspace/lean) the commit's blobs leave the work tree
-  // once staged: git's objects hold them now (the index, then the commit),
-  // and the skip-worktree bit keeps git from looking for their files.
-  // Should the commit not happen, the index still gives them back, but only
-  // the real one: `git commit -a` and `git commit <paths>` hand the hook an
-  // index git throws away when the commit is refused or killed later (an
-  // empty message, a commit-msg hook). There a file leaves only once the
-  // real index holds its blob, so what such a commit staged stays until the
-  // next commit (or checkout), which takes every store file the real index
-  // holds.
-  //
-  // A repository that is not lean becomes lean at the first commit whose
-  // index tracks blobs (SPEC §2: lean per repository, for those that hold
-  // conversations), unless it keeps its store by choice (lean_refused):
-  // every blob file the index holds then leaves like this commit's.
-  void leave_work_tree() {
-    bool entering = false;
-    if (!ws_.lean()) {
-      // The choice first: one config read, where listing the store's
-      // index entries would cost a clone that keeps its store out every
-      // commit.
-      if (lean_refused(*git_) || !tracks_blobs(*git_)) return;
-      const auto layout = git_->layout();
-      if (!layout) return;
-      enter_lean(*layout, *git_);
-      entering = true;
-    }
-    std::set<std::string> paths(to_stage_.begin(), to_stage_.end());
-    for (const auto& [path, bytes] : staged_blobs_) paths.insert(path);
-    if (entering)
-      for (const IndexEntry& e : git_->index_entries({literal_pathspec(kWorkTreeStore)}))
-        if (!e.skip_worktree && e.stage == 0) paths.insert(e.path);
-    // A lean store holds only blobs not committed yet: few files. One that
-    // links outside holds none this commit staged (staging refuses it).
-    if (ws_.store().usable())
-      for (const StoreEntry& e : ws_.store().entries())
-        if (e.kind == StoreEntry::Kind::Blob && e.digest) paths.insert(tracked_blob_path(*e.digest));
-    std::vector<GitCli> indexes = {*git_};
-    if (extra_index_) indexes.push_back(git_->with_index(*extra_index_));
-    const fs::path real = ws_.repo()->gitdir() / "index";
-    std::error_code ec;
-    const bool temporary = !fs::equivalent(index_file(), real, ec);
-    const GitCli keeper = git_->with_index(real);
-    drop_blob_files(ws_, indexes, {paths.begin(), paths.end()}, temporary ? &keeper : nullptr);
   }
 
   Workspace ws_;

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "core/git/git_cli.hpp"
-#include "core/workspace/needs_log.hpp"
+#include "core/lean/needs_log.hpp"
 #include "core/workspace/workspace.hpp"
 
 namespace jpblob {

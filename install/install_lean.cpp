@@ -4,7 +4,7 @@
 
 #include "core/base/error.hpp"
 #include "core/git/git_repo.hpp"
-#include "core/workspace/lean.hpp"
+#include "core/lean/lean_tree.hpp"
 #include "core/workspace/workspace.hpp"
 
 namespace jpblob {
@@ -105,7 +105,8 @@ std::vector<std::string> install_lean(const fs::path& cwd, const std::optional<R
     if (options.lean == true) throw Error(*why);
     return done;
   }
-  make_lean(*repo, local, Workspace::open(repo->top, std::nullopt, SharedSettings::Later));
+  const Workspace ws = Workspace::open(repo->top, std::nullopt, SharedSettings::Later);
+  make_lean(*repo, local, ws.lean_parts());
   done.push_back("This clone keeps its committed blobs in git's objects only now (lean): they left the work tree, "
                  "and status no longer looks at them. `git jpblob install --no-lean` checks them out again.");
   return done;

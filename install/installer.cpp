@@ -12,7 +12,7 @@
 #include "core/git/git_cli.hpp"
 #include "core/git/git_repo.hpp"
 #include "core/maintenance/migrate.hpp"
-#include "core/workspace/lean.hpp"
+#include "core/lean/lean_tree.hpp"
 #include "core/workspace/workspace.hpp"
 #include "core/base/safe_path.hpp"
 #include "core/git/subprocess.hpp"

@@ -150,7 +150,7 @@ std::vector<fs::path> list_documents(const SafeDir& base, const fs::path& storag
   return out;
 }
 
-TransformReport clean_document(DocumentKind kind, std::string_view input, const BlobStore& store,
+TransformReport clean_document(DocumentKind kind, std::string_view input, const BlobSink& store,
                                const CleanOptions& options, const OutputSink& out) {
   // What smudge could not give back is refused here, before anything is
   // stored: the round trip holds for every file clean accepts.

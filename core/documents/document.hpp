@@ -75,7 +75,7 @@ const std::vector<std::string>& document_attribute_lines();
 std::vector<std::filesystem::path> list_documents(const SafeDir& base, const std::filesystem::path& storage,
                                                   std::vector<std::filesystem::path>* temporaries = nullptr);
 
-TransformReport clean_document(DocumentKind kind, std::string_view input, const BlobStore& store,
+TransformReport clean_document(DocumentKind kind, std::string_view input, const BlobSink& store,
                                const CleanOptions& options, const OutputSink& out);
 TransformReport smudge_document(DocumentKind kind, std::string_view input, const BlobSource& source,
                                 const SmudgeOptions& options, const OutputSink& out);

@@ -69,7 +69,7 @@ struct Splice {
 
 }  // namespace
 
-TransformReport externalize_session(std::string_view input, const BlobStore& store,
+TransformReport externalize_session(std::string_view input, const BlobSink& store,
                                     const CleanOptions& options, const OutputSink& out) {
   std::vector<Splice> splices;
   std::vector<ImageSite> sites;

@@ -34,7 +34,7 @@ namespace jpblob {
 
 // Externalizes the large images of a session. Throws Error when a blob
 // cannot be stored; nothing has been written to `out` then.
-TransformReport externalize_session(std::string_view input, const BlobStore& store,
+TransformReport externalize_session(std::string_view input, const BlobSink& store,
                                     const CleanOptions& options, const OutputSink& out);
 
 // Puts the images of a session back inline. Never throws for a blob.

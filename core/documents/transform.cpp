@@ -106,7 +106,7 @@ TransformReport pass_through(std::string_view input, const std::string& path,
 
 }  // namespace
 
-TransformReport clean(std::string_view input, const BlobStore& store, const CleanOptions& options,
+TransformReport clean(std::string_view input, const BlobSink& store, const CleanOptions& options,
                       const OutputSink& out) {
   // Pass 1: validate everything and choose what to replace. Nothing is
   // stored yet, so malformed input leaves no orphan blobs behind.

@@ -65,7 +65,7 @@ struct CleanOptions {
 
 // Throws Error when a blob cannot be stored (a full disk, a read-only
 // store); nothing has been written to `out` then.
-TransformReport clean(std::string_view input, const BlobStore& store, const CleanOptions& options,
+TransformReport clean(std::string_view input, const BlobSink& store, const CleanOptions& options,
                       const OutputSink& out);
 
 // The blobs a conversation needs: every reference it holds, anywhere

@@ -5,7 +5,7 @@
 
 #include "core/maintenance/ls_files.hpp"
 #include "core/store/blob_store.hpp"
-#include "core/workspace/lean.hpp"
+#include "core/lean/lean_tree.hpp"
 
 namespace jpblob {
 
@@ -33,7 +33,7 @@ StatusReport blob_status(const Workspace& ws, const GitRepo& repo, const GitCli&
       if (!in_head.contains(tracked_blob_path(b.digest))) {
         if (b.present)
           place = BlobPlace::Staged;
-        else if (ws.store().contains(b.digest) || (ws.kept() && ws.kept()->contains(b.digest)))
+        else if (ws.store().contains(b.digest) || (ws.kept() && ws.kept()->store().contains(b.digest)))
           place = BlobPlace::NotStaged;
         else
           place = BlobPlace::Missing;

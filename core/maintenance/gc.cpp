@@ -16,8 +16,8 @@
 #include "core/base/parallel.hpp"
 #include "core/git/blob_pack.hpp"
 #include "core/git/git_cli.hpp"
-#include "core/workspace/kept.hpp"
-#include "core/workspace/needs_log.hpp"
+#include "core/lean/kept_copies.hpp"
+#include "core/lean/needs_log.hpp"
 #include "core/maintenance/live_set.hpp"
 
 namespace jpblob {
@@ -112,111 +112,129 @@ void sweep_temporaries(const Workspace& ws, const GcOptions& options, std::time_
   }
 }
 
-}  // namespace
-
-GcReport run_gc(const Workspace& ws, const GcOptions& options, const Progress& progress) {
-  // gc deletes by what the documents git holds reference: one whose object
-  // file holds another's bytes would make its blobs look unreferenced.
-  // Each object read is checked against its id (a tenth more time), and
-  // such a file stops gc, naming it.
-  const ObjectIdChecks id_checks;
-  GcReport report;
-  report.dry_run = options.dry_run;
-  const std::time_t now = ::time(nullptr);
-  const BlobStore& store = ws.store();
-  // List first, then gather: a blob written after the listing is not a
-  // candidate at all, and one written before it is either in the live set
-  // or young enough for the grace period.
-  // Both homes are listed by name: nearly every blob is live, and a stat of
-  // each cost 0.3 s for 100,000 (more when the inodes are not cached, and
-  // `find` lists the same folders without them). Only the candidates are
-  // stat-ed, after the live set is built.
-  const std::vector<StoreEntry> entries = store.entries_by_name();
-  const std::vector<StoreEntry> kept = ws.kept() ? ws.kept()->entries_by_name() : std::vector<StoreEntry>{};
-  std::deque<StoreEntry> statted;  // the candidates among both, with their age
-  const LiveSet live = build_live_set(ws, progress);
-  report.conversations = live.document_paths.size();
-  // A kept copy whose blob the index holds byte for byte has done its job
-  // (core/workspace/kept): what the pre-commit hook removes at each commit, left by
-  // a commit that bypassed it or was refused after it.
-  DigestSet staged_kept;
-  if (ws.kept() && ws.repo()) {
-    std::vector<Digest> candidates;
-    for (const StoreEntry& e : kept)
-      if (e.digest) candidates.push_back(*e.digest);
-    // The index's blob entries in one listing (gc lists them again below
-    // to unstage): a cat-file lookup per copy cost 0.4 s for 100,000.
-    std::unordered_map<std::string, std::string> staged;
-    for (IndexEntry& i : GitCli(ws.top()).index_entries({literal_pathspec(kWorkTreeStore)}))
-      if (i.stage == 0) staged.emplace(std::move(i.path), std::move(i.id));
-    // Not one a stash needs: that index may drop the blob again, and the
-    // stash would then restore a conversation whose blob is nowhere.
-    for (const Digest& d : kept_copies_held(ws, staged, candidates))
-      if (!live.stashed.count(d)) staged_kept.insert(d);
+// One run of gc: the policy over the rooms. The store and the kept copies
+// list and delete their own files, the kept copies say which of theirs the
+// index holds, the live set says what is needed, and the index's blob
+// entries are unstaged through the git module. Nothing is deleted when the
+// live set cannot be built.
+class GcRun {
+ public:
+  GcRun(const Workspace& ws, const GcOptions& options) : ws_(ws), options_(options), store_(ws.store()) {
+    report_.dry_run = options.dry_run;
   }
-  std::optional<DigestSet> reflogs;  // built on first need
 
+  GcReport run(const Progress& progress) {
+    // List first, then gather: a blob written after the listing is not a
+    // candidate at all, and one written before it is either in the live
+    // set or young enough for the grace period. Both homes are listed by
+    // name: nearly every blob is live, and a stat of each cost 0.3 s for
+    // 100,000 (more when the inodes are not cached). Only the candidates
+    // are stat-ed, after the live set is built.
+    entries_ = store_.entries_by_name();
+    if (ws_.kept()) kept_entries_ = ws_.kept()->store().entries_by_name();
+    live_ = build_live_set(ws_, progress);
+    report_.conversations = live_.document_paths.size();
+    find_kept_copies_the_index_holds();
+    judge_homes();
+    std::vector<std::string> unstage = index_blobs_to_unstage();
+    sweep_leftovers();
+    // Unstage first, then delete: a gc killed in between leaves untracked
+    // orphans, which the next gc deletes.
+    if (!options_.dry_run && ws_.in_work_tree()) {
+      for (const Doomed& d : doomed_)
+        if (d.store == &store_ && d.entry->digest) unstage.push_back(tracked_blob_path(*d.entry->digest));
+      GitCli(ws_.top()).remove_from_index(unstage);
+    }
+    delete_doomed();
+    sweep_temporaries(ws_, options_, now_, live_.temporaries, report_);
+    std::sort(report_.removed.begin(), report_.removed.end(),
+              [](const GcReport::Removed& a, const GcReport::Removed& b) { return a.path < b.path; });
+    return report_;
+  }
+
+ private:
   struct Doomed {
     const BlobStore* store;
     const StoreEntry* entry;
   };
-  std::vector<Doomed> doomed;
-  DigestSet present;
+
+  bool is_kept(const BlobStore& from) const { return &from != &store_; }
+  bool staged_kept(const BlobStore& from, const StoreEntry& e) const {
+    return is_kept(from) && e.digest && staged_kept_.count(*e.digest);
+  }
+
+  // A kept copy whose blob the index holds byte for byte has done its job
+  // (core/lean/kept_copies): what the pre-commit hook removes at each
+  // commit, left by a commit that bypassed it or was refused after it.
+  void find_kept_copies_the_index_holds() {
+    if (!ws_.kept() || !ws_.repo()) return;
+    std::vector<Digest> candidates;
+    for (const StoreEntry& e : kept_entries_)
+      if (e.digest) candidates.push_back(*e.digest);
+    // The index's blob entries in one listing (gc lists them again below
+    // to unstage): a cat-file lookup per copy cost 0.4 s for 100,000.
+    StagedIds staged;
+    for (IndexEntry& i : GitCli(ws_.top()).index_entries({literal_pathspec(kWorkTreeStore)}))
+      if (i.stage == 0) staged.emplace(std::move(i.path), std::move(i.id));
+    // Not one a stash needs: that index may drop the blob again, and the
+    // stash would then restore a conversation whose blob is nowhere.
+    for (const Digest& d : ws_.kept()->held(staged, candidates))
+      if (!live_.stashed.count(d)) staged_kept_.insert(d);
+  }
+
+  void judge_homes() {
+    const BlobStore* kept = ws_.kept() ? &ws_.kept()->store() : nullptr;
+    for (const BlobStore* from : {&store_, kept}) {
+      if (!from) continue;
+      for (const StoreEntry& e : is_kept(*from) ? kept_entries_ : entries_) {
+        // A live blob stays (a kept copy unless the index holds it): no
+        // stat needed. Any other may be deleted, and is judged by its stat
+        // (a link or folder named like a blob is Foreign then) and
+        // reported with its size.
+        if (e.digest && !staged_kept(*from, e) && live_.digests.count(*e.digest)) {
+          judge(*from, e);
+        } else if (auto st = from->stat(e)) {
+          judge(*from, statted_.emplace_back(std::move(*st)));
+        }
+      }
+    }
+  }
+
   // The same rules for a work-tree file and a kept copy, except that a
   // kept copy of a live blob also goes once the index holds it.
-  auto judge = [&](const BlobStore& from, const StoreEntry& e) {
+  void judge(const BlobStore& from, const StoreEntry& e) {
     if (e.kind == StoreEntry::Kind::Foreign) return;  // not ours to judge
-    const bool is_kept = &from != &store;
-    if (e.digest && !is_kept) present.insert(*e.digest);
-    if (is_kept && e.digest && staged_kept.count(*e.digest)) {
-      doomed.push_back({&from, &e});
+    if (e.digest && !is_kept(from)) present_.insert(*e.digest);
+    if (staged_kept(from, e)) {
+      doomed_.push_back({&from, &e});
       return;
     }
-    if (e.digest && live.digests.count(*e.digest)) {
-      ++report.kept_live;
+    if (e.digest && live_.digests.count(*e.digest)) {
+      ++report_.kept_live;
       return;
     }
-    const bool old = options.grace_seconds != INT64_MAX && e.mtime + grace_of(e, options) <= now;
+    const bool old = options_.grace_seconds != INT64_MAX && e.mtime + grace_of(e, options_) <= now_;
     if (!old) {
-      ++report.kept_young;
+      ++report_.kept_young;
       return;
     }
-    // The only copy of a blob that a commit in a reflog references stays:
-    // the way back to that commit needs it. Of the two questions, git's
-    // objects are asked first (a file read and a hash) until a blob is
-    // missing from them, which builds the reflog set; from then on the set
-    // is asked first (a lookup), and git's objects only about its blobs.
-    if (e.digest && ws.in_work_tree()) {
-      bool only_copy_in_reflog;
-      if (reflogs) {
-        only_copy_in_reflog = reflogs->count(*e.digest) && !in_git_objects(ws, from, *e.digest);
-      } else if (in_git_objects(ws, from, *e.digest)) {
-        only_copy_in_reflog = false;
-      } else {
-        reflogs = reflog_references(ws, live);
-        only_copy_in_reflog = reflogs->count(*e.digest) > 0;
-      }
-      if (only_copy_in_reflog) {
-        ++report.kept_live;
-        return;
-      }
+    if (e.digest && ws_.in_work_tree() && only_copy_in_reflog(from, *e.digest)) {
+      ++report_.kept_live;
+      return;
     }
-    doomed.push_back({&from, &e});
-  };
-  for (const BlobStore* from : {&store, ws.kept()}) {
-    if (!from) continue;
-    const bool is_kept = from != &store;
-    for (const StoreEntry& e : is_kept ? kept : entries) {
-      // A live blob stays (a kept copy unless the index holds it): no stat
-      // needed. Any other may be deleted, and is judged by its stat (a
-      // link or folder named like a blob is Foreign then) and reported
-      // with its size.
-      if (e.digest && !(is_kept && staged_kept.count(*e.digest)) && live.digests.count(*e.digest)) {
-        judge(*from, e);
-      } else if (auto s = from->stat(e)) {
-        judge(*from, statted.emplace_back(std::move(*s)));
-      }
-    }
+    doomed_.push_back({&from, &e});
+  }
+
+  // The only copy of a blob that a commit in a reflog references stays:
+  // the way back to that commit needs it. Of the two questions, git's
+  // objects are asked first (a file read and a hash) until a blob is
+  // missing from them, which builds the reflog set; from then on the set
+  // is asked first (a lookup), and git's objects only about its blobs.
+  bool only_copy_in_reflog(const BlobStore& from, const Digest& digest) {
+    if (reflogs_) return reflogs_->count(digest) && !in_git_objects(ws_, from, digest);
+    if (in_git_objects(ws_, from, digest)) return false;
+    reflogs_ = reflog_references(ws_, live_);
+    return reflogs_->count(digest) > 0;
   }
 
   // Tracked blobs nothing needs that have no file: in a lean work tree
@@ -226,84 +244,106 @@ GcReport run_gc(const Workspace& ws, const GcOptions& options, const Progress& p
   // commit no longer holds them, and nothing is deleted that git cannot
   // give back. A lean tree's are reported like deleted files, with the
   // blob file's size, so gc says the same in both modes.
-  std::vector<std::string> unstage;
-  if (ws.in_work_tree()) {
-    for (const IndexEntry& i : GitCli(ws.top()).index_entries({literal_pathspec(kWorkTreeStore)})) {
+  std::vector<std::string> index_blobs_to_unstage() {
+    std::vector<std::string> unstage;
+    if (!ws_.in_work_tree()) return unstage;
+    for (const IndexEntry& i : GitCli(ws_.top()).index_entries({literal_pathspec(kWorkTreeStore)})) {
       const auto digest = digest_of_tracked_path(i.path);
-      if (!digest || i.stage != 0 || present.count(*digest)) continue;
-      if (live.digests.count(*digest)) {
-        if (i.skip_worktree) ++report.kept_live;  // as its file would count
+      if (!digest || i.stage != 0 || present_.count(*digest)) continue;
+      if (live_.digests.count(*digest)) {
+        if (i.skip_worktree) ++report_.kept_live;  // as its file would count
         continue;
       }
       unstage.push_back(i.path);
       if (!i.skip_worktree) continue;
-      const std::uint64_t size = ws.repo()->object_size(i.id).value_or(0);
-      report.removed.push_back({i.path, size});
-      report.bytes_freed += size;
+      const std::uint64_t size = ws_.repo()->object_size(i.id).value_or(0);
+      report_.removed.push_back({i.path, size});
+      report_.bytes_freed += size;
     }
+    return unstage;
   }
-  // The filter's records for the hook (core/workspace/needs_log) are a
-  // cache: those a commit never consumed (`--no-verify`) go here.
-  if (!options.dry_run && ws.repo()) remove_needs_logs(list_needs_logs(needs_log_folder(ws.repo()->commondir())));
-  // Kept folders a commit set aside whose deletion never ran (killed, or
-  // no process could be started): every copy in them is staged.
-  if (!options.dry_run && ws.repo()) report.retired_purged = purge_retired_copies(ws.repo()->commondir());
-  // A pack the hook was writing when it was killed: never read by git,
-  // and as large as what the commit staged.
-  if (ws.repo())
-    report.unfinished_packs = remove_unfinished_packs(ws.repo()->commondir() / "objects" / "pack", !options.dry_run);
-  // Unstage first, then delete: a gc killed in between leaves untracked
-  // orphans, which the next gc deletes.
-  if (!options.dry_run && ws.in_work_tree()) {
-    for (const Doomed& d : doomed)
-      if (d.store == &store && d.entry->digest) unstage.push_back(tracked_blob_path(*d.entry->digest));
-    GitCli(ws.top()).remove_from_index(unstage);
+
+  // What killed or bypassed writers of the other rooms left in the git
+  // folder: the filter's records for the hook (core/lean/needs_log, a
+  // cache: those a `--no-verify` commit never consumed), kept folders a
+  // commit set aside whose deletion never ran, and a pack the hook was
+  // writing when it was killed (never read by git, and as large as what
+  // the commit staged).
+  void sweep_leftovers() {
+    if (!ws_.repo()) return;
+    const fs::path common = ws_.repo()->commondir();
+    if (!options_.dry_run) {
+      remove_needs_logs(list_needs_logs(needs_log_folder(common)));
+      report_.retired_purged = KeptCopies::purge_retired(common);
+    }
+    report_.unfinished_packs = remove_unfinished_packs(common / "objects" / "pack", !options_.dry_run);
   }
 
   // Deleting is mostly waiting: where the file system discards each freed
   // block before unlink(2) returns (ext4 mounted with -o discard), one
   // deletion at a time left gc waiting on the disk for each blob in turn.
   // The deletions are independent, so several wait at once.
-  std::vector<Removal> removals(doomed.size(), Removal::Removed);
-  if (!options.dry_run) {
-    for (const BlobStore* from : {&store, ws.kept()}) {
+  void delete_doomed() {
+    std::vector<Removal> removals(doomed_.size(), Removal::Removed);
+    const BlobStore* kept = ws_.kept() ? &ws_.kept()->store() : nullptr;
+    for (const BlobStore* from : {&store_, kept}) {
+      if (options_.dry_run || !from) continue;
       std::vector<std::size_t> mine;
       std::vector<const StoreEntry*> theirs;
-      for (std::size_t i = 0; i < doomed.size(); ++i)
-        if (from && doomed[i].store == from) {
+      for (std::size_t i = 0; i < doomed_.size(); ++i)
+        if (doomed_[i].store == from) {
           mine.push_back(i);
-          theirs.push_back(doomed[i].entry);
+          theirs.push_back(doomed_[i].entry);
         }
       if (theirs.empty()) continue;
+      // The age again, just before deleting: a clean may have used it. A
+      // kept copy the index holds goes whatever its age: nothing ages into
+      // it, and git gives the blob back.
       const auto removed = from->remove_all(
           theirs,
           [&](std::size_t k) {
-            // The age again, just before deleting: a clean may have used it.
-            const StoreEntry& e = *theirs[k];
-            // A kept copy the index holds goes whatever its age: nothing
-            // ages into it, and git gives the blob back.
-            const bool staged = from != &store && e.digest && staged_kept.count(*e.digest);
-            return staged ? std::numeric_limits<std::time_t>::max() : ::time(nullptr) - grace_of(e, options);
+            return staged_kept(*from, *theirs[k]) ? std::numeric_limits<std::time_t>::max()
+                                                  : ::time(nullptr) - grace_of(*theirs[k], options_);
           },
           kDiskWaiters);
       for (std::size_t k = 0; k < mine.size(); ++k) removals[mine[k]] = removed[k];
     }
-  }
-  for (std::size_t i = 0; i < doomed.size(); ++i) {
-    const StoreEntry* e = doomed[i].entry;
-    if (removals[i] == Removal::Gone) continue;
-    if (removals[i] == Removal::Fresh) {
-      ++report.kept_young;
-      continue;
+    for (std::size_t i = 0; i < doomed_.size(); ++i) {
+      const StoreEntry* e = doomed_[i].entry;
+      if (removals[i] == Removal::Gone) continue;
+      if (removals[i] == Removal::Fresh) {
+        ++report_.kept_young;
+        continue;
+      }
+      report_.removed.push_back(
+          {(doomed_[i].store->root() / e->relative).lexically_relative(ws_.top()).string(), e->size});
+      report_.bytes_freed += e->size;
     }
-    report.removed.push_back(
-        {(doomed[i].store->root() / e->relative).lexically_relative(ws.top()).string(), e->size});
-    report.bytes_freed += e->size;
   }
-  sweep_temporaries(ws, options, now, live.temporaries, report);
-  std::sort(report.removed.begin(), report.removed.end(),
-            [](const GcReport::Removed& a, const GcReport::Removed& b) { return a.path < b.path; });
-  return report;
+
+  const Workspace& ws_;
+  const GcOptions& options_;
+  const BlobStore& store_;
+  // gc deletes by what the documents git holds reference: one whose object
+  // file holds another's bytes would make its blobs look unreferenced.
+  // Each object read is checked against its id (a tenth more time), and
+  // such a file stops gc, naming it.
+  const ObjectIdChecks id_checks_;
+  const std::time_t now_ = ::time(nullptr);
+  GcReport report_;
+  std::vector<StoreEntry> entries_, kept_entries_;
+  std::deque<StoreEntry> statted_;  // the candidates among both, with their age
+  LiveSet live_;
+  DigestSet staged_kept_;
+  std::optional<DigestSet> reflogs_;  // built on first need
+  std::vector<Doomed> doomed_;
+  DigestSet present_;  // blobs with a work-tree file
+};
+
+}  // namespace
+
+GcReport run_gc(const Workspace& ws, const GcOptions& options, const Progress& progress) {
+  return GcRun(ws, options).run(progress);
 }
 
 }  // namespace jpblob

@@ -51,7 +51,7 @@ StatsReport run_stats(const Workspace& ws, const Progress& progress) {
   // Blobs not committed yet whose only file is a kept copy: every new blob
   // of a lean work tree (Workspace::new_blobs), or one whose work-tree
   // file git deleted.
-  if (const BlobStore* kept = ws.kept())
+  if (const BlobStore* kept = ws.kept() ? &ws.kept()->store() : nullptr)
     for (const StoreEntry& e : kept->entries()) {
       if (e.kind != StoreEntry::Kind::Blob || stored.count(*e.digest)) continue;
       ++s.unique_blobs;

@@ -99,7 +99,7 @@ VerifyReport run_verify(const Workspace& ws, bool history, const Progress& progr
   // stash or a `git clean` it can be the only copy of a blob not committed
   // yet, and smudge reads it. A link to a blob file checked above holds
   // the same bytes, so it is not read twice.
-  if (const BlobStore* kept = ws.kept()) {
+  if (const BlobStore* kept = ws.kept() ? &ws.kept()->store() : nullptr) {
     std::unordered_map<Digest, std::pair<std::uint64_t, std::uint64_t>, DigestHash> checked;
     for (const StoreEntry& e : blobs)
       if (sizes.count(*e.digest)) checked.emplace(*e.digest, std::pair{e.device, e.inode});

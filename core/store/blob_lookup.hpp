@@ -36,7 +36,7 @@ class BlobLookup : public BlobSource {
  public:
   // `repo` when the store is its work tree's (blobs have tracked paths),
   // else null: the store alone. `kept`, when given, is looked in right
-  // after the store (BlobStore::kept_copies). All must outlive the lookup.
+  // after the store (core/lean/kept_copies). All must outlive the lookup.
   BlobLookup(const BlobStore& store, const BlobStore* kept, const GitRepo* repo)
       : store_(store), kept_(kept), repo_(repo) {}
 

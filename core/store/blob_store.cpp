@@ -173,54 +173,19 @@ BlobStore BlobStore::for_work_tree(const fs::path& top, StoreOptions options) {
   return BlobStore(top / kWorkTreeStore, top, options);
 }
 
-BlobStore BlobStore::kept_copies(const fs::path& common_dir, StoreOptions options) {
-  BlobStore kept(common_dir / "jpblob" / "kept", common_dir, options, StoreLayout::Flat);
-  kept.write_lock_ = kept.root_.parent_path() / "kept.lock";
-  return kept;
-}
-
-namespace {
-// The lock file, made when absent. Read-only is enough for flock(2), so
-// every user of a shared repository can take it.
-// Its folder is made only when missing: every document a filter cleans
-// takes the lock, and the folder is there after the first.
-Fd open_write_lock(const fs::path& path) {
-  const auto open = [&] { return Fd(::open(path.c_str(), O_RDONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0666)); };
-  Fd lock = open();
-  if (lock.valid() || errno != ENOENT) return lock;
-  std::error_code ec;
-  fs::create_directories(path.parent_path(), ec);
-  return open();
-}
-}  // namespace
-
-Fd BlobStore::hold_writes() const {
-  if (write_lock_.empty()) return Fd();
-  Fd lock = open_write_lock(write_lock_);
-  // No lock file can be made (a git folder that cannot be written): no
-  // kept copy can be written there either, and the write fails as before.
-  if (!lock.valid()) return lock;
-  while (::flock(lock.get(), LOCK_SH) != 0)
-    if (errno != EINTR) throw errno_error("cannot lock " + write_lock_.string(), errno);
-  return lock;
-}
-
-BlobStore::Retire BlobStore::retire_to(const fs::path& dest, const std::function<bool(const Digest&)>& may_go) const {
-  if (write_lock_.empty()) return Retire::Declined;
-  const Fd lock = open_write_lock(write_lock_);
-  if (!lock.valid() || ::flock(lock.get(), LOCK_EX | LOCK_NB) != 0) return Retire::Busy;
+bool BlobStore::move_whole_to(const fs::path& dest, const std::function<bool(const Digest&)>& every) const {
   struct stat st {};
-  if (::lstat(root_.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) return Retire::Declined;
+  if (::lstat(root_.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) return false;
   for (const StoreEntry& e : entries_by_name())
-    if (e.kind != StoreEntry::Kind::Blob || !e.digest || !may_go(*e.digest)) return Retire::Declined;
+    if (e.kind != StoreEntry::Kind::Blob || !e.digest || !every(*e.digest)) return false;
   std::error_code ec;
   fs::create_directories(dest.parent_path(), ec);
   if (ec) throw Error("cannot create " + dest.parent_path().string() + ": " + ec.message());
   if (::rename(root_.c_str(), dest.c_str()) != 0) {
-    if (errno == ENOENT) return Retire::Declined;
+    if (errno == ENOENT) return false;
     throw errno_error("cannot move " + root_.string() + " to " + dest.string(), errno);
   }
-  return Retire::Moved;
+  return true;
 }
 
 std::string BlobStore::relative_path(const Digest& digest) const {

@@ -32,6 +32,7 @@
 #include "core/format/digest.hpp"
 #include "core/base/error.hpp"
 #include "core/base/fs.hpp"
+#include "core/store/blob_sink.hpp"
 
 namespace jpblob {
 
@@ -92,7 +93,7 @@ std::optional<Digest> digest_of_tracked_path(std::string_view repo_path);
 bool is_store_path(std::string_view repo_path);
 
 // How a store spreads its files: the work tree's (RFD 066) in two levels of
-// folders, <h0h1>/<h2h3>/<h>.blob.gz; kept copies (BlobStore::kept_copies)
+// folders, <h0h1>/<h2h3>/<h>.blob.gz; kept copies (core/lean/kept_copies)
 // in one folder, where each new blob costs a link and no folders.
 enum class StoreLayout { FanOut, Flat };
 
@@ -119,7 +120,7 @@ enum class Removal {
   Fresh,  // it was used again since it was listed (newer than the cutoff): kept
 };
 
-class BlobStore {
+class BlobStore : public BlobSink {
  public:
   // A store at `root` that must stay inside `boundary`. Neither needs to
   // exist yet except `boundary`; the root is created on the first put().
@@ -136,54 +137,25 @@ class BlobStore {
   // The store of a work tree: <top>/.jp/blobs, bounded by `top`.
   static BlobStore for_work_tree(const std::filesystem::path& top, StoreOptions options = {});
 
-  // Kept copies (docs/ARCHITECTURE.md, "Kept copies"): a second home, in
-  // the git folder shared by a repository's worktrees
-  // (<common dir>/jpblob/kept, flat), for the blobs clean writes into the
-  // work tree. git never checks out, stashes or cleans that folder, so a
-  // blob whose work-tree file git deletes (`git stash -u` or `-a`, `git
-  // clean -x`) or a user removes is still there for smudge. A kept copy is
-  // a hard link to the work-tree file: no second set of bytes while both
-  // exist. The pre-commit hook and gc remove a kept copy once git's index
-  // holds the blob.
-  // Its writers each hold a shared lock on <common dir>/jpblob/kept.lock
-  // while they write (see retire_to).
-  static BlobStore kept_copies(const std::filesystem::path& common_dir, StoreOptions options = {});
-
-  // How retire_to() went.
-  enum class Retire {
-    Moved,     // the whole folder is at `dest` now
-    Busy,      // a writer holds the lock: nothing moved
-    Declined,  // an entry `may_go` refused (or not a blob): nothing moved
-  };
   // Moves the store's whole folder to `dest` (same file system, its parent
-  // created) in one rename, when every entry is a blob `may_go` accepts:
-  // the pre-commit hook's way to take 100,000 kept copies out of the way
-  // at once, leaving their deletion (40 µs each where unlink waits on the
-  // disk's discard) to a process of its own (core/workspace/kept). Only a
-  // store with a write lock (kept_copies) can: while it holds the lock
-  // exclusively, no writer is between opening the folder and publishing a
-  // file, so nothing written meanwhile goes with the folder, and the next
-  // write makes the folder again. Never waits for the lock (Busy). Throws
-  // Error when the rename fails for another reason than the folder being
-  // gone (then Declined).
-  Retire retire_to(const std::filesystem::path& dest,
-                   const std::function<bool(const Digest&)>& may_go) const;
+  // created) in one rename, when every entry is a blob `every` accepts: a
+  // way to take 100,000 files out of the way at once (core/lean/kept_copies
+  // retires its folder so). The caller keeps writers away meanwhile. False,
+  // with nothing moved, when an entry is refused or the folder is gone;
+  // throws Error when the rename fails for another reason.
+  bool move_whole_to(const std::filesystem::path& dest, const std::function<bool(const Digest&)>& every) const;
 
-  // From now on every blob file put(), put_all() or replace_corrupt()
-  // writes is also linked into `kept` (a copy where linking is impossible).
-  // put() and replace_corrupt() link at once, made durable with the file;
-  // put_all() leaves its links to keep_pending(), which makes them all at
-  // the end of a command with one sync, as git batches its fsyncs: one
-  // more sync a document made a cold `git add` 11% slower. `kept` must
-  // outlive this store.
-  void keep_copies_in(const BlobStore* kept) { kept_ = kept; }
+  // Makes `dest` hold this store's file of `digest` as well: a hard link
+  // (no second set of bytes), or a copy where no link can be made (another
+  // file system). A file `dest` holds under that name already that is not
+  // this very file is replaced by a link to it, since equal names should
+  // hold equal bytes and this one was just written from them. Nothing when
+  // this store's file is gone. With `sync`, `dest`'s folder is synced.
+  void link_into(const BlobStore& dest, const Digest& digest, bool sync) const;
 
-  // Links (see keep_copies_in) the blobs put_all() has published since the
-  // last call, then syncs them. A blob whose file is gone meanwhile has
-  // nothing to keep. Workspace's destructor calls it: a filter process
-  // ends when git closes its pipe, before git goes on (`git stash -u`
-  // cleans only after its `update-index` has exited).
-  void keep_pending() const;
+  // One sync of the file system the store is on (what put_all() does
+  // after each chunk): for a caller that linked many files into it.
+  void sync() const;
 
   const std::filesystem::path& root() const { return root_; }
 
@@ -199,16 +171,6 @@ class BlobStore {
   // The gzip level of the blobs put() writes from now on (a setting read
   // after the store was opened). Not while another thread puts.
   void set_compression_level(int level) { options_.compression_level = level; }
-  // What git's index holds, out of the work tree, under a blob's name (a
-  // lean work tree, core/workspace/lean), told the content the name stands for.
-  enum class GitCopy {
-    None,     // nothing out of the work tree: put() writes the file as usual
-    Holds,    // exactly the content: put() writes no file, which would only make git look at it again
-    Differs,  // not the content (planted under a predictable name): put() throws CorruptBlobInTheWay
-  };
-  // Called from several threads at once.
-  using HeldByGit = std::function<GitCopy(const Digest&, std::string_view content)>;
-  void set_held_by_git(HeldByGit held) { held_by_git_ = std::move(held); }
 
   std::filesystem::path path_of(const Digest& digest) const { return root_ / relative_path(digest); }
   // A blob's path below the root, in this store's layout.
@@ -218,10 +180,7 @@ class BlobStore {
   bool contains(const Digest& digest) const;
 
   // A put() of a blob already present refreshes its mtime (see gc).
-  struct PutResult {
-    Digest digest;
-    bool written;  // false when the blob was already present
-  };
+  using PutResult = BlobPut;
   // Stores `bytes`, skipping the write when the blob is present.
   PutResult put(std::string_view bytes) const;
   // The same, when the caller already knows the digest of `bytes`.
@@ -235,7 +194,11 @@ class BlobStore {
   // temporary files, never a partial blob under its name. Results are in
   // the order of `payloads`; `written` is true only for the first of equal
   // payloads, and only when its file was new.
-  std::vector<PutResult> put_all(const std::vector<std::string_view>& payloads) const;
+  std::vector<PutResult> put_all(const std::vector<std::string_view>& payloads) const override;
+  // The same, when the caller already knows each payload's digest
+  // (`digests[i]` of `payloads[i]`).
+  std::vector<PutResult> put_all(const std::vector<std::string_view>& payloads,
+                                 const std::vector<Digest>& digests) const;
 
   // Reads and verifies a blob (see decode_blob). Returns nullopt when the
   // file is absent; throws Error when it is present but corrupt or unsafe.
@@ -315,9 +278,6 @@ class BlobStore {
   // when it does not exist and `create` is false. A flat store's leaf is
   // its root.
   Fd open_leaf(const Digest& digest, bool create, int root = -1) const;
-  // The kept copy of the blob file `leaf` has just published (see
-  // keep_copies_in); with `sync`, its folder is synced too.
-  void keep_copy(int leaf, const Digest& digest, bool sync) const;
   // The walk behind for_each_entry (by_name false) and entries_by_name.
   void walk(bool by_name, const std::function<void(const StoreEntry&)>& fn) const;
   int root_fd(bool create) const;
@@ -341,10 +301,6 @@ class BlobStore {
   // bytes being stored stay where they are and `repair` is named.
   std::optional<NewFile> start_file(const Digest& digest, std::string_view bytes, int root,
                                     AtomicFile::Durability durability) const;
-  // The shared lock a writer holds from opening the folder to publishing
-  // its file (an invalid Fd for a store without a lock file, or where the
-  // lock file cannot be made: a store that cannot be written either).
-  Fd hold_writes() const;
   // Opens a folder below the root ("aa" or "aa/bb") without following a
   // link; an invalid Fd when it (or the root) does not exist. Throws Error
   // when a component is a link or not a folder.
@@ -358,15 +314,12 @@ class BlobStore {
   std::filesystem::path display_base_;  // the boundary as given: verify() names blobs relative to it
   StoreOptions options_;
   StoreLayout layout_;
-  const BlobStore* kept_ = nullptr;
-  std::filesystem::path write_lock_;  // kept_copies(): see retire_to
   std::optional<std::string> writes_refused_;
   // Why the store's folder cannot be used at all (a `.jp` or `.jp/blobs`
   // linking outside): found when constructed, thrown by the first use,
   // so that a command that never uses the store (a commit of other files)
   // is not stopped by a link a teammate committed.
   std::optional<std::string> unusable_;
-  HeldByGit held_by_git_;
   // The root folder's descriptor, opened on first use. Held by pointer so
   // the store stays movable.
   struct RootHandle {
@@ -376,12 +329,6 @@ class BlobStore {
     ino_t ino = 0;
   };
   std::unique_ptr<RootHandle> root_handle_ = std::make_unique<RootHandle>();
-  // What put_all() published and keep_pending() has yet to link.
-  struct Unkept {
-    std::mutex mutex;
-    std::vector<Digest> digests;
-  };
-  std::unique_ptr<Unkept> unkept_ = std::make_unique<Unkept>();
 };
 
 }  // namespace jpblob

@@ -252,25 +252,11 @@ bool BlobStore::replace_corrupt(const Digest& digest, std::string_view bytes) co
   } catch (const Error&) {
     // corrupt, as expected
   }
-  {
-    const Fd hold = hold_writes();  // until it is published (retire_to)
-    const Fd leaf = open_leaf(digest, true);
-    AtomicFile file(leaf.get(), digest.hex() + ".blob.gz", "blob " + path_of(digest).string(), 0666,
-                    options_.fsync ? AtomicFile::Durability::Full : AtomicFile::Durability::None);
-    file.write(gzip_compress(bytes, options_.compression_level));
-    file.commit(AtomicFile::Replace::Yes);
-  }
-  // A kept copy is a link to the file it was made from: corrupted in
-  // place, it is corrupt too.
-  if (kept_) {
-    bool kept_sound = true;
-    try {
-      kept_->verify(digest);
-    } catch (const Error&) {
-      kept_sound = false;
-    }
-    if (!kept_sound) kept_->replace_corrupt(digest, bytes);
-  }
+  const Fd leaf = open_leaf(digest, true);
+  AtomicFile file(leaf.get(), digest.hex() + ".blob.gz", "blob " + path_of(digest).string(), 0666,
+                  options_.fsync ? AtomicFile::Durability::Full : AtomicFile::Durability::None);
+  file.write(gzip_compress(bytes, options_.compression_level));
+  file.commit(AtomicFile::Replace::Yes);
   return true;
 }
 

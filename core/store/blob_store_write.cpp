@@ -1,6 +1,6 @@
 // The store's write path (core/store/blob_store.hpp): put and put_all,
 // each blob published once with link() and never rewritten, the check of a
-// file already under a blob's name, and the kept copies each new file gets.
+// file already under a blob's name, and linking a file into another store.
 // Paths, folders and reads are in blob_store.cpp; the walk in
 // blob_store_walk.cpp.
 #include "core/store/blob_store.hpp"
@@ -71,20 +71,6 @@ BlobStore::PutResult BlobStore::put(std::string_view bytes) const {
 std::optional<BlobStore::NewFile> BlobStore::start_file(const Digest& digest, std::string_view bytes, int root,
                                                         AtomicFile::Durability durability) const {
   const std::string name = digest.hex() + ".blob.gz";
-  // Held by git out of the work tree: no folder, no file.
-  switch (held_by_git_ ? held_by_git_(digest, bytes) : GitCopy::None) {
-    case GitCopy::Holds:
-      return std::nullopt;
-    case GitCopy::Differs:
-      // A file here would not reach the commit (git keeps the index's copy
-      // out of the work tree) and the next checkout would delete it.
-      throw CorruptBlobInTheWay("blob " + tracked_blob_path(digest) +
-                                " in git's index does not hold what its name says, so it cannot stand for the "
-                                "content being stored. Run `git jpblob repair`, which stages it again from this "
-                                "content, then try again");
-    case GitCopy::None:
-      break;
-  }
   // A gc may remove the leaf (or its parent) that this writer has just
   // opened or created, once it looks empty: then open it again, as git
   // does for its object folders. A temporary file, once made, keeps the
@@ -112,43 +98,21 @@ std::optional<BlobStore::NewFile> BlobStore::start_file(const Digest& digest, st
 
 BlobStore::PutResult BlobStore::put(const Digest& digest, std::string_view bytes) const {
   check_writable();
-  const Fd hold = hold_writes();  // until it is published (retire_to)
   auto started = start_file(digest, bytes, -1,
                             options_.fsync ? AtomicFile::Durability::Full : AtomicFile::Durability::None);
   if (!started) return {digest, false};
   started->file->write(gzip_compress(bytes, options_.compression_level));
-  const bool written = started->file->commit(AtomicFile::Replace::No);
-  if (written && kept_) {
-    const Fd kept_hold = kept_->hold_writes();
-    keep_copy(started->leaf.get(), digest, options_.fsync);
-  }
-  return {digest, written};
+  return {digest, started->file->commit(AtomicFile::Replace::No)};
 }
 
-void BlobStore::keep_pending() const {
-  if (!kept_) return;
-  std::vector<Digest> digests;
-  {
-    std::lock_guard lock(unkept_->mutex);
-    digests.swap(unkept_->digests);
-  }
-  if (digests.empty()) return;
-  const Fd hold = kept_->hold_writes();
-  for (const Digest& digest : digests) {
-    const Fd leaf = open_leaf(digest, false);
-    if (leaf.valid()) keep_copy(leaf.get(), digest, false);
-  }
-  // One sync for them all (copies made where no link could be are on
-  // the kept folder's file system too).
-  if (options_.fsync) sync_filesystem(kept_->root_fd(true), "blob store " + kept_->root().string());
-}
+void BlobStore::sync() const { sync_filesystem(root_fd(true), "blob store " + root_.string()); }
 
 namespace {
 
-// A kept copy exists already under `name` in `dest`. Equal names should
-// hold equal bytes, but a kept copy is a link: a write into its work-tree
-// file in place (a shell's `>`, an editor) corrupted it too, and that file
-// may since have been deleted. The file just published in `leaf` was
+// A copy exists already under `name` in `dest`. Equal names should hold
+// equal bytes, but a copy may be a link: a write into the file it was
+// linked from in place (a shell's `>`, an editor) corrupted it too, and
+// that file may since have been deleted. The file just published in `leaf` was
 // written from the bytes its name is the digest of, so a copy that is not
 // that very file is replaced by a link to it. A copy on another file
 // system shares no bytes with any work-tree file and stays.
@@ -174,18 +138,19 @@ void relink_copy(int leaf, int dest, const std::string& name, const std::string&
 
 }  // namespace
 
-// The caller holds kept_->hold_writes().
-void BlobStore::keep_copy(int leaf, const Digest& digest, bool sync) const {
-  if (!kept_) return;
+void BlobStore::link_into(const BlobStore& into, const Digest& digest, bool sync) const {
+  const Fd source = open_leaf(digest, false);
+  if (!source.valid()) return;  // the file is gone: nothing to link
+  const int leaf = source.get();
   const std::string name = digest.hex() + ".blob.gz";
-  const std::string what = "a kept copy of blob " + digest.hex() + " in " + kept_->root().string();
-  const Fd dest = kept_->open_leaf(digest, true);
+  const std::string what = "a copy of blob " + digest.hex() + " in " + into.root().string();
+  const Fd dest = into.open_leaf(digest, true);
   if (::linkat(leaf, name.c_str(), dest.get(), name.c_str(), 0) == 0) {
     if (sync) fsync_dir(dest.get(), what);
     return;
   }
   if (errno == EEXIST) return relink_copy(leaf, dest.get(), name, what, sync);
-  if (errno == ENOENT) return;  // the file is gone (keep_pending): nothing to keep
+  if (errno == ENOENT) return;  // the file is gone meanwhile: nothing to link
   if (!cannot_link(errno)) throw errno_error("cannot make " + what, errno);
   // The git folder on another file system, or one without hard links: a
   // copy of the bytes just published.
@@ -210,12 +175,21 @@ std::size_t chunk_size() {
 std::vector<BlobStore::PutResult> BlobStore::put_all(
     const std::vector<std::string_view>& payloads) const {
   check_writable();
-  std::vector<std::optional<Digest>> digests(payloads.size());
-  parallel_for(payloads.size(), [&](std::size_t i) { digests[i] = Sha256::of(payloads[i]); });
+  std::vector<std::optional<Digest>> hashed(payloads.size());
+  parallel_for(payloads.size(), [&](std::size_t i) { hashed[i] = Sha256::of(payloads[i]); });
+  std::vector<Digest> digests;
+  digests.reserve(payloads.size());
+  for (const auto& d : hashed) digests.push_back(*d);
+  return put_all(payloads, digests);
+}
+
+std::vector<BlobStore::PutResult> BlobStore::put_all(const std::vector<std::string_view>& payloads,
+                                                     const std::vector<Digest>& digests) const {
+  check_writable();
   std::vector<std::size_t> unique;  // first index of each distinct digest
   std::unordered_map<Digest, std::size_t, DigestHash> first;
   for (std::size_t i = 0; i < payloads.size(); ++i)
-    if (first.emplace(*digests[i], i).second) unique.push_back(i);
+    if (first.emplace(digests[i], i).second) unique.push_back(i);
 
   std::vector<char> written(payloads.size(), 0);
   // Chunks bound the descriptors held open between writing and publishing
@@ -227,14 +201,13 @@ std::vector<BlobStore::PutResult> BlobStore::put_all(
   for (std::size_t start = 0; start < unique.size(); start += kChunk) {
     const std::size_t count = std::min(kChunk, unique.size() - start);
     std::vector<NewFile> pending(count);
-    const Fd hold = hold_writes();  // until the chunk is published (retire_to)
     // The root is checked once a chunk rather than once a blob; a copy of
     // the descriptor, so no other caller of root_fd() can close it meanwhile.
     const Fd root(::dup(root_fd(true)));
     if (!root.valid()) throw errno_error("cannot open blob store " + root_.string(), errno);
     parallel_for(count, [&](std::size_t k) {
       const std::size_t i = unique[start + k];
-      auto started = start_file(*digests[i], payloads[i], root.get(), AtomicFile::Durability::None);
+      auto started = start_file(digests[i], payloads[i], root.get(), AtomicFile::Durability::None);
       if (!started) return;
       started->file->write(gzip_compress(payloads[i], options_.compression_level));
       started->file->close_unsynced();
@@ -246,15 +219,10 @@ std::vector<BlobStore::PutResult> BlobStore::put_all(
     for (std::size_t k = 0; k < count; ++k)
       if (pending[k].file) written[unique[start + k]] = pending[k].file->commit(AtomicFile::Replace::No);
     if (options_.fsync) sync_filesystem(root_fd(true), "blob store " + root_.string());
-    if (kept_) {
-      std::lock_guard lock(unkept_->mutex);
-      for (std::size_t k = 0; k < count; ++k)
-        if (written[unique[start + k]]) unkept_->digests.push_back(*digests[unique[start + k]]);
-    }
   }
   std::vector<PutResult> results;
   results.reserve(payloads.size());
-  for (std::size_t i = 0; i < payloads.size(); ++i) results.push_back({*digests[i], written[i] != 0});
+  for (std::size_t i = 0; i < payloads.size(); ++i) results.push_back({digests[i], written[i] != 0});
   return results;
 }
 

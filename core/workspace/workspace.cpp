@@ -8,7 +8,6 @@
 
 #include "core/documents/document.hpp"
 #include "core/base/error.hpp"
-#include "core/workspace/lean.hpp"
 #include "core/workspace/shared_config.hpp"
 
 namespace jpblob {
@@ -91,7 +90,7 @@ void Workspace::finish() const {
   } catch (...) {
     failed = std::current_exception();
   }
-  if (store_) store_->keep_pending();  // null when moved from
+  if (new_blobs_) new_blobs_->finish();  // null when moved from
   if (failed) std::rethrow_exception(failed);
 }
 
@@ -145,26 +144,24 @@ Workspace Workspace::open(const fs::path& cwd, const std::optional<fs::path>& st
   w.settings_ = load_settings(w.repo());
   w.store_ = std::make_unique<BlobStore>(store_dir ? BlobStore::for_storage(w.top_, w.top_, w.settings_.store)
                                                    : BlobStore::for_work_tree(w.top_, w.settings_.store));
-  // A lean work tree (core/workspace/lean): clean writes no file for a blob git holds
+  // A lean work tree (core/lean/lean_tree): clean writes no file for a blob git holds
   // out of the work tree, or the next status would look at it again.
   w.lean_ = w.in_work_tree_ && is_lean(*w.repo_);
   // With no repository, cwd/.jp/blobs would be a store nothing commits or
   // cleans: most likely a command run in the wrong folder.
   if (!store_dir && !w.repo_) w.store_->refuse_writes("not in a git repository; pass --store <folder>");
   // What clean writes into a work tree also goes where git never deletes
-  // it (BlobStore::kept_copies); in a lean one, only there (new_blobs()).
+  // it (core/lean/kept_copies); in a lean one, only there (new_blobs()).
   if (w.in_work_tree_) {
-    w.kept_ = std::make_unique<BlobStore>(BlobStore::kept_copies(w.repo_->commondir(), w.settings_.store));
-    w.store_->keep_copies_in(w.kept_.get());
+    w.kept_ = std::make_unique<KeptCopies>(*w.repo_, w.settings_.store);
     w.committed_form_ = std::make_unique<CommittedFormRecord>(w.repo_->gitdir());
   }
-  if (w.lean_) {
-    // No file for a blob git holds out of the work tree already.
-    const auto held = held_in_index(*w.repo_);  // one read of the index, shared
-    w.store_->set_held_by_git(held);
-    w.kept_->set_held_by_git(held);
-  }
-  w.source_ = std::make_unique<BlobLookup>(*w.store_, w.kept_.get(), w.in_work_tree_ ? w.repo() : nullptr);
+  // In a lean tree, no file for a blob git holds out of the work tree
+  // already: the index is asked first (read once, on the first blob).
+  w.new_blobs_ = std::make_unique<NewBlobs>(*w.store_, w.kept_.get(),
+                                            w.lean_ ? held_in_index(*w.repo_) : HeldInIndex{});
+  w.source_ = std::make_unique<BlobLookup>(*w.store_, w.kept_ ? &w.kept_->store() : nullptr,
+                                           w.in_work_tree_ ? w.repo() : nullptr);
   if (shared == SharedSettings::Read) w.settings_.warnings = w.read_shared_settings();
   return w;
 }

@@ -14,12 +14,15 @@
 #include <string>
 #include <vector>
 
-#include "core/store/blob_lookup.hpp"
-#include "core/workspace/committed_form.hpp"
-#include "core/store/blob_store.hpp"
-#include "core/git/git_repo.hpp"
 #include "core/base/safe_path.hpp"
 #include "core/documents/transform.hpp"
+#include "core/git/git_repo.hpp"
+#include "core/lean/kept_copies.hpp"
+#include "core/lean/lean_tree.hpp"
+#include "core/lean/new_blobs.hpp"
+#include "core/store/blob_lookup.hpp"
+#include "core/store/blob_store.hpp"
+#include "core/workspace/committed_form.hpp"
 
 namespace jpblob {
 
@@ -90,7 +93,7 @@ class Workspace {
   // may (they read none of its keys).
   std::vector<std::string> read_shared_settings();
   // Makes the kept copies this command's writes left pending
-  // (BlobStore::keep_pending). Throws Error on failure; each blob file
+  // (NewBlobs::finish). Throws Error on failure; each blob file
   // itself is stored already, so callers report it as a warning. The
   // filters call it when git is done with them.
   void finish() const;
@@ -101,15 +104,18 @@ class Workspace {
   Workspace& operator=(Workspace&&) = default;
 
   const BlobStore& store() const { return *store_; }
-  // Where clean writes the blobs it stores: the store, except in a lean
-  // work tree, where no blob file is ever in the work tree (SPEC §2): there
-  // new blobs live in the git folder (kept(), flat) until the pre-commit
-  // hook stages them from there.
-  const BlobStore& new_blobs() const { return lean_ ? *kept_ : *store_; }
-  // Kept copies of the blobs clean writes into the work-tree store
-  // (BlobStore::kept_copies), in a lean work tree the only home of the
-  // blobs not committed yet; null outside a work tree.
-  const BlobStore* kept() const { return kept_.get(); }
+  // Where clean writes the blobs it stores (core/lean/new_blobs): the
+  // store, except in a lean work tree, where no blob file is ever in the
+  // work tree (SPEC §2): there new blobs live in the git folder (kept())
+  // until the pre-commit hook stages them from there.
+  const NewBlobs& new_blobs() const { return *new_blobs_; }
+  // Kept copies of the blobs clean writes (core/lean/kept_copies), in a
+  // lean work tree the only home of the blobs not committed yet; null
+  // outside a work tree.
+  const KeptCopies* kept() const { return kept_.get(); }
+  // The parts a lean work tree's moves need (core/lean/lean_tree). Only in
+  // a work tree (in_work_tree()).
+  LeanParts lean_parts() const { return {*repo_, *store_, kept_.get()}; }
   const GitRepo* repo() const { return repo_.get(); }
   const Settings& settings() const { return settings_; }
   // The folder paths in messages are relative to.
@@ -118,7 +124,7 @@ class Workspace {
   // --store folder, not a bare repository): its blobs have index entries
   // and tracked paths.
   bool in_work_tree() const { return in_work_tree_; }
-  // True when this work tree is lean (core/workspace/lean): committed blobs in git's
+  // True when this work tree is lean (core/lean/lean_tree): committed blobs in git's
   // objects only. Asked once, when opened.
   bool lean() const { return lean_; }
 
@@ -155,7 +161,8 @@ class Workspace {
   // addresses, which must survive the Workspace being moved.
   std::unique_ptr<GitRepo> repo_;
   std::unique_ptr<BlobStore> store_;
-  std::unique_ptr<BlobStore> kept_;
+  std::unique_ptr<KeptCopies> kept_;
+  std::unique_ptr<NewBlobs> new_blobs_;
   std::unique_ptr<BlobLookup> source_;
   std::unique_ptr<CommittedFormRecord> committed_form_;
   Settings settings_;

@@ -71,26 +71,6 @@ TEST(BlobStore, ACorruptFileUnderTheNameIsNeitherTrustedNorReplaced) {
   EXPECT_EQ(test::read_text(file), "marker");
 }
 
-TEST(BlobStore, WhatGitHoldsOutOfTheWorkTreeStandsForTheContentOnlyWhenItHoldsIt) {
-  // A lean work tree (core/workspace/lean): git's copy of a blob may be the only one.
-  TempDir t;
-  BlobStore store = BlobStore::for_storage(t / ".jp", t.path());
-  std::map<std::string, BlobStore::GitCopy> git;  // content -> what git's copy is
-  git["held"] = BlobStore::GitCopy::Holds;
-  git["planted"] = BlobStore::GitCopy::Differs;
-  store.set_held_by_git([&](const Digest&, std::string_view content) {
-    const auto it = git.find(std::string(content));
-    return it == git.end() ? BlobStore::GitCopy::None : it->second;
-  });
-  EXPECT_FALSE(store.put("held").written);
-  EXPECT_EQ(count_files(t / ".jp/blobs"), 0u);
-  EXPECT_THROW(store.put("planted"), CorruptBlobInTheWay);
-  EXPECT_THROW(store.put_all({"new", "planted"}), CorruptBlobInTheWay);
-  EXPECT_FALSE(fs::exists(store.path_of(Sha256::of("planted"))));
-  EXPECT_TRUE(store.put("new").written || fs::exists(store.path_of(Sha256::of("new"))));
-  EXPECT_TRUE(store.get(Sha256::of("new")).has_value());
-}
-
 TEST(BlobStore, EqualContentGivesEqualFileBytes) {
   TempDir a, b;
   const auto da = BlobStore::for_storage(a / ".jp", a.path()).put("payload bytes");

@@ -1,5 +1,5 @@
 // Lean work trees (core/workspace/lean): what clean asks of git's copies of blobs.
-#include "core/workspace/lean.hpp"
+#include "core/lean/lean_tree.hpp"
 
 #include <gtest/gtest.h>
 
@@ -61,7 +61,7 @@ TEST(HeldInIndex, TakesTheRepositorysLock) {
   EXPECT_EQ(asked.wait_for(std::chrono::milliseconds(300)), std::future_status::timeout)
       << "answered while another thread held the repository";
   lock.unlock();
-  EXPECT_EQ(asked.get(), BlobStore::GitCopy::Holds);
+  EXPECT_EQ(asked.get(), GitCopy::Holds);
 }
 
 // make_lean() marks a clone's blob entries skip-worktree with one index
@@ -83,11 +83,11 @@ TEST(HeldInIndex, AnEntryNotMarkedYetHoldsItsBlob) {
   auto repo = GitRepo::open(g.repo());
   ASSERT_TRUE(repo);
   const auto held = held_in_index(*repo);
-  EXPECT_EQ(held(digest, "staged content"), BlobStore::GitCopy::Holds);
+  EXPECT_EQ(held(digest, "staged content"), GitCopy::Holds);
   // Not marked: the content's own copy is written, and the hook stages it
   // over the planted one.
-  EXPECT_EQ(held(planted, "what the name says"), BlobStore::GitCopy::None);
-  EXPECT_EQ(held(Sha256::of("never staged"), "never staged"), BlobStore::GitCopy::None);
+  EXPECT_EQ(held(planted, "what the name says"), GitCopy::None);
+  EXPECT_EQ(held(Sha256::of("never staged"), "never staged"), GitCopy::None);
 }
 
 }  // namespace

@@ -16,7 +16,6 @@
 #include "core/store/blob_store.hpp"
 #include "core/base/error.hpp"
 #include "core/format/gzip.hpp"
-#include "core/workspace/kept.hpp"
 #include "test_support.hpp"
 
 namespace jpblob {
@@ -163,7 +162,7 @@ TEST(StoreRemove, AllAtOnceKeepsWhatRemoveKeeps) {
   for (std::size_t i = 0; i < doomed.size(); ++i)
     EXPECT_EQ(again[i], *doomed[i]->digest == fresh ? Removal::Fresh : Removal::Gone);
   // A flat store (the kept copies) keeps its root.
-  const BlobStore flat = BlobStore::kept_copies(flat_root.path(), {});
+  const BlobStore flat(flat_root / "kept", flat_root.path(), {}, StoreLayout::Flat);
   const Digest f = flat.put("flat").digest;
   const StoreEntry ef = flat.entry_for(f);
   EXPECT_EQ(flat.remove_all({&ef}, [](std::size_t) { return past_every_write(); }, 8),
@@ -255,69 +254,12 @@ TEST(StoreVerify, SizesCorruptionAndPrefixes) {
   EXPECT_EQ(store.find_prefix(hex.substr(0, 1)).size(), 2u);
 }
 
-// A work tree's store keeping copies in a flat store of its git folder.
-struct KeptSandbox {
-  test::TempDir t;
-  BlobStore kept, store;
-  KeptSandbox()
-      : kept((fs::create_directory(t / ".git"), BlobStore::kept_copies(t / ".git"))),
-        store(BlobStore::for_work_tree(t.path())) {
-    store.keep_copies_in(&kept);
-  }
-};
-
-// Kept copies (core/workspace/kept): a flat store in the git folder, each new blob of
-// the work tree's linked there, never a second set of bytes.
-TEST(KeptCopies, EveryNewBlobIsLinkedIntoTheFlatStore) {
-  KeptSandbox k;
-  const test::TempDir& t = k.t;
-  const BlobStore &kept = k.kept, &store = k.store;
-  const Digest one = store.put("one").digest;
-  const auto many = store.put_all({"two", "three", "two"});
-  const Digest two = many[0].digest, three = many[1].digest;
-  EXPECT_EQ(kept.path_of(one), t / ".git/jpblob/kept" / (one.hex() + ".blob.gz"));
-  EXPECT_TRUE(fs::exists(kept.path_of(one))) << "put() links at once";
-  EXPECT_FALSE(fs::exists(kept.path_of(two))) << "put_all() leaves its links to keep_pending()";
-  store.keep_pending();
-  std::map<std::string, StoreEntry::Kind> expected;
-  for (const Digest& d : {one, two, three}) {
-    expected[d.hex() + ".blob.gz"] = StoreEntry::Kind::Blob;
-    struct stat a {}, b {};
-    ASSERT_EQ(::stat(store.path_of(d).c_str(), &a), 0);
-    ASSERT_EQ(::stat(kept.path_of(d).c_str(), &b), 0);
-    EXPECT_EQ(a.st_ino, b.st_ino) << "a kept copy is a link, not a second set of bytes";
-    EXPECT_EQ(kept.get(d), d == one ? "one" : d == two ? "two" : "three");
-  }
-  test::write_text(t / ".git/jpblob/kept" / ".jpblob-tmp-1-2-abc", "partial");
-  test::write_text(t / ".git/jpblob/kept" / "notes.txt", "not ours");
-  expected[".jpblob-tmp-1-2-abc"] = StoreEntry::Kind::Temporary;
-  expected["notes.txt"] = StoreEntry::Kind::Foreign;
-  EXPECT_EQ(walk(kept), expected);
-  EXPECT_EQ(kept.find_prefix(two.hex().substr(0, 5)), std::vector<Digest>{two});
-
-  // A blob whose file went before keep_pending() has nothing to keep.
-  const Digest four = store.put_all({"four"})[0].digest;
-  fs::remove(store.path_of(four));
-  store.keep_pending();
-  EXPECT_FALSE(fs::exists(kept.path_of(four)));
-
-  // The work-tree file gone (git's stash, git clean): the kept copy stays,
-  // and a put() of the same blob writes the file again beside it.
-  fs::remove(store.path_of(one));
-  EXPECT_EQ(kept.get(one), "one");
-  EXPECT_TRUE(store.put("one").written);
-  EXPECT_EQ(kept.remove(kept.entry_for(one), std::numeric_limits<std::time_t>::max()), Removal::Removed);
-  EXPECT_FALSE(fs::exists(kept.path_of(one)));
-  EXPECT_TRUE(fs::is_directory(kept.root())) << "a flat store keeps its root";
-  EXPECT_EQ(kept.remove(kept.entry_for(one), std::numeric_limits<std::time_t>::max()), Removal::Gone);
-}
-
 // gc lists kept copies by name (100,000 stats cost 0.3 s) and stats only
 // the few it may delete.
 TEST(StoreWalk, ListingByNameAgreesWithTheWalkInBothLayouts) {
   test::TempDir t;
   fs::create_directory(t / ".git");
-  const BlobStore kept = BlobStore::kept_copies(t / ".git");
+  const BlobStore kept(t / ".git/jpblob/kept", t / ".git", {}, StoreLayout::Flat);
   const BlobStore store = BlobStore::for_work_tree(t.path());
   const test::TempDir outside;
   for (const BlobStore* s : {&store, &kept}) {
@@ -348,123 +290,6 @@ TEST(StoreWalk, ListingByNameAgreesWithTheWalkInBothLayouts) {
     fs::remove(s->path_of(b));
     EXPECT_FALSE(s->stat(s->entry_for(b)).has_value()) << "gone";
   }
-}
-
-TEST(KeptCopies, ALinkedKeptFolderIsRefusedBeforeAnythingIsWritten) {
-  test::TempDir t, outside;
-  fs::create_directories(t / ".git/jpblob");
-  fs::create_directory_symlink(outside.path(), t / ".git/jpblob/kept");
-  const BlobStore kept = BlobStore::kept_copies(t / ".git");
-  EXPECT_THROW(kept.put("x"), Error);
-  EXPECT_THROW(kept.entries(), Error);
-  EXPECT_TRUE(fs::is_empty(outside.path()));
-}
-
-TEST(KeptCopies, ACorruptKeptCopyIsRepairedWithTheWorkTreeFile) {
-  KeptSandbox k;
-  const BlobStore &kept = k.kept, &store = k.store;
-  const Digest d = store.put("content").digest;
-  // Corrupted in place: both names are one file.
-  { std::ofstream(store.path_of(d), std::ios::app) << "junk"; }
-  EXPECT_THROW(kept.get(d), Error);
-  EXPECT_TRUE(store.replace_corrupt(d, "content"));
-  EXPECT_EQ(store.get(d), "content");
-  EXPECT_EQ(kept.get(d), "content");
-}
-
-// A commit that staged every kept copy moves the folder aside whole
-// (core/workspace/kept, retire_kept_copies): only when every entry is a
-// copy that may go, and never while a writer holds the lock.
-TEST(KeptCopies, RetiringMovesTheWholeFolderOnlyWhenEveryCopyMayGo) {
-  KeptSandbox k;
-  const BlobStore& kept = k.kept;
-  const Digest a = kept.put("a").digest, b = kept.put("b").digest;
-  const fs::path dest = retired_copies_folder(k.t / ".git") / "kept-1";
-  const auto all = [](const Digest&) { return true; };
-  EXPECT_EQ(kept.retire_to(dest, [&](const Digest& d) { return d == a; }), BlobStore::Retire::Declined);
-  // A leftover temporary file is no copy that may go.
-  test::write_text(kept.root() / ".jpblob-tmp-1-2-x", "partial");
-  EXPECT_EQ(kept.retire_to(dest, all), BlobStore::Retire::Declined);
-  fs::remove(kept.root() / ".jpblob-tmp-1-2-x");
-  {
-    const Fd writer(::open((k.t / ".git/jpblob/kept.lock").c_str(), O_RDONLY | O_CLOEXEC));
-    ASSERT_TRUE(writer.valid()) << "the puts made the lock file";
-    ASSERT_EQ(::flock(writer.get(), LOCK_SH), 0);
-    EXPECT_EQ(kept.retire_to(dest, all), BlobStore::Retire::Busy);
-  }
-  EXPECT_TRUE(kept.contains(a) && kept.contains(b)) << "nothing moved until now";
-  EXPECT_FALSE(fs::exists(dest));
-  EXPECT_EQ(kept.retire_to(dest, all), BlobStore::Retire::Moved);
-  EXPECT_FALSE(fs::exists(kept.root()));
-  EXPECT_TRUE(fs::exists(dest / (a.hex() + ".blob.gz")) && fs::exists(dest / (b.hex() + ".blob.gz")));
-  // The next write makes the folder again, though this store had it open.
-  const Digest c = kept.put("c").digest;
-  EXPECT_EQ(kept.get(c), "c");
-  EXPECT_FALSE(fs::exists(dest / (c.hex() + ".blob.gz")));
-  // A store without a write lock never moves.
-  const Digest w = k.store.put("work tree").digest;
-  EXPECT_EQ(k.store.retire_to(k.t / "elsewhere", all), BlobStore::Retire::Declined);
-  EXPECT_TRUE(k.store.contains(w));
-  EXPECT_FALSE(fs::exists(k.t / "elsewhere"));
-}
-
-// Writers racing retirements: a file published while the folder moves
-// must not go with it unseen (it would be deleted with copies that are
-// all staged). Every file in a moved folder is one `may_go` was asked of.
-TEST(KeptCopies, NoWriteRacingARetirementGoesWithTheFolderUnseen) {
-  KeptSandbox k;
-  const BlobStore& kept = k.kept;
-  std::atomic<bool> stop = false;
-  std::thread writer([&] {
-    // Large enough that compressing takes a while between opening the
-    // folder and publishing the file.
-    std::string text(256 * 1024, 'x');
-    for (std::size_t i = 0; !stop; ++i) {
-      for (std::size_t j = 0; j < text.size(); j += 4096) text[j] = static_cast<char>('a' + (i + j) % 26);
-      text.replace(0, 20, std::to_string(i) + "                    ");
-      kept.put(text);
-      std::this_thread::sleep_for(std::chrono::microseconds(200));  // the lock free now and then
-    }
-  });
-  std::size_t moved = 0;
-  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(2);
-  for (int round = 0; moved < 100 && std::chrono::steady_clock::now() < until; ++round) {
-    std::this_thread::sleep_for(std::chrono::microseconds(100));
-    std::set<std::string> asked;
-    const fs::path dest = retired_copies_folder(k.t / ".git") / ("kept-" + std::to_string(round));
-    const auto retired = kept.retire_to(dest, [&](const Digest& d) {
-      asked.insert(d.hex() + ".blob.gz");
-      return true;
-    });
-    if (retired != BlobStore::Retire::Moved) continue;
-    ++moved;
-    for (const auto& e : fs::directory_iterator(dest))
-      EXPECT_TRUE(asked.count(e.path().filename().string())) << e.path() << " went with the folder unseen";
-  }
-  stop = true;
-  writer.join();
-  EXPECT_GT(moved, 0u) << "no retirement happened: the test proves nothing";
-}
-
-TEST(KeptCopies, PurgingDeletesTheRetiredCopiesAndNothingElse) {
-  KeptSandbox k;
-  const fs::path git = k.t / ".git", retired = retired_copies_folder(git);
-  k.kept.put("one");
-  k.kept.put("two");
-  ASSERT_EQ(k.kept.retire_to(retired / "kept-1", [](const Digest&) { return true; }), BlobStore::Retire::Moved);
-  // Not ours: a stray file in another folder, and a link to one outside.
-  test::TempDir outside;
-  const Digest three = Sha256::of("three");
-  test::write_text(outside / (three.hex() + ".blob.gz"), "outside");
-  fs::create_directories(retired / "kept-2");
-  test::write_text(retired / "kept-2" / "notes.txt", "a user's");
-  fs::create_directory_symlink(outside.path(), retired / "kept-3");
-  EXPECT_EQ(purge_retired_copies(git), 2u);
-  EXPECT_FALSE(fs::exists(retired / "kept-1"));
-  EXPECT_EQ(test::read_text(retired / "kept-2" / "notes.txt"), "a user's");
-  EXPECT_EQ(test::read_text(outside / (three.hex() + ".blob.gz")), "outside");
-  EXPECT_EQ(purge_retired_copies(git), 0u) << "nothing left, twice is harmless";
-  EXPECT_EQ(purge_retired_copies(k.t / "no-such-folder"), 0u);
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-// Lean work trees (docs/ARCHITECTURE.md, "Lean work trees"): where smudge
+// Lean work trees (docs/lean.md): where smudge
 // gives JP its inline form, the committed blob files are a second copy of
 // what events.json already holds, and 1,000 conversations check out 20,000
 // of them for git to write, stat and read on every status. A lean work tree
@@ -19,7 +19,9 @@
 #include <vector>
 
 #include "core/git/git_cli.hpp"
-#include "core/workspace/workspace.hpp"
+#include "core/git/git_repo.hpp"
+#include "core/lean/kept_copies.hpp"
+#include "core/store/blob_store.hpp"
 
 namespace jpblob {
 
@@ -28,7 +30,7 @@ inline constexpr std::string_view kLeanPatterns = "/*\n!/.jp/blobs/\n";
 
 // Set with the lean patterns alone: git then no longer stats every
 // skip-worktree entry's path on each index read, looking for files that
-// came back (docs/ARCHITECTURE.md, "Lean work trees": 40% of a lean
+// came back (docs/lean.md: 40% of a lean
 // status). git-jpblob never leaves a file it needs git to see at such a
 // path: repair clears the bit of what it stages again.
 inline constexpr std::string_view kExpectFiles = "sparse.expectFilesOutsideOfPatterns";
@@ -38,8 +40,8 @@ inline constexpr std::string_view kExpectFiles = "sparse.expectFilesOutsideOfPat
 // otherwise) and writes its end of index entries (EOIE), with which it
 // reads the extensions on a thread of their own beside the entries. A lean
 // clone's cache tree holds every store folder (65,000 at 10,000
-// conversations): half of reading its index (docs/ARCHITECTURE.md, "The
-// index on two threads").
+// conversations): half of reading its index (docs/lean.md, "The index on
+// two threads").
 inline constexpr std::string_view kIndexThreads = "index.threads";
 // Set beside it when lean set index.threads, so that --no-lean takes back
 // lean's setting and never one of the user's own (one set before the
@@ -50,6 +52,15 @@ inline constexpr std::string_view kSetIndexThreads = "jpblob.leanSetIndexThreads
 // it: index.recordEndOfIndexEntries, or else index.threads set to any
 // count of threads but one (true, 0 and 2 write it; false and 1 do not).
 bool records_end_of_entries(const GitCli& git);
+
+// What moving blob files in and out of a lean work tree needs of a
+// workspace (Workspace::lean_parts()): its repository, its work-tree store
+// and its kept copies. All must outlive the parts.
+struct LeanParts {
+  const GitRepo& repo;
+  const BlobStore& store;
+  const KeptCopies* kept;
+};
 
 // Marks the index entries of `paths` (blob files) skip-worktree in every
 // index of `indexes` and deletes their work-tree files, for each whose file
@@ -63,20 +74,28 @@ bool records_end_of_entries(const GitCli& git);
 // left the work tree. `mark`, when given, marks the paths instead of
 // `indexes`' set_skip_worktree (a clone's hook: in place).
 using MarkSkipWorktree = std::function<void(const std::vector<std::string>&)>;
-std::size_t drop_blob_files(const Workspace& ws, const std::vector<GitCli>& indexes,
+std::size_t drop_blob_files(const LeanParts& parts, const std::vector<GitCli>& indexes,
                             const std::vector<std::string>& paths, const GitCli* keeper = nullptr,
                             const std::unordered_map<std::string, std::string>* staged = nullptr,
                             const MarkSkipWorktree& mark = nullptr);
 
-// What clean asks before writing a blob file in a lean work tree
-// (BlobStore::set_held_by_git): whether the index stages a copy of it (out
-// of the work tree, or not marked so yet), and whether that copy holds the
-// content. The index is
+// What git's index holds, out of the work tree, under a blob's name, told
+// the content the name stands for.
+enum class GitCopy {
+  None,     // nothing out of the work tree: the blob is written as usual
+  Holds,    // exactly the content: no file is written, which would only make git look at it again
+  Differs,  // not the content (planted under a predictable name): the write is refused
+};
+using HeldInIndex = std::function<GitCopy(const Digest&, std::string_view content)>;
+
+// What clean asks before writing a blob in a lean work tree (NewBlobs):
+// whether the index stages a copy of it (out of the work tree, or not
+// marked so yet), and whether that copy holds the content. The index is
 // read once, on the first blob that needs it; each copy is read and
 // compared once, and only one holding the content stands for it (a planted
 // corrupt one must not take the bytes' place). `repo` must outlive the
 // result, which may be called from several threads at once.
-BlobStore::HeldByGit held_in_index(const GitRepo& repo);
+HeldInIndex held_in_index(const GitRepo& repo);
 
 // True when this work tree leaves the store out: core.sparseCheckout on and
 // its own sparse-checkout file holds the store's exclusion. Read through
@@ -104,7 +123,7 @@ void enter_lean(const RepoLayout& layout, const GitCli& git);
 // staged blob whose file is unmodified dropped from the work tree
 // (drop_blob_files); blobs not staged yet stay until their commit. Throws
 // Error, changing nothing, when lean_refused() gives a reason.
-void make_lean(const RepoLayout& layout, const GitCli& git, const Workspace& ws);
+void make_lean(const RepoLayout& layout, const GitCli& git, const LeanParts& parts);
 
 // Undoes make_lean: the store's exclusion leaves this work tree's sparse
 // patterns (and sparse checkout goes off where they were only the lean

@@ -1,4 +1,4 @@
-#include "core/workspace/needs_log.hpp"
+#include "core/lean/needs_log.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>

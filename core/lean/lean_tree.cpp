@@ -1,4 +1,4 @@
-#include "core/workspace/lean.hpp"
+#include "core/lean/lean_tree.hpp"
 
 #include <limits>
 #include <memory>
@@ -8,12 +8,10 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "core/store/blob_store.hpp"
 #include "core/base/error.hpp"
 #include "core/base/fs.hpp"
 #include "core/base/parallel.hpp"
 #include "core/format/gzip.hpp"
-#include "core/workspace/kept.hpp"
 
 namespace jpblob {
 
@@ -58,10 +56,10 @@ bool gives_back(const GitRepo& repo, const std::string& id, const std::string& f
 
 }  // namespace
 
-std::size_t drop_blob_files(const Workspace& ws, const std::vector<GitCli>& indexes,
+std::size_t drop_blob_files(const LeanParts& parts, const std::vector<GitCli>& indexes,
                             const std::vector<std::string>& paths, const GitCli* keeper,
                             const std::unordered_map<std::string, std::string>* known, const MarkSkipWorktree& mark) {
-  if (indexes.empty() || paths.empty() || !ws.repo()) return 0;
+  if (indexes.empty() || paths.empty()) return 0;
   using Ids = std::unordered_map<std::string, std::string>;  // tracked path -> blob id
   Ids asked;
   if (!known) asked = indexes.front().index_ids(paths);
@@ -89,8 +87,8 @@ std::size_t drop_blob_files(const Workspace& ws, const std::vector<GitCli>& inde
   parallel_for(
       candidates.size(),
       [&](std::size_t i) {
-        const auto raw = ws.store().read_raw(candidates[i].digest);
-        gives[i] = raw && gives_back(*ws.repo(), candidates[i].id, *raw);
+        const auto raw = parts.store.read_raw(candidates[i].digest);
+        gives[i] = raw && gives_back(parts.repo, candidates[i].id, *raw);
       },
       kDiskWaiters);
   std::vector<Candidate> drop;
@@ -103,19 +101,19 @@ std::size_t drop_blob_files(const Workspace& ws, const std::vector<GitCli>& inde
   else
     for (const GitCli& index : indexes) index.set_skip_worktree(marked);
   std::vector<StoreEntry> entries;
-  for (const Candidate& c : drop) entries.push_back(ws.store().entry_for(c.digest));
+  for (const Candidate& c : drop) entries.push_back(parts.store.entry_for(c.digest));
   std::vector<const StoreEntry*> doomed;
   for (const StoreEntry& e : entries) doomed.push_back(&e);
-  ws.store().remove_all(doomed, [](std::size_t) { return std::numeric_limits<std::time_t>::max(); }, kDiskWaiters);
-  // The kept copies (core/workspace/kept) go with the files: what `git
-  // commit -a` staged leaves here, at the next commit.
+  parts.store.remove_all(doomed, [](std::size_t) { return std::numeric_limits<std::time_t>::max(); }, kDiskWaiters);
+  // The kept copies go with the files: what `git commit -a` staged leaves
+  // here, at the next commit.
   std::vector<Digest> digests;
   for (const Candidate& c : drop) digests.push_back(c.digest);
-  drop_kept_copies_held(ws, staged, digests);
+  if (parts.kept) parts.kept->drop_held(staged, digests);
   return drop.size();
 }
 
-BlobStore::HeldByGit held_in_index(const GitRepo& repo) {
+HeldInIndex held_in_index(const GitRepo& repo) {
   struct Held {
     std::once_flag once;
     std::unordered_map<std::string, IndexEntry> entries;  // by tracked path
@@ -126,7 +124,6 @@ BlobStore::HeldByGit held_in_index(const GitRepo& repo) {
   };
   auto held = std::make_shared<Held>();
   return [held, &repo](const Digest& digest, std::string_view content) {
-    using GitCopy = BlobStore::GitCopy;
     // repo.lock(): smudges delayed on other threads read the same index.
     std::call_once(held->once, [&] {
       const auto lock = repo.lock();
@@ -236,7 +233,7 @@ void enter_lean(const RepoLayout& layout, const GitCli& git) {
   add_store_ignored(layout.common_dir / "info" / "exclude");
 }
 
-void make_lean(const RepoLayout& layout, const GitCli& git, const Workspace& ws) {
+void make_lean(const RepoLayout& layout, const GitCli& git, const LeanParts& parts) {
   enter_lean(layout, git);
   // The blobs this clone checked out leave (git's own `sparse-checkout
   // reapply` keeps any file whose stat data is racy, so the store does it).
@@ -257,7 +254,7 @@ void make_lean(const RepoLayout& layout, const GitCli& git, const Workspace& ws)
   bool by_git = false;
   // The checkout wrote the index before the setting was there.
   const bool end_of_entries = records_end_of_entries(git);
-  drop_blob_files(ws, {git}, checked_out, nullptr, &staged, [&](const std::vector<std::string>& marked) {
+  drop_blob_files(parts, {git}, checked_out, nullptr, &staged, [&](const std::vector<std::string>& marked) {
     if (git.set_skip_worktree_in_place(marked, end_of_entries)) return;
     git.set_skip_worktree(marked);
     by_git = true;

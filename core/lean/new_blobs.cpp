@@ -1,0 +1,94 @@
+#include "core/lean/new_blobs.hpp"
+
+#include <optional>
+
+#include "core/base/error.hpp"
+#include "core/base/parallel.hpp"
+
+namespace jpblob {
+
+NewBlobs::NewBlobs(const BlobStore& store, const KeptCopies* kept, HeldInIndex held)
+    : store_(store), kept_(kept), held_(std::move(held)) {}
+
+const BlobStore& NewBlobs::home() const { return held_ && kept_ ? kept_->store() : store_; }
+
+GitCopy NewBlobs::ask_index(const Digest& digest, std::string_view bytes) const {
+  const GitCopy copy = held_ ? held_(digest, bytes) : GitCopy::None;
+  // A file would not reach the commit (git keeps the index's copy out of
+  // the work tree) and the next checkout would delete it.
+  if (copy == GitCopy::Differs)
+    throw CorruptBlobInTheWay("blob " + tracked_blob_path(digest) +
+                              " in git's index does not hold what its name says, so it cannot stand for the "
+                              "content being stored. Run `git jpblob repair`, which stages it again from this "
+                              "content, then try again");
+  return copy;
+}
+
+std::vector<BlobPut> NewBlobs::put_all(const std::vector<std::string_view>& payloads) const {
+  if (!held_ || !kept_) {
+    auto results = store_.put_all(payloads);
+    if (kept_) {
+      std::lock_guard lock(unkept_->mutex);
+      for (const BlobPut& r : results)
+        if (r.written) unkept_->digests.push_back(r.digest);
+    }
+    return results;
+  }
+  // Lean: what the index holds is not written; the rest goes to the kept
+  // copies, hashed once for both questions.
+  std::vector<std::optional<Digest>> digests(payloads.size());
+  std::vector<char> held(payloads.size(), 0);
+  parallel_for(payloads.size(), [&](std::size_t i) {
+    digests[i] = Sha256::of(payloads[i]);
+    held[i] = ask_index(*digests[i], payloads[i]) == GitCopy::Holds;
+  });
+  std::vector<std::string_view> rest;
+  std::vector<Digest> rest_digests;
+  std::vector<std::size_t> at;
+  for (std::size_t i = 0; i < payloads.size(); ++i)
+    if (!held[i]) {
+      rest.push_back(payloads[i]);
+      rest_digests.push_back(*digests[i]);
+      at.push_back(i);
+    }
+  const auto stored = kept_->put_all(rest, rest_digests);
+  std::vector<BlobPut> results;
+  results.reserve(payloads.size());
+  for (std::size_t i = 0; i < payloads.size(); ++i) results.push_back({*digests[i], false});
+  for (std::size_t k = 0; k < at.size(); ++k) results[at[k]].written = stored[k].written;
+  return results;
+}
+
+BlobPut NewBlobs::put(const Digest& digest, std::string_view bytes) const {
+  if (held_ && kept_) {
+    if (ask_index(digest, bytes) == GitCopy::Holds) return {digest, false};
+    return kept_->put(digest, bytes);
+  }
+  return put_in_work_tree(digest, bytes);
+}
+
+BlobPut NewBlobs::put_in_work_tree(const Digest& digest, std::string_view bytes) const {
+  if (ask_index(digest, bytes) == GitCopy::Holds) return {digest, false};
+  const BlobPut put = store_.put(digest, bytes);
+  if (put.written && kept_) kept_->keep(store_, {digest}, store_.options().fsync);
+  return put;
+}
+
+bool NewBlobs::replace_corrupt(const Digest& digest, std::string_view bytes) const {
+  if (held_ && kept_) return kept_->replace_corrupt(digest, bytes);
+  const bool replaced = store_.replace_corrupt(digest, bytes);
+  if (replaced && kept_) kept_->mend(digest, bytes);
+  return replaced;
+}
+
+void NewBlobs::finish() const {
+  if (!kept_) return;
+  std::vector<Digest> digests;
+  {
+    std::lock_guard lock(unkept_->mutex);
+    digests.swap(unkept_->digests);
+  }
+  kept_->keep(store_, digests, store_.options().fsync);
+}
+
+}  // namespace jpblob
