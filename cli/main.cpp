@@ -30,14 +30,43 @@ namespace {
 
 constexpr const char* kVersion = "0.1.0";
 
+// What the command line sets, for every command: CLI11 writes the options
+// here while it parses, and the command's callback reads them.
 struct Args {
   jpblob::FilterArgs filter;
-  std::optional<std::filesystem::path> store;
+  std::optional<std::filesystem::path> store;  // filter-process --store
   jpblob::InstallOptions install;
   bool local = false, global = false, system = false;
   bool lean = false, no_lean = false;  // install --lean, --no-lean
-  std::filesystem::path file;
+  std::filesystem::path file;  // textconv
+  std::vector<std::string> checkout_args;  // post-checkout: <previous> <new> <branch?>
+  std::string push_remote, push_url;  // pre-push
+  std::string purge_dir;  // purge-retired
+  jpblob::MaintenanceArgs m;
+  std::vector<std::string> merge_args;
+  bool env_json = false, ls_json = false, status_json = false;
+  std::optional<std::string> ls_commit;
+  std::string help_topic;
+  int run_status = 0;  // the status of a command that sets its own: run, merge, help
 };
+
+// When a closed pipe on standard output ends a command quietly: every
+// command but the filters, for which it means git died.
+struct ClosedPipe {
+  bool quiet = false;
+  bool reader_gone() const { return quiet && jpblob::reader_gone(STDOUT_FILENO); }
+  // An error that is a write failing with EPIPE (errno_error's "…: Broken
+  // pipe"), not one that merely happened while the reader was gone.
+  bool killed(const std::exception& e) const {
+    return std::string_view(e.what()).ends_with(std::strerror(EPIPE)) && reader_gone();
+  }
+};
+
+std::vector<std::string> command_names(const CLI::App& app) {
+  std::vector<std::string> names;
+  for (const CLI::App* sub : app.get_subcommands({})) names.push_back(sub->get_name());
+  return names;
+}
 
 // What `git jpblob` alone and `git jpblob help` print: every command with
 // its one-line description, as `git lfs` does.
@@ -94,109 +123,100 @@ void add_install_command(CLI::App& app, const char* name, const char* help, Args
   });
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  // A closed pipe must surface as a write error (EPIPE), not as a death by
-  // signal: the filters report it, and the other commands then end quietly
-  // (cli/closed_pipe.hpp) once the pipe is known to be the cause.
-  std::signal(SIGPIPE, SIG_IGN);
-  const std::string first = argc > 1 ? argv[1] : "";
-  const bool quiet_on_closed_pipe = first != "clean" && first != "smudge" && first != "filter-process";
-  auto closed_pipe = [&] { return quiet_on_closed_pipe && jpblob::reader_gone(STDOUT_FILENO); };
-  // An error that is a write failing with EPIPE (errno_error's "…: Broken
-  // pipe"), not one that merely happened while the reader was gone.
-  auto died_of_closed_pipe = [&](const std::exception& e) {
-    return std::string_view(e.what()).ends_with(std::strerror(EPIPE)) && closed_pipe();
-  };
-  // Output that fails throws, so that a command stops at its first write to
-  // a closed pipe, as git does, rather than running on to no reader.
-  if (quiet_on_closed_pipe) std::cout.exceptions(std::ios::badbit);
-  // Off again once main returns: the flush at exit must not throw.
-  struct CoutExceptionsOff {
-    ~CoutExceptionsOff() { std::cout.exceptions(std::ios::goodbit); }
-  } cout_exceptions_off;
-  if (first == "--help") jpblob::exec_manual_page();  // returns when there is no page
-
-  CLI::App app{"git-jpblob: keeps JP conversations small and shareable in git", "git-jpblob"};
-  app.set_version_flag("--version", [] {
-    std::string text = jpblob::version_text(kVersion);
-    text.pop_back();  // CLI11 ends the line
-    return text;
-  });
-  app.require_subcommand(1);
-  Args args;
-
+void add_setup_commands(CLI::App& app, Args& args) {
   add_install_command(app, "install", "set up the filter, .gitattributes and the pre-commit hook",
                       args, jpblob::run_install);
   add_install_command(app, "uninstall", "remove exactly what install added", args,
                       jpblob::run_uninstall);
+}
+
+// What git runs through the config install writes: the one-shot filters
+// and the long-running one.
+void add_filter_commands(CLI::App& app, Args& args) {
   add_filter_command(app, "clean", "filter a conversation from the work tree to the repository",
                      args, jpblob::run_clean);
   add_filter_command(app, "smudge", "filter a conversation from the repository to the work tree",
                      args, jpblob::run_smudge);
   auto* process = app.add_subcommand("filter-process", "serve git's long-running filter protocol");
   process->add_option("--store", args.store, "a JP storage folder whose blobs/ to use");
-  process->callback([&] {
+  process->callback([&args] {
     jpblob::run_filter_process(0, 1, args.store, [](const jpblob::Workspace& ws) {
       if (auto line = jpblob::ensure_hook(std::filesystem::current_path(), ws.repo()))
         std::cerr << "git-jpblob: " << *line << std::endl;
     });
   });
+}
+
+// What git's hooks run, and what the pre-commit hook starts.
+void add_hook_commands(CLI::App& app, Args& args) {
   app.add_subcommand("pre-commit", "the pre-commit hook: stage and verify referenced blobs")
       ->callback([] { jpblob::run_pre_commit(); });
-  std::vector<std::string> checkout_args;  // <previous> <new> <branch?>
   app.add_subcommand("post-checkout", "the post-checkout hook: a new clone of conversations becomes lean")
-      ->add_option("args", checkout_args, "what git passes: the previous HEAD, the new one, 1 for a branch checkout")
+      ->add_option("args", args.checkout_args, "what git passes: the previous HEAD, the new one, 1 for a branch checkout")
       ->expected(0, 3);
-  app.get_subcommand("post-checkout")->callback([&] {
-    jpblob::run_post_checkout(checkout_args.empty() ? std::string() : checkout_args[0]);
+  app.get_subcommand("post-checkout")->callback([&args] {
+    jpblob::run_post_checkout(args.checkout_args.empty() ? std::string() : args.checkout_args[0]);
   });
-  std::string push_remote, push_url;
   auto* pre_push = app.add_subcommand("pre-push", "the pre-push hook: refuse commits lacking a blob or holding a corrupt one");
-  pre_push->add_option("remote", push_remote, "the remote's name (or URL); the pre-commit framework's when absent");
-  pre_push->add_option("url", push_url, "the remote's URL");
-  pre_push->callback([&] { jpblob::run_pre_push(push_remote, push_url); });
+  pre_push->add_option("remote", args.push_remote, "the remote's name (or URL); the pre-commit framework's when absent");
+  pre_push->add_option("url", args.push_url, "the remote's URL");
+  pre_push->callback([&args] { jpblob::run_pre_push(args.push_remote, args.push_url); });
   app.add_subcommand("pre-receive", "the server's pre-receive hook: refuse pushed commits lacking a blob or holding a corrupt one")
       ->callback([] { jpblob::run_pre_receive(); });
-  std::string purge_dir;
   app.add_subcommand("purge-retired", "delete the kept copies a commit set aside (what the pre-commit hook starts)")
-      ->add_option("git-common-dir", purge_dir, "the repository's common git folder")
+      ->add_option("git-common-dir", args.purge_dir, "the repository's common git folder")
       ->required();
-  app.get_subcommand("purge-retired")->callback([&] { jpblob::run_purge_retired(purge_dir); });
-  jpblob::MaintenanceArgs m;
-  auto maintenance = [&](const char* name, const char* help, void (*run)(const jpblob::MaintenanceArgs&)) {
-    auto* cmd = app.add_subcommand(name, help);
-    cmd->callback([&m, run] { run(m); });
-    return cmd;
-  };
-  auto* gc = maintenance("gc", "delete blobs nothing references", jpblob::run_gc_command);
+  app.get_subcommand("purge-retired")->callback([&args] { jpblob::run_purge_retired(args.purge_dir); });
+}
+
+// A command that runs `run` with the maintenance arguments.
+CLI::App* add_maintenance_command(CLI::App& app, jpblob::MaintenanceArgs& m, const char* name, const char* help,
+                                  void (*run)(const jpblob::MaintenanceArgs&)) {
+  auto* cmd = app.add_subcommand(name, help);
+  cmd->callback([&m, run] { run(m); });
+  return cmd;
+}
+
+// gc and verify, over the store.
+void add_store_check_commands(CLI::App& app, jpblob::MaintenanceArgs& m) {
+  auto* gc = add_maintenance_command(app, m, "gc", "delete blobs nothing references", jpblob::run_gc_command);
   gc->add_flag("--dry-run", m.dry_run, "say what would be deleted");
   gc->add_option("--prune", m.prune, "keep blobs younger than this (default 1.hour.ago; now; never)");
   gc->add_option("--store", m.store, "a JP storage folder instead of the work tree's .jp");
   gc->add_flag("--json", m.json, "machine output");
-  auto* verify = maintenance("verify", "check every blob and every reference", jpblob::run_verify_command);
+  auto* verify =
+      add_maintenance_command(app, m, "verify", "check every blob and every reference", jpblob::run_verify_command);
   verify->add_flag("--history", m.history, "also check every commit reachable from any ref");
   verify->add_option("revisions", m.revisions, "with --history, only the commits these name (<before>..<after>)");
   verify->add_option("--store", m.store, "a JP storage folder instead of the work tree's .jp");
   verify->add_flag("--json", m.json, "machine output");
-  maintenance("files", "list a conversation's files and referenced blobs", jpblob::run_files_command)
+}
+
+// files, print, cat and store: conversations and blobs read, or blobs put.
+void add_reading_commands(CLI::App& app, jpblob::MaintenanceArgs& m) {
+  add_maintenance_command(app, m, "files", "list a conversation's files and referenced blobs", jpblob::run_files_command)
       ->add_option("conversation", m.target, "folder, events.json, id or jp-c<id>")->required();
-  maintenance("print", "print a conversation with every reference resolved", jpblob::run_print_command)
+  add_maintenance_command(app, m, "print", "print a conversation with every reference resolved",
+                          jpblob::run_print_command)
       ->add_option("conversation", m.target, "folder, events.json, id or jp-c<id>")->required();
-  auto* cat = maintenance("cat", "write what an internal URL or a blob name resolves to", jpblob::run_cat_command);
+  auto* cat = add_maintenance_command(app, m, "cat", "write what an internal URL or a blob name resolves to",
+                                      jpblob::run_cat_command);
   cat->add_option("url", m.target,
                   "artifact://<n>, agent://<id>[/path|?q=query], blob:sha256:<hex>, a digest, or a unique prefix of 8+")
       ->required();
   cat->add_option("--session", m.session, "the session .jsonl whose artifacts artifact:// and agent:// read");
   cat->add_option("--offset", m.offset, "first line to show, from 1");
   cat->add_option("--limit", m.limit, "most lines to show");
-  auto* store_cmd = maintenance("store", "put files' bytes in the blob store and print their blob: URLs",
-                                jpblob::run_store_command);
+  auto* store_cmd = add_maintenance_command(app, m, "store", "put files' bytes in the blob store and print their blob: URLs",
+                                            jpblob::run_store_command);
   store_cmd->add_option("files", m.files, "files whose content to store")->required()->check(CLI::ExistingFile);
   store_cmd->add_option("--store", m.store, "a JP storage folder instead of the work tree's .jp");
   store_cmd->add_flag("--json", m.json, "machine output");
-  int run_status = 0;
+}
+
+// run, and artifacts with its gc and stats: session artifacts.
+void add_artifact_commands(CLI::App& app, Args& args) {
+  jpblob::MaintenanceArgs& m = args.m;
   auto* run = app.add_subcommand("run", "run a command, keeping its whole output as a session artifact when long");
   run->add_option("--session", m.session, "the session .jsonl whose artifacts folder to use")->required();
   run->add_option("--tool", m.tool, "the tool name in the artifact's file name")->required();
@@ -208,7 +228,7 @@ int main(int argc, char** argv) {
                 "print only the reference as JSON (artifact_reference, summary, hint, size_bytes; output when "
                 "nothing was saved)");
   run->add_option("command", m.command, "the command and its arguments, after --")->required()->expected(-1);
-  run->callback([&] { run_status = jpblob::run_run_command(m); });
+  run->callback([&args] { args.run_status = jpblob::run_run_command(args.m); });
   auto* artifacts = app.add_subcommand("artifacts", "expire, remove and count session artifacts (gc, stats)");
   artifacts->require_subcommand(0, 1);
   // Alone, it lists its subcommands, as `git jpblob` alone lists the commands.
@@ -224,84 +244,111 @@ int main(int argc, char** argv) {
                          "without --session)");
   artifacts_gc->add_flag("--dry-run", m.dry_run, "say what would be removed");
   artifacts_gc->add_flag("--json", m.json, "machine output");
-  artifacts_gc->callback([&] { jpblob::run_artifacts_gc_command(m); });
+  artifacts_gc->callback([&m] { jpblob::run_artifacts_gc_command(m); });
   auto* artifacts_stats = artifacts->add_subcommand("stats", "count artifacts and their bytes, per tool");
   artifacts_stats->add_option("--session", m.session, "only this session's artifacts (default: all under .jp/sessions)");
   artifacts_stats->add_flag("--json", m.json, "machine output");
-  artifacts_stats->callback([&] { jpblob::run_artifacts_stats_command(m); });
-  auto* migrate = maintenance("migrate", "rewrite every conversation to its cleaned form", jpblob::run_migrate_command);
+  artifacts_stats->callback([&m] { jpblob::run_artifacts_stats_command(m); });
+}
+
+// migrate, checkout and repair, which rewrite documents or blobs, and stats.
+void add_rewriting_commands(CLI::App& app, jpblob::MaintenanceArgs& m) {
+  auto* migrate = add_maintenance_command(app, m, "migrate", "rewrite every conversation to its cleaned form",
+                                          jpblob::run_migrate_command);
   migrate->add_flag("--dry-run", m.dry_run, "say what would be rewritten");
   migrate->add_flag("--json", m.json, "machine output");
-  auto* checkout = maintenance("checkout", "put JP's own form back in the work tree from the reference form",
-                               jpblob::run_checkout_command);
+  auto* checkout = add_maintenance_command(app, m, "checkout",
+                                           "put JP's own form back in the work tree from the reference form",
+                                           jpblob::run_checkout_command);
   checkout->add_option("paths", m.files, "documents or folders (default: all)");
   checkout->add_flag("--dry-run", m.dry_run, "say what would be restored");
   checkout->add_flag("--json", m.json, "machine output");
-  maintenance("repair", "write corrupt or missing blobs again from any good copy", jpblob::run_repair_command)
+  add_maintenance_command(app, m, "repair", "write corrupt or missing blobs again from any good copy",
+                          jpblob::run_repair_command)
       ->add_flag("--json", m.json, "machine output");
-  auto* stats = maintenance("stats", "conversations, blobs and savings", jpblob::run_stats_command);
+  auto* stats = add_maintenance_command(app, m, "stats", "conversations, blobs and savings", jpblob::run_stats_command);
   stats->add_flag("--json", m.json, "machine output");
   stats->add_option("--store", m.store, "a JP storage folder instead of the work tree's .jp");
-  std::vector<std::string> merge_args;
+}
+
+void add_merge_command(CLI::App& app, Args& args) {
   auto* merge = app.add_subcommand("merge", "the merge driver git runs: merge.jpblob.driver (%O %A %B %L %P)");
-  merge->add_option("files", merge_args, "base, ours (written with the result), theirs, marker size, path")
+  merge->add_option("files", args.merge_args, "base, ours (written with the result), theirs, marker size, path")
       ->required()
       ->expected(5);
-  merge->callback([&] { run_status = jpblob::run_merge_driver(merge_args); });
+  merge->callback([&args] { args.run_status = jpblob::run_merge_driver(args.merge_args); });
+}
+
+// version, env, ls-files and status: how git-jpblob is set up and what it holds (cli/diagnostics).
+void add_diagnostic_commands(CLI::App& app, Args& args) {
   app.add_subcommand("version", "print git-jpblob's version, git's and libgit2's")->callback([] {
     std::cout << jpblob::version_text(kVersion);
   });
-  bool env_json = false;
   app.add_subcommand("env", "print how git-jpblob is set up here, one key=value a line")
-      ->callback([&] { jpblob::run_env_command(kVersion, env_json); })
-      ->add_flag("--json", env_json, "machine output");
-  std::optional<std::string> ls_commit;
-  bool ls_json = false;
+      ->callback([&args] { jpblob::run_env_command(kVersion, args.env_json); })
+      ->add_flag("--json", args.env_json, "machine output");
   auto* ls_files = app.add_subcommand("ls-files", "list each conversation in the index (or a commit) and its blobs");
-  ls_files->add_option("commit", ls_commit, "a commit to list instead of the index");
-  ls_files->add_flag("--json", ls_json, "machine output");
-  ls_files->callback([&] { jpblob::run_ls_files_command(ls_commit, ls_json); });
-  bool status_json = false;
+  ls_files->add_option("commit", args.ls_commit, "a commit to list instead of the index");
+  ls_files->add_flag("--json", args.ls_json, "machine output");
+  ls_files->callback([&args] { jpblob::run_ls_files_command(args.ls_commit, args.ls_json); });
   app.add_subcommand("status", "which conversations have every blob committed, staged, not staged yet, or missing")
-      ->callback([&] { jpblob::run_status_command(status_json); })
-      ->add_flag("--json", status_json, "machine output");
-  std::string help_topic;
+      ->callback([&args] { jpblob::run_status_command(args.status_json); })
+      ->add_flag("--json", args.status_json, "machine output");
+}
+
+void add_help_command(CLI::App& app, Args& args) {
   auto* help = app.add_subcommand("help", "print the commands, or one command's options");
-  help->add_option("command", help_topic, "the command");
-  help->callback([&] {
-    if (help_topic.empty()) {
+  help->add_option("command", args.help_topic, "the command");
+  help->callback([&app, &args] {
+    const std::string& topic = args.help_topic;
+    if (topic.empty()) {
       std::cout << command_list(app);
       return;
     }
     for (const CLI::App* sub : app.get_subcommands({}))
-      if (sub->get_name() == help_topic) {
+      if (sub->get_name() == topic) {
         std::cout << sub->help("git jpblob");
         return;
       }
-    std::vector<std::string> names;
-    for (const CLI::App* sub : app.get_subcommands({})) names.push_back(sub->get_name());
-    std::cerr << jpblob::unknown_command_message(help_topic, jpblob::similar_commands(help_topic, names));
-    run_status = 1;
+    std::cerr << jpblob::unknown_command_message(topic, jpblob::similar_commands(topic, command_names(app)));
+    args.run_status = 1;
   });
+}
+
+void add_textconv_command(CLI::App& app, Args& args) {
   auto* textconv = app.add_subcommand("textconv", "show a conversation or blob file as text (git diff)");
   textconv->add_option("file", args.file, "the file git hands over")->required();
-  textconv->callback([&] { jpblob::run_textconv(args.file); });
+  textconv->callback([&args] { jpblob::run_textconv(args.file); });
+}
+
+// The command table, in the order `git jpblob help` lists it. Every
+// command writes its options into `args`, which must outlive the parse.
+void add_commands(CLI::App& app, Args& args) {
+  app.set_version_flag("--version", [] {
+    std::string text = jpblob::version_text(kVersion);
+    text.pop_back();  // CLI11 ends the line
+    return text;
+  });
+  app.require_subcommand(1);
+  add_setup_commands(app, args);
+  add_filter_commands(app, args);
+  add_hook_commands(app, args);
+  add_store_check_commands(app, args.m);
+  add_reading_commands(app, args.m);
+  add_artifact_commands(app, args);
+  add_rewriting_commands(app, args.m);
+  add_merge_command(app, args);
+  add_diagnostic_commands(app, args);
+  add_help_command(app, args);
+  add_textconv_command(app, args);
   for (CLI::App* sub : app.get_subcommands({})) sub->footer(jpblob::command_example(sub->get_name()));
+}
 
-  if (argc == 1) {
-    std::cout.exceptions(std::ios::goodbit);
-    std::cout << command_list(app);
-    return 0;
-  }
-  if (!first.empty() && first[0] != '-') {
-    std::vector<std::string> names;
-    for (const CLI::App* sub : app.get_subcommands({})) names.push_back(sub->get_name());
-    if (std::find(names.begin(), names.end(), first) == names.end()) {
-      std::cerr << jpblob::unknown_command_message(first, jpblob::similar_commands(first, names));
-      return 1;  // git's status for an unknown command
-    }
-  }
-
+// Runs the command the arguments name and returns the exit status: the
+// one place where failures become statuses, each with one line on stderr
+// (0 success, 1 failure, 2 usage), or a quiet death when the reader of
+// standard output is gone (cli/closed_pipe.hpp).
+int run_command(CLI::App& app, const Args& args, int argc, char** argv, const ClosedPipe& pipe) {
   // Every handler first stops std::cout throwing: std::cerr flushes it
   // (they are tied), and a throw inside a handler would abort.
   auto cout_quiet = [] { std::cout.exceptions(std::ios::goodbit); };
@@ -312,20 +359,20 @@ int main(int argc, char** argv) {
     cout_quiet();
     if (e.get_exit_code() == 0) {
       const int status = app.exit(e);  // --help or --version, on std::cout
-      if (!std::cout.flush() && closed_pipe()) jpblob::die_of_closed_pipe();
+      if (!std::cout.flush() && pipe.reader_gone()) jpblob::die_of_closed_pipe();
       return status;
     }
     std::cerr << "git-jpblob: " << e.what() << "\n";
     return 2;
   } catch (const jpblob::Error& e) {
     cout_quiet();
-    if (died_of_closed_pipe(e)) jpblob::die_of_closed_pipe();
+    if (pipe.killed(e)) jpblob::die_of_closed_pipe();
     std::cerr << "git-jpblob: " << e.what() << "\n";
     return e.kind() == jpblob::ErrorKind::Usage ? 2 : 1;
   } catch (const std::ios_base::failure&) {
-    const int err = errno;  // why std::cout failed (see exceptions() above)
+    const int err = errno;  // why std::cout failed (see exceptions() in main)
     cout_quiet();
-    if (closed_pipe()) jpblob::die_of_closed_pipe();
+    if (pipe.reader_gone()) jpblob::die_of_closed_pipe();
     std::cerr << "git-jpblob: cannot write standard output: " << std::strerror(err) << "\n";
     return 1;
   } catch (const std::bad_alloc&) {
@@ -341,9 +388,46 @@ int main(int argc, char** argv) {
   } catch (const std::exception& e) {
     cout_quiet();
     // std::cout's failure, when the library's type is not the one caught above.
-    if (closed_pipe() && (std::cout.bad() || died_of_closed_pipe(e))) jpblob::die_of_closed_pipe();
+    if (pipe.reader_gone() && (std::cout.bad() || pipe.killed(e))) jpblob::die_of_closed_pipe();
     std::cerr << "git-jpblob: " << e.what() << "\n";
     return 1;
   }
-  return run_status;
+  return args.run_status;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // A closed pipe must surface as a write error (EPIPE), not as a death by
+  // signal: the filters report it, and the other commands then end quietly
+  // (cli/closed_pipe.hpp) once the pipe is known to be the cause.
+  std::signal(SIGPIPE, SIG_IGN);
+  const std::string first = argc > 1 ? argv[1] : "";
+  const ClosedPipe pipe{first != "clean" && first != "smudge" && first != "filter-process"};
+  // Output that fails throws, so that a command stops at its first write to
+  // a closed pipe, as git does, rather than running on to no reader.
+  if (pipe.quiet) std::cout.exceptions(std::ios::badbit);
+  // Off again once main returns: the flush at exit must not throw.
+  struct CoutExceptionsOff {
+    ~CoutExceptionsOff() { std::cout.exceptions(std::ios::goodbit); }
+  } cout_exceptions_off;
+  if (first == "--help") jpblob::exec_manual_page();  // returns when there is no page
+
+  CLI::App app{"git-jpblob: keeps JP conversations small and shareable in git", "git-jpblob"};
+  Args args;
+  add_commands(app, args);
+
+  if (argc == 1) {
+    std::cout.exceptions(std::ios::goodbit);
+    std::cout << command_list(app);
+    return 0;
+  }
+  if (!first.empty() && first[0] != '-') {
+    const std::vector<std::string> names = command_names(app);
+    if (std::find(names.begin(), names.end(), first) == names.end()) {
+      std::cerr << jpblob::unknown_command_message(first, jpblob::similar_commands(first, names));
+      return 1;  // git's status for an unknown command
+    }
+  }
+  return run_command(app, args, argc, argv, pipe);
 }

@@ -61,6 +61,224 @@ std::string failure_of(const std::string& path) {
   }
 }
 
+void say(const std::string& message) { std::cerr << "git-jpblob: " + message + "\n" << std::flush; }
+
+// status=error for one file, `message` (when not empty) on stderr first.
+void answer_failure(PktWriter& out, const std::string& message) {
+  if (!message.empty()) say(message);
+  out.text("status=error");
+  out.flush_packet();
+  out.send();
+}
+
+void answer_content(PktWriter& out, std::string_view content) {
+  out.text("status=success");
+  out.flush_packet();
+  out.content(content);
+  out.flush_packet();
+  out.flush_packet();  // an empty list: the status stays "success"
+  out.send();
+}
+
+// Answers with what `restore` writes to its sink, piece by piece, so a
+// large file is never held whole: "status=success" goes before the first
+// piece, and a failure after it ends the content and says
+// "status=error" (git drops what it got; gitattributes(5)).
+void answer_streamed(PktWriter& out, const std::string& path,
+                     const std::function<void(const OutputSink&)>& restore) {
+  bool started = false;
+  const auto start = [&] {
+    if (started) return;
+    out.text("status=success");
+    out.flush_packet();
+    started = true;
+  };
+  try {
+    restore([&](std::string_view piece) {
+      start();
+      out.content(piece);
+    });
+  } catch (...) {
+    const std::string message = failure_of(path);
+    if (started) out.flush_packet();
+    answer_failure(out, message);
+    return;
+  }
+  start();
+  out.flush_packet();
+  out.flush_packet();  // an empty list: the status stays "success"
+  out.send();
+}
+
+// The answer to list_available_blobs (no content follows this request).
+void answer_list_available_blobs(PktWriter& out, DelayedSmudges& delayed) {
+  for (const std::string& ready : delayed.available()) {
+    // Failures come last, once every other file is written. git dies at
+    // the first it fetches (a required filter): each is named now.
+    if (auto error = delayed.failure(ready)) say(*error);
+    out.text("pathname=" + ready);
+  }
+  out.flush_packet();
+  out.text("status=success");
+  out.flush_packet();
+  out.send();
+}
+
+// The smudge of `path` as a job of the pool: it never throws, its failure
+// is the Result's message.
+DelayedSmudges::Job delayed_smudge(Filter& filter, std::string input, const std::string& path,
+                                   const SmudgeContext& context) {
+  Filter* f = &filter;
+  return [f, input = std::move(input), path, context](const DelayedSmudges::Reserve& reserve) {
+    DelayedSmudges::Result r;
+    try {
+      SmudgeContext in_pool = context;
+      in_pool.reserve = reserve;
+      in_pool.into = &r.content;  // a large file is held once, not copied out of smudge
+      f->run(FilterMode::Smudge, input, path, [&](std::string_view piece) { r.content.append(piece); }, in_pool);
+      r.ok = true;
+    } catch (const RestoreElsewhere&) {  // too large for the pool: git's thread streams it
+      r = DelayedSmudges::Result{};
+      r.ok = true;
+      r.later = [f, input, path, context](const OutputSink& sink) {
+        SmudgeContext streamed = context;
+        streamed.stream = true;
+        f->run(FilterMode::Smudge, input, path, sink, streamed);
+      };
+    } catch (...) {
+      r.content = std::string();
+      r.error = failure_of(path);
+    }
+    return r;
+  };
+}
+
+// The filter and its pool of delayed smudges, opened once after the
+// handshake, and the answer to each file git sends.
+class FilterServer {
+ public:
+  FilterServer(PktWriter& out, bool may_delay, const std::optional<std::filesystem::path>& store_dir,
+               const std::function<void(const Workspace&)>& on_ready);
+
+  // A request naming a file (clean or smudge) and the content git sent.
+  void answer_file(const std::vector<std::string>& request, std::string input);
+  void answer_available_blobs() { answer_list_available_blobs(out_, *delayed_); }
+  // git has closed the pipe.
+  void end_of_requests();
+
+ private:
+  bool answer_fetch_of_delayed(const std::string& path, bool can_delay, const std::string& input);
+  void answer_at_once(const std::string& command, const std::string& path, const std::string& input,
+                      const SmudgeContext& context);
+
+  PktWriter& out_;
+  const bool may_delay_;
+  std::optional<Filter> filter_;
+  std::string unusable_;  // why there is no filter_
+  // Smudges git lets wait run on every core while git writes the files
+  // (filter/delayed). Destroyed before `filter_`, whose workspace its jobs use.
+  std::unique_ptr<DelayedSmudges> delayed_;
+  std::string result_;  // one clean's answer, its room reused for the next
+};
+
+FilterServer::FilterServer(PktWriter& out, bool may_delay, const std::optional<std::filesystem::path>& store_dir,
+                           const std::function<void(const Workspace&)>& on_ready)
+    : out_(out), may_delay_(may_delay) {
+  // A workspace that cannot be opened (a store refused as a link, a
+  // malformed personal setting) fails every file with its reason, rather than
+  // killing the server before git hears why.
+  try {
+    filter_.emplace(std::filesystem::current_path(), store_dir);
+  } catch (const Error& e) {
+    unusable_ = e.what();
+  }
+  if (filter_ && on_ready) on_ready(filter_->workspace());
+  try {
+    delayed_ = std::make_unique<DelayedSmudges>(DelayedSmudges::kDefaultBudget, threads_from_environment());
+  } catch (const Error& e) {
+    if (unusable_.empty()) unusable_ = e.what();
+    filter_.reset();
+    delayed_ = std::make_unique<DelayedSmudges>();
+  }
+}
+
+void FilterServer::answer_file(const std::vector<std::string>& request, std::string input) {
+  const std::string command = value_of(request, "command");
+  const std::string path = value_of(request, "pathname");
+  SmudgeContext context;
+  if (const std::string treeish = value_of(request, "treeish"); !treeish.empty()) context.treeish = treeish;
+  context.checkout = !value_of(request, "blob").empty();
+  const bool can_delay = value_of(request, "can-delay") == "1";
+  if (command == "smudge" && answer_fetch_of_delayed(path, can_delay, input)) return;
+  if (command == "smudge" && may_delay_ && filter_ && can_delay &&
+      !filter_->workspace().settings().smudge_refs_only) {
+    delayed_->add(path, delayed_smudge(*filter_, std::move(input), path, context));
+    out_.text("status=delayed");
+    out_.flush_packet();
+    out_.send();
+    return;
+  }
+  if (command == "smudge" && filter_) {
+    context.stream = true;
+    answer_streamed(out_, path,
+                    [&](const OutputSink& sink) { filter_->run(FilterMode::Smudge, input, path, sink, context); });
+    return;
+  }
+  answer_at_once(command, path, input, context);
+}
+
+// git fetches a file it let wait with no content and no can-delay: true
+// when this smudge was that fetch, answered. Any other smudge of the path
+// is a new file, answered from its own content by the caller; the result
+// listed for the old one is dropped.
+bool FilterServer::answer_fetch_of_delayed(const std::string& path, bool can_delay, const std::string& input) {
+  auto ready = delayed_->take(path);
+  if (!ready) return false;
+  const bool fetch = !can_delay && input.empty();
+  if (fetch) {
+    if (ready->later)
+      answer_streamed(out_, path, ready->later);
+    else if (ready->ok)
+      answer_content(out_, ready->content);
+    else
+      answer_failure(out_, std::string());  // named when listed
+  }
+  ready.reset();
+  delayed_->handed_over();
+  return fetch;
+}
+
+// A clean, or a smudge without a usable workspace: the whole answer is
+// built before any of it is sent.
+void FilterServer::answer_at_once(const std::string& command, const std::string& path, const std::string& input,
+                                  const SmudgeContext& context) {
+  result_.clear();
+  try {
+    if (command != "clean" && command != "smudge")
+      throw Error("filter-process: unknown command '" + command + "' for " + path);
+    if (!filter_) throw Error(path + ": " + unusable_);
+    filter_->run(command == "clean" ? FilterMode::Clean : FilterMode::Smudge, input, path,
+                 [&](std::string_view piece) { result_.append(piece); }, context);
+    if (command == "clean") filter_->record_clean(path, result_);
+  } catch (...) {
+    // One file failed, whatever the failure (an Error, memory, a bug):
+    // git reports it and sends the next. Only a broken stream, outside
+    // this block, ends the server.
+    const std::string message = failure_of(path);
+    result_ = std::string();  // give back what a half-built answer held
+    answer_failure(out_, message);
+    return;
+  }
+  answer_content(out_, result_);
+}
+
+void FilterServer::end_of_requests() {
+  delayed_.reset();
+  // git has closed the pipe and waits for this process to end before it
+  // goes on (a stash's `git clean` runs only then): the kept copies now.
+  if (filter_) finish(filter_->workspace());
+}
+
 }  // namespace
 
 void run_filter_process(int in_fd, int out_fd, const std::optional<std::filesystem::path>& store_dir,
@@ -68,169 +286,15 @@ void run_filter_process(int in_fd, int out_fd, const std::optional<std::filesyst
   PktReader in(in_fd);
   PktWriter out(out_fd);
   const bool may_delay = handshake(in, out);
-  // A workspace that cannot be opened (a store refused as a link, a
-  // malformed personal setting) fails every file with its reason, rather than
-  // killing the server before git hears why.
-  std::optional<Filter> filter;
-  std::string unusable;
-  try {
-    filter.emplace(std::filesystem::current_path(), store_dir);
-  } catch (const Error& e) {
-    unusable = e.what();
-  }
-  if (filter && on_ready) on_ready(filter->workspace());
-  // Smudges git lets wait run on every core while git writes the files
-  // (filter/delayed). Destroyed before `filter`, whose workspace its jobs use.
-  std::unique_ptr<DelayedSmudges> delayed;
-  try {
-    delayed = std::make_unique<DelayedSmudges>(DelayedSmudges::kDefaultBudget, threads_from_environment());
-  } catch (const Error& e) {
-    if (unusable.empty()) unusable = e.what();
-    filter.reset();
-    delayed = std::make_unique<DelayedSmudges>();
-  }
-  std::string result;
-  auto say = [](const std::string& message) { std::cerr << "git-jpblob: " + message + "\n" << std::flush; };
-  auto fail = [&](const std::string& message) {
-    if (!message.empty()) say(message);
-    out.text("status=error");
-    out.flush_packet();
-    out.send();
-  };
-  auto succeed = [&](std::string_view content) {
-    out.text("status=success");
-    out.flush_packet();
-    out.content(content);
-    out.flush_packet();
-    out.flush_packet();  // an empty list: the status stays "success"
-    out.send();
-  };
-  // Answers with what `restore` writes to its sink, piece by piece, so a
-  // large file is never held whole: "status=success" goes before the first
-  // piece, and a failure after it ends the content and says
-  // "status=error" (git drops what it got; gitattributes(5)).
-  auto stream = [&](const std::string& path, const std::function<void(const OutputSink&)>& restore) {
-    bool started = false;
-    const auto start = [&] {
-      if (started) return;
-      out.text("status=success");
-      out.flush_packet();
-      started = true;
-    };
-    try {
-      restore([&](std::string_view piece) {
-        start();
-        out.content(piece);
-      });
-    } catch (...) {
-      const std::string message = failure_of(path);
-      if (started) out.flush_packet();
-      fail(message);
-      return;
-    }
-    start();
-    out.flush_packet();
-    out.flush_packet();  // an empty list: the status stays "success"
-    out.send();
-  };
+  FilterServer server(out, may_delay, store_dir, on_ready);
   while (auto request = in.read_list_or_eof()) {
-    const std::string command = value_of(*request, "command");
-    if (command == "list_available_blobs") {  // no content follows this one
-      for (const std::string& ready : delayed->available()) {
-        // Failures come last, once every other file is written. git dies at
-        // the first it fetches (a required filter): each is named now.
-        if (auto error = delayed->failure(ready)) say(*error);
-        out.text("pathname=" + ready);
-      }
-      out.flush_packet();
-      out.text("status=success");
-      out.flush_packet();
-      out.send();
+    if (value_of(*request, "command") == "list_available_blobs") {
+      server.answer_available_blobs();
       continue;
     }
-    const std::string path = value_of(*request, "pathname");
-    SmudgeContext context;
-    if (const std::string treeish = value_of(*request, "treeish"); !treeish.empty()) context.treeish = treeish;
-    context.checkout = !value_of(*request, "blob").empty();
-    std::string input = in.read_content();
-    const bool can_delay = value_of(*request, "can-delay") == "1";
-    if (auto ready = command == "smudge" ? delayed->take(path) : std::nullopt) {
-      // git fetches a file it let wait with no content and no can-delay.
-      // Any other smudge of the path is a new file, answered from its own
-      // content below; the result listed for the old one is dropped.
-      if (!can_delay && input.empty()) {
-        if (ready->later)
-          stream(path, ready->later);
-        else if (ready->ok)
-          succeed(ready->content);
-        else
-          fail(std::string());  // named when listed
-        ready.reset();
-        delayed->handed_over();
-        continue;
-      }
-      ready.reset();
-      delayed->handed_over();
-    }
-    if (command == "smudge" && may_delay && filter && can_delay &&
-        !filter->workspace().settings().smudge_refs_only) {
-      Filter* f = &*filter;
-      delayed->add(path, [f, input = std::move(input), path, context](const DelayedSmudges::Reserve& reserve) {
-        DelayedSmudges::Result r;
-        try {
-          SmudgeContext in_pool = context;
-          in_pool.reserve = reserve;
-          in_pool.into = &r.content;  // a large file is held once, not copied out of smudge
-          f->run(FilterMode::Smudge, input, path, [&](std::string_view piece) { r.content.append(piece); },
-                 in_pool);
-          r.ok = true;
-        } catch (const RestoreElsewhere&) {  // too large for the pool: git's thread streams it
-          r = DelayedSmudges::Result{};
-          r.ok = true;
-          r.later = [f, input, path, context](const OutputSink& sink) {
-            SmudgeContext streamed = context;
-            streamed.stream = true;
-            f->run(FilterMode::Smudge, input, path, sink, streamed);
-          };
-        } catch (...) {
-          r.content = std::string();
-          r.error = failure_of(path);
-        }
-        return r;
-      });
-      out.text("status=delayed");
-      out.flush_packet();
-      out.send();
-      continue;
-    }
-    if (command == "smudge" && filter) {
-      context.stream = true;
-      stream(path, [&](const OutputSink& sink) { filter->run(FilterMode::Smudge, input, path, sink, context); });
-      continue;
-    }
-    result.clear();
-    try {
-      if (command != "clean" && command != "smudge")
-        throw Error("filter-process: unknown command '" + command + "' for " + path);
-      if (!filter) throw Error(path + ": " + unusable);
-      filter->run(command == "clean" ? FilterMode::Clean : FilterMode::Smudge, input, path,
-                 [&](std::string_view piece) { result.append(piece); }, context);
-      if (command == "clean") filter->record_clean(path, result);
-    } catch (...) {
-      // One file failed, whatever the failure (an Error, memory, a bug):
-      // git reports it and sends the next. Only a broken stream, outside
-      // this block, ends the server.
-      const std::string message = failure_of(path);
-      result = std::string();  // give back what a half-built answer held
-      fail(message);
-      continue;
-    }
-    succeed(result);
+    server.answer_file(*request, in.read_content());
   }
-  delayed.reset();
-  // git has closed the pipe and waits for this process to end before it
-  // goes on (a stash's `git clean` runs only then): the kept copies now.
-  if (filter) finish(filter->workspace());
+  server.end_of_requests();
 }
 
 }  // namespace jpblob

@@ -151,50 +151,51 @@ std::vector<std::string> install(const fs::path& cwd, const InstallOptions& opti
 
 namespace {
 
-std::vector<std::string> install_setup(const fs::path& cwd, const std::optional<Repo>& repo,
-                                       const InstallOptions& options) {
-  if (options.scope == ConfigScope::Local && !repo)
-    throw Error("install --local must run inside a git repository", ErrorKind::Usage);
-
-  // Checks first: nothing changes when something is in the way, a link
-  // where .gitattributes or a hook would be written included.
-  std::optional<HookFolder> hooks;
-  std::optional<SafeDir> top;
-  std::string attributes;
+// What install found before changing anything.
+struct InstallChecks {
+  SafeDir top;
+  std::string attributes;  // .gitattributes as it stands
+  HookFolder hooks;
   std::vector<std::string> to_chain, left_alone;
   std::optional<std::string> tracked_hooks;
   std::optional<ManagedHooks> managed;  // a hook manager owns the folder: never written, even with --force
-  if (repo) {
-    top = SafeDir::open(repo->top);
-    attributes = top->read(".gitattributes").value_or("");
-    hooks.emplace(repo->hooks, repo->top);
-    managed = managed_hooks(*repo, *hooks);
-    if (!options.force) tracked_hooks = tracked_hooks_folder(*repo);
-    for (const std::string& name : our_hooks()) {
-      if (tracked_hooks || managed) break;
-      const fs::path hook = hooks->path() / name;
-      if (!hooks->exists(name) || hooks->is_ours(name)) continue;
-      if (hooks->exists(chained_name(name)))
-        throw Error("cannot chain " + hook.string() + ": " + (hooks->path() / chained_name(name)).string() +
-                    " already exists; merge the two hooks by hand, then run install again");
-      if (options.force) {
-        to_chain.push_back(name);
-      } else if (name == "pre-commit") {
-        throw Error("refusing to replace " + hook.string() +
-                    ", which git-jpblob did not write. Run `git jpblob install --force` to keep it as " +
-                    chained_name(name) + " and run it before git-jpblob's check, or chain it by hand: add the line `" +
-                    kProgramName + " pre-commit || exit 1` to it");
-      } else {
-        // The second line only: keep the user's hook (git-lfs writes a
-        // pre-push hook too) and say how to add ours.
-        left_alone.push_back(name);
-      }
+};
+
+// Checks first: nothing changes when something is in the way, a link
+// where .gitattributes or a hook would be written included. Throws Error
+// for what is in the way.
+InstallChecks check_before_install(const Repo& repo, const InstallOptions& options) {
+  SafeDir top = SafeDir::open(repo.top);
+  std::string attributes = top.read(".gitattributes").value_or("");
+  InstallChecks checks{std::move(top), std::move(attributes), HookFolder(repo.hooks, repo.top), {}, {}, {}, {}};
+  const HookFolder& hooks = checks.hooks;
+  checks.managed = managed_hooks(repo, hooks);
+  if (!options.force) checks.tracked_hooks = tracked_hooks_folder(repo);
+  for (const std::string& name : our_hooks()) {
+    if (checks.tracked_hooks || checks.managed) break;
+    const fs::path hook = hooks.path() / name;
+    if (!hooks.exists(name) || hooks.is_ours(name)) continue;
+    if (hooks.exists(chained_name(name)))
+      throw Error("cannot chain " + hook.string() + ": " + (hooks.path() / chained_name(name)).string() +
+                  " already exists; merge the two hooks by hand, then run install again");
+    if (options.force) {
+      checks.to_chain.push_back(name);
+    } else if (name == "pre-commit") {
+      throw Error("refusing to replace " + hook.string() +
+                  ", which git-jpblob did not write. Run `git jpblob install --force` to keep it as " +
+                  chained_name(name) + " and run it before git-jpblob's check, or chain it by hand: add the line `" +
+                  kProgramName + " pre-commit || exit 1` to it");
+    } else {
+      // The second line only: keep the user's hook (git-lfs writes a
+      // pre-push hook too) and say how to add ours.
+      checks.left_alone.push_back(name);
     }
   }
+  return checks;
+}
 
-  std::vector<std::string> done;
-  // 1. git config.
-  const fs::path config_cwd = repo ? repo->top : cwd;
+// 1. git config, run from `config_cwd`.
+void set_git_config(const fs::path& config_cwd, const InstallOptions& options, std::vector<std::string>& done) {
   bool config_changed = false, config_upgraded = false;
   const GitCli config(config_cwd);
   for (const auto& [key, value] : config_entries()) {
@@ -213,9 +214,11 @@ std::vector<std::string> install_setup(const fs::path& cwd, const std::optional<
     done.push_back("Set the jpblob filter and diff driver in the " + config_scope_name(options.scope) +
                    " git config.");
   }
-  if (!repo) return done.empty() ? std::vector<std::string>{"Nothing to change."} : done;
+}
 
-  // 2. .gitattributes.
+// 2. .gitattributes.
+void add_attribute_lines(const Repo& repo, const SafeDir& top, const std::string& attributes,
+                         std::vector<std::string>& done) {
   auto lines = split_lines(attributes);
   std::vector<std::string> present;
   for (const auto& line : lines) present.push_back(without_newline(line));
@@ -239,48 +242,64 @@ std::vector<std::string> install_setup(const fs::path& cwd, const std::optional<
     present.push_back(line);
     ++added;
   }
-  if (added || upgraded) {
-    std::string text;
-    for (const auto& line : lines) text += line;
-    if (newline_added) GitCli(repo->top).config_set(kNewlineKey, "true", ConfigScope::Local);
-    top->write_atomic(".gitattributes", text);
-    if (added) done.push_back("Added " + std::to_string(added) + " line(s) to .gitattributes.");
-    if (upgraded) done.push_back("Updated " + std::to_string(upgraded) + " line(s) of .gitattributes.");
-  }
+  if (!added && !upgraded) return;
+  std::string text;
+  for (const auto& line : lines) text += line;
+  if (newline_added) GitCli(repo.top).config_set(kNewlineKey, "true", ConfigScope::Local);
+  top.write_atomic(".gitattributes", text);
+  if (added) done.push_back("Added " + std::to_string(added) + " line(s) to .gitattributes.");
+  if (upgraded) done.push_back("Updated " + std::to_string(upgraded) + " line(s) of .gitattributes.");
+}
 
-  // 3. The hooks.
-  if (managed) {
+// 3. The hooks, as check_before_install found them.
+void write_hooks(const InstallChecks& checks, std::vector<std::string>& done) {
+  const HookFolder& hooks = checks.hooks;
+  if (const auto& managed = checks.managed) {
     done.push_back(managed->runs_jpblob ? "Left the hooks to " + managed->name +
                                               ", whose configuration runs git-jpblob's check."
                                         : "Left the hooks to " + managed->name + ": " + managed->advice + ".");
-    return done;
+    return;
   }
-  if (tracked_hooks) {
+  if (const auto& tracked_hooks = checks.tracked_hooks) {
     done.push_back("Left " + *tracked_hooks + " alone: " + tracked_hooks_advice(*tracked_hooks) +
                    ". (`git jpblob install --force` writes there all the same.)");
-    return done;
+    return;
   }
   for (const std::string& name : our_hooks()) {
-    if (std::find(left_alone.begin(), left_alone.end(), name) != left_alone.end()) {
-      done.push_back("Left the " + name + " hook in " + hooks->path().string() +
+    if (contains(checks.left_alone, name)) {
+      done.push_back("Left the " + name + " hook in " + hooks.path().string() +
                      " alone: git-jpblob did not write it. Run `git jpblob install --force` to chain it, or add `" +
                      kProgramName + " " + name + " \"$@\"` to it.");
       continue;
     }
-    if (std::find(to_chain.begin(), to_chain.end(), name) != to_chain.end()) {
-      hooks->rename(name, chained_name(name));
-      done.push_back("Kept the existing " + name + " hook as " + (hooks->path() / chained_name(name)).string() +
+    if (contains(checks.to_chain, name)) {
+      hooks.rename(name, chained_name(name));
+      done.push_back("Kept the existing " + name + " hook as " + (hooks.path() / chained_name(name)).string() +
                      "; it runs before git-jpblob's check.");
     }
     const std::string wanted = hook_text(name);
-    const auto current = hooks->read(name);
+    const auto current = hooks.read(name);
     if (current != wanted) {
       // Ours (is_ours above), written by an earlier version: replaced in place.
       const bool upgrade = current.has_value();
-      hooks->write_hook(name, wanted);
-      done.push_back((upgrade ? "Updated the " : "Installed the ") + name + " hook in " + hooks->path().string() +
+      hooks.write_hook(name, wanted);
+      done.push_back((upgrade ? "Updated the " : "Installed the ") + name + " hook in " + hooks.path().string() +
                      (upgrade ? " (it runs git-jpblob from PATH now)." : "."));
     }
+  }
+}
+
+std::vector<std::string> install_setup(const fs::path& cwd, const std::optional<Repo>& repo,
+                                       const InstallOptions& options) {
+  if (options.scope == ConfigScope::Local && !repo)
+    throw Error("install --local must run inside a git repository", ErrorKind::Usage);
+  std::optional<InstallChecks> checks;
+  if (repo) checks.emplace(check_before_install(*repo, options));
+  std::vector<std::string> done;
+  set_git_config(repo ? repo->top : cwd, options, done);
+  if (checks) {
+    add_attribute_lines(*repo, checks->top, checks->attributes, done);
+    write_hooks(*checks, done);
   }
   return done.empty() ? std::vector<std::string>{"Nothing to change."} : done;
 }

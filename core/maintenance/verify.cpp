@@ -38,21 +38,24 @@ void verify_history(const Workspace& ws, const std::vector<std::string>& revisio
   }
 }
 
-}  // namespace
-
-VerifyReport run_verify(const Workspace& ws, bool history, const Progress& progress,
-                        const std::vector<std::string>& revisions) {
-  // An object file that holds another object's bytes is named, not read
-  // as the document it stands for.
-  const ObjectIdChecks id_checks;
-  VerifyReport report;
-  const BlobStore& store = ws.store();
-  std::vector<StoreEntry> blobs;
+// What verify learns of the blobs before it reads any document: the
+// references are resolved against it.
+struct KnownBlobs {
+  std::vector<StoreEntry> files;  // the store's blob files
+  // Every blob found: the store's, those only in git's objects, kept
+  // copies and other worktrees' stores.
   std::unordered_set<Digest, DigestHash> present;
+  std::unordered_map<Digest, std::uint64_t, DigestHash> sizes;  // of the blobs verified
+  std::unordered_set<Digest, DigestHash> staged;  // by their tracked paths' digests, in any worktree
+};
+
+// The store's blob files, each also in `known.present`.
+void list_store_blobs(const Workspace& ws, KnownBlobs& known, VerifyReport& report) {
+  const BlobStore& store = ws.store();
   for (StoreEntry& e : store.entries()) {
     if (e.kind == StoreEntry::Kind::Blob) {
-      present.insert(*e.digest);
-      blobs.push_back(std::move(e));
+      known.present.insert(*e.digest);
+      known.files.push_back(std::move(e));
     } else if (e.symlink) {
       // Never followed, so never read as a blob: but a link in the store
       // is planted, not made by git-jpblob, and a commit of it would reach
@@ -61,14 +64,16 @@ VerifyReport run_verify(const Workspace& ws, bool history, const Progress& progr
                                 ": it is a symbolic link (git-jpblob never follows links inside a repository)");
     }
   }
-  report.blobs = blobs.size();
+  report.blobs = known.files.size();
+}
 
-  // 1. Every blob file: gzip, CRC and ISIZE, SHA-256 against its name.
+// 1. Every blob file: gzip, CRC and ISIZE, SHA-256 against its name.
+void verify_blob_files(const BlobStore& store, KnownBlobs& known, VerifyReport& report,
+                       const Progress& progress) {
   std::mutex mutex;
-  std::unordered_map<Digest, std::uint64_t, DigestHash> sizes;
   std::atomic<std::size_t> done{0};
-  parallel_for(blobs.size(), [&](std::size_t i) {
-    const Digest& digest = *blobs[i].digest;
+  parallel_for(known.files.size(), [&](std::size_t i) {
+    const Digest& digest = *known.files[i].digest;
     std::string problem;
     std::optional<std::uint64_t> size;
     try {
@@ -77,67 +82,78 @@ VerifyReport run_verify(const Workspace& ws, bool history, const Progress& progr
       problem = e.what();
     }
     std::lock_guard lock(mutex);
-    if (size) sizes[digest] = *size;
+    if (size) known.sizes[digest] = *size;
     if (!problem.empty()) report.problems.push_back(problem);
-    if (progress) progress("Verifying blobs", ++done, blobs.size());
+    if (progress) progress("Verifying blobs", ++done, known.files.size());
   });
+}
 
-  // 1a. Every blob the index holds with no file here (a lean work tree's
-  // committed blobs), read from git's objects and checked the same way.
-  const std::vector<IndexBlob> in_git = index_only_blobs(ws, present, true);
+// 1a. Every blob the index holds with no file here (a lean work tree's
+// committed blobs), read from git's objects and checked the same way.
+// Returns those blobs, which step 3 lists when nothing needs them.
+std::vector<IndexBlob> verify_index_only_blobs(const Workspace& ws, KnownBlobs& known, VerifyReport& report) {
+  std::vector<IndexBlob> in_git = index_only_blobs(ws, known.present, true);
   const std::vector<IndexBlobCheck> in_git_checks = check_index_blobs(ws, in_git);
   for (std::size_t i = 0; i < in_git.size(); ++i) {
     const IndexBlobCheck& c = in_git_checks[i];
     if (!c.size && c.problem.empty()) continue;  // not in this clone's objects: a partial clone
     ++report.blobs;
-    present.insert(in_git[i].digest);
-    if (c.size) sizes[in_git[i].digest] = *c.size;
+    known.present.insert(in_git[i].digest);
+    if (c.size) known.sizes[in_git[i].digest] = *c.size;
     if (!c.problem.empty()) report.problems.push_back(c.problem);
   }
+  return in_git;
+}
 
-  // 1b. Every kept copy (docs/ARCHITECTURE.md, "Kept copies"): after a
-  // stash or a `git clean` it can be the only copy of a blob not committed
-  // yet, and smudge reads it. A link to a blob file checked above holds
-  // the same bytes, so it is not read twice.
-  if (const BlobStore* kept = ws.kept() ? &ws.kept()->store() : nullptr) {
-    std::unordered_map<Digest, std::pair<std::uint64_t, std::uint64_t>, DigestHash> checked;
-    for (const StoreEntry& e : blobs)
-      if (sizes.count(*e.digest)) checked.emplace(*e.digest, std::pair{e.device, e.inode});
-    std::vector<Digest> copies;
-    for (const StoreEntry& e : kept->entries()) {
-      if (e.kind != StoreEntry::Kind::Blob) continue;
-      present.insert(*e.digest);
-      const auto same = checked.find(*e.digest);
-      if (same != checked.end() && same->second == std::pair{e.device, e.inode}) continue;
-      copies.push_back(*e.digest);
-    }
-    report.kept = copies.size();
-    parallel_for(copies.size(), [&](std::size_t i) {
-      try {
-        kept->verify(copies[i]);
-      } catch (const Error& e) {
-        std::lock_guard lock(mutex);
-        report.problems.push_back(std::string("kept copy: ") + e.what());
-      }
-    });
+// 1b. Every kept copy (docs/lean.md, "Kept copies"): after a
+// stash or a `git clean` it can be the only copy of a blob not committed
+// yet, and smudge reads it. A link to a blob file checked above holds
+// the same bytes, so it is not read twice.
+void verify_kept_copies(const BlobStore& kept, KnownBlobs& known, VerifyReport& report) {
+  std::unordered_map<Digest, std::pair<std::uint64_t, std::uint64_t>, DigestHash> checked;
+  for (const StoreEntry& e : known.files)
+    if (known.sizes.count(*e.digest)) checked.emplace(*e.digest, std::pair{e.device, e.inode});
+  std::vector<Digest> copies;
+  for (const StoreEntry& e : kept.entries()) {
+    if (e.kind != StoreEntry::Kind::Blob) continue;
+    known.present.insert(*e.digest);
+    const auto same = checked.find(*e.digest);
+    if (same != checked.end() && same->second == std::pair{e.device, e.inode}) continue;
+    copies.push_back(*e.digest);
   }
+  report.kept = copies.size();
+  std::mutex mutex;
+  parallel_for(copies.size(), [&](std::size_t i) {
+    try {
+      kept.verify(copies[i]);
+    } catch (const Error& e) {
+      std::lock_guard lock(mutex);
+      report.problems.push_back(std::string("kept copy: ") + e.what());
+    }
+  });
+}
 
-  // 2. Every reference in the work tree and the index resolves.
-  // A reference resolves when its blob is in the store or staged, in any
-  // worktree: documents are read from every worktree, so blobs are looked
-  // for in every one too.
-  std::unordered_set<Digest, DigestHash> staged_blobs;  // by their tracked paths' digests
-  if (ws.in_work_tree()) {
-    for (const fs::path& wt : GitCli(ws.top()).worktrees()) {
-      std::error_code ec;
-      if (!fs::exists(wt, ec)) continue;
-      for (const IndexEntry& e : GitCli(wt).index_entries({literal_pathspec(kWorkTreeStore)}))
-        if (const auto digest = digest_of_tracked_path(e.path)) staged_blobs.insert(*digest);
-      if (fs::equivalent(wt, ws.top(), ec)) continue;
-      for (const StoreEntry& e : BlobStore::for_work_tree(wt, store.options()).entries())
-        if (e.kind == StoreEntry::Kind::Blob) present.insert(*e.digest);
-    }
+// A reference resolves when its blob is in the store or staged, in any
+// worktree: documents are read from every worktree, so blobs are looked
+// for in every one too.
+void find_blobs_of_other_worktrees(const Workspace& ws, KnownBlobs& known) {
+  if (!ws.in_work_tree()) return;
+  for (const fs::path& wt : GitCli(ws.top()).worktrees()) {
+    std::error_code ec;
+    if (!fs::exists(wt, ec)) continue;
+    for (const IndexEntry& e : GitCli(wt).index_entries({literal_pathspec(kWorkTreeStore)}))
+      if (const auto digest = digest_of_tracked_path(e.path)) known.staged.insert(*digest);
+    if (fs::equivalent(wt, ws.top(), ec)) continue;
+    for (const StoreEntry& e : BlobStore::for_work_tree(wt, ws.store().options()).entries())
+      if (e.kind == StoreEntry::Kind::Blob) known.present.insert(*e.digest);
   }
+}
+
+// 2. Every reference in the work tree and the index resolves. Returns
+// every blob a document needs.
+std::unordered_set<Digest, DigestHash> check_references(const Workspace& ws, const KnownBlobs& known,
+                                                        VerifyReport& report, const Progress& progress) {
+  std::mutex mutex;
   std::unordered_set<Digest, DigestHash> live;
   for_each_document(
       ws,
@@ -156,27 +172,48 @@ VerifyReport run_verify(const Workspace& ws, bool history, const Progress& progr
           // but its own commits may hold them: not checked here.
           if (doc.origin == DocumentOrigin::Pending || doc.origin == DocumentOrigin::Stashed) continue;
           ++report.references;
-          const auto size = sizes.find(r.digest);
-          if (size != sizes.end()) {
+          const auto size = known.sizes.find(r.digest);
+          if (size != known.sizes.end()) {
             if (r.size && size->second != *r.size)
               report.problems.push_back("blob " + r.digest.hex() + " referenced by " + doc.what + " holds " +
                                         std::to_string(size->second) + " bytes, the reference declares " +
                                         std::to_string(*r.size));
-          } else if (!staged_blobs.count(r.digest) && !present.count(r.digest)) {
+          } else if (!known.staged.count(r.digest) && !known.present.count(r.digest)) {
             report.problems.push_back("blob " + r.digest.hex() + " referenced by " + doc.what + " is missing");
           }
         }
       },
       progress, nullptr, /*skip_unchanged=*/true);
+  return live;
+}
 
-  // 3. Blobs nothing needs: gc candidates.
-  for (const StoreEntry& e : blobs)
+// 3. Blobs nothing needs: gc candidates.
+void list_unreferenced(const Workspace& ws, const KnownBlobs& known, const std::vector<IndexBlob>& in_git,
+                       const std::unordered_set<Digest, DigestHash>& live, VerifyReport& report) {
+  for (const StoreEntry& e : known.files)
     if (!live.count(*e.digest))
-      report.unreferenced.push_back((store.root() / e.relative).lexically_relative(ws.top()).string());
+      report.unreferenced.push_back((ws.store().root() / e.relative).lexically_relative(ws.top()).string());
   for (const IndexBlob& b : in_git)
     if (!live.count(b.digest)) report.unreferenced.push_back(b.path);
   std::sort(report.unreferenced.begin(), report.unreferenced.end());
+}
 
+}  // namespace
+
+VerifyReport run_verify(const Workspace& ws, bool history, const Progress& progress,
+                        const std::vector<std::string>& revisions) {
+  // An object file that holds another object's bytes is named, not read
+  // as the document it stands for.
+  const ObjectIdChecks id_checks;
+  VerifyReport report;
+  KnownBlobs known;
+  list_store_blobs(ws, known, report);
+  verify_blob_files(ws.store(), known, report, progress);
+  const std::vector<IndexBlob> in_git = verify_index_only_blobs(ws, known, report);
+  if (ws.kept()) verify_kept_copies(ws.kept()->store(), known, report);
+  find_blobs_of_other_worktrees(ws, known);
+  const std::unordered_set<Digest, DigestHash> live = check_references(ws, known, report, progress);
+  list_unreferenced(ws, known, in_git, live, report);
   if (history && ws.repo()) verify_history(ws, revisions, report, progress);
   return report;
 }
