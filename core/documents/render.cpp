@@ -20,16 +20,18 @@ std::string binary_note(std::size_t size, std::string_view where = {}) {
   if (!where.empty()) note.append(", ").append(where);
   return note + ">";
 }
-}  // namespace
 
-std::string render_conversation(std::string_view input, const BlobSource& source, std::uint64_t max_size,
-                                const std::string& path) {
-  struct Site {
-    std::size_t begin, end;
-    std::optional<Reference> ref;  // a reference to resolve, or an inline payload to decode
-    PayloadEncoding encoding;
-  };
-  std::vector<Site> sites;
+// A value render_conversation shows as text.
+struct RenderSite {
+  std::size_t begin, end;
+  std::optional<Reference> ref;  // a reference to resolve, or an inline payload to decode
+  PayloadEncoding encoding;
+};
+
+// Every reference in the conversation `input`, wherever it stands (not in
+// a literal), and every inline base64 payload, in document order; false
+// when `input` is not a conversation.
+bool find_render_sites(std::string_view input, std::vector<RenderSite>& sites) {
   std::vector<FoundReference> found;
   std::vector<PayloadSite> payloads;
   const auto scan = scan_events(input, [&](const JsonTree& event) {
@@ -53,19 +55,28 @@ std::string render_conversation(std::string_view input, const BlobSource& source
         }
     }
   });
-  if (scan.shape != DocumentShape::Conversation) return std::string(input);
-  std::sort(sites.begin(), sites.end(), [](const Site& a, const Site& b) { return a.begin < b.begin; });
+  if (scan.shape != DocumentShape::Conversation) return false;
+  std::sort(sites.begin(), sites.end(), [](const RenderSite& a, const RenderSite& b) { return a.begin < b.begin; });
+  return true;
+}
+
+}  // namespace
+
+std::string render_conversation(std::string_view input, const BlobSource& source, std::uint64_t max_size,
+                                const std::string& path) {
+  std::vector<RenderSite> sites;
+  if (!find_render_sites(input, sites)) return std::string(input);
   // The same bound as smudge (docs/FORMAT.md, "Bounds"): every use is
   // charged its declared size before any blob is read, and each distinct
   // blob is read once.
   RestoreBudget budget(max_size, path);
   budget.charge(input.size());
-  for (const Site& s : sites)
+  for (const RenderSite& s : sites)
     if (s.ref) budget.charge(s.ref->size, &s.ref->digest);
   std::map<std::pair<Digest, std::uint64_t>, std::optional<std::string>> read;
   std::string out;
   std::size_t copied = 0;
-  for (const Site& s : sites) {
+  for (const RenderSite& s : sites) {
     std::optional<std::string> decoded;  // an inline payload's bytes
     const std::string* bytes = nullptr;
     std::string where;

@@ -67,6 +67,54 @@ struct Splice {
   std::size_t begin, end;
 };
 
+// An image reference load_session restores: where it is, its blob, and
+// the site's shape.
+struct ImageRestore {
+  Splice at;
+  Digest digest;
+  ImageSite site;
+};
+
+// A blob to restore, in the encoding its site takes.
+using WantedImage = std::pair<Digest, ImageEncoding>;
+
+// Each wanted blob's restored token, fetched on every core ("" where it
+// is not restored), and the warning of each blob that is missing or
+// corrupt, once each, in `report`. A session's blob: URLs declare no
+// size: the distinct blobs are charged as they arrive (docs/FORMAT.md,
+// "Bounds"), against what one restored file may hold.
+std::vector<std::string> fetch_image_tokens(const std::vector<WantedImage>& wanted, const BlobSource& source,
+                                            const SmudgeOptions& options, TransformReport& report) {
+  std::vector<std::string> tokens(wanted.size());
+  std::vector<std::string> problems(wanted.size());
+  RestoreBudget distinct(options.max_file_size, options.path);
+  parallel_for(wanted.size(), [&](std::size_t k) {
+    std::optional<std::string> bytes;
+    try {
+      bytes = source.fetch(wanted[k].first, std::nullopt);
+    } catch (const Error& e) {
+      problems[k] = std::string(e.what()) + "; left as a reference in " + options.path;
+      return;
+    }
+    if (!bytes) {
+      problems[k] = "blob " + wanted[k].first.hex() + " referenced by " + options.path +
+                    " is missing; left as a reference";
+      return;
+    }
+    distinct.charge(wanted[k].second == ImageEncoding::Base64 ? quoted_base64_length(bytes->size())
+                                                              : json_string_length(*bytes),
+                    &wanted[k].first);
+    // Restore only what externalizing would turn back into this very
+    // reference, so a hand-written reference to a small blob stays put and
+    // the round trip holds for every committed file.
+    if (auto token = restored_image_token(*bytes, wanted[k].second)) tokens[k] = std::move(*token);
+  });
+  for (const auto& p : problems)
+    if (!p.empty() && std::find(report.warnings.begin(), report.warnings.end(), p) == report.warnings.end())
+      report.warnings.push_back(p);
+  return tokens;
+}
+
 }  // namespace
 
 TransformReport externalize_session(std::string_view input, const BlobSink& store,
@@ -132,12 +180,7 @@ TransformReport externalize_session(std::string_view input, const BlobSink& stor
 
 TransformReport load_session(std::string_view input, const BlobSource& source,
                              const SmudgeOptions& options, const OutputSink& out) {
-  struct Restore {
-    Splice at;
-    Digest digest;
-    ImageSite site;
-  };
-  std::vector<Restore> restores;
+  std::vector<ImageRestore> restores;
   std::vector<ImageSite> sites;
   // Lines that are not JSON were reported when the file was added; git
   // loads a file far more often, so loading stays quiet about them.
@@ -152,53 +195,24 @@ TransformReport load_session(std::string_view input, const BlobSource& source,
 
   // Each distinct blob is fetched once, on every core (once for each
   // encoding it is restored in: in practice one).
-  using Wanted = std::pair<Digest, ImageEncoding>;
-  std::map<Wanted, std::size_t> index;
-  std::vector<Wanted> wanted;
+  std::map<WantedImage, std::size_t> index;
+  std::vector<WantedImage> wanted;
   for (const auto& r : restores)
-    if (index.emplace(Wanted{r.digest, r.site.encoding}, wanted.size()).second)
+    if (index.emplace(WantedImage{r.digest, r.site.encoding}, wanted.size()).second)
       wanted.push_back({r.digest, r.site.encoding});
-  std::vector<std::string> tokens(wanted.size());
-  std::vector<std::string> problems(wanted.size());
-  // A session's blob: URLs declare no size: the distinct blobs are charged
-  // as they arrive, and every use again before it is appended
-  // (docs/FORMAT.md, "Bounds").
-  RestoreBudget distinct(options.max_file_size, options.path);
   // A restored value replaces its URL, whose bytes are charged only where
-  // the URL stays: the limit is what the restored file holds.
+  // the URL stays: the limit is what the restored file holds, every use
+  // charged again before it is appended.
   RestoreBudget budget(options.max_file_size, options.path);
   std::uint64_t url_bytes = 0;
   for (const auto& r : restores) url_bytes += r.at.end - r.at.begin;
   budget.charge(input.size() - url_bytes);
-  parallel_for(wanted.size(), [&](std::size_t k) {
-    std::optional<std::string> bytes;
-    try {
-      bytes = source.fetch(wanted[k].first, std::nullopt);
-    } catch (const Error& e) {
-      problems[k] = std::string(e.what()) + "; left as a reference in " + options.path;
-      return;
-    }
-    if (!bytes) {
-      problems[k] = "blob " + wanted[k].first.hex() + " referenced by " + options.path +
-                    " is missing; left as a reference";
-      return;
-    }
-    distinct.charge(wanted[k].second == ImageEncoding::Base64 ? quoted_base64_length(bytes->size())
-                                                              : json_string_length(*bytes),
-                    &wanted[k].first);
-    // Restore only what externalizing would turn back into this very
-    // reference, so a hand-written reference to a small blob stays put and
-    // the round trip holds for every committed file.
-    if (auto token = restored_image_token(*bytes, wanted[k].second)) tokens[k] = std::move(*token);
-  });
-  for (const auto& p : problems)
-    if (!p.empty() && std::find(report.warnings.begin(), report.warnings.end(), p) == report.warnings.end())
-      report.warnings.push_back(p);
+  const std::vector<std::string> tokens = fetch_image_tokens(wanted, source, options, report);
 
   std::string output;
   std::size_t copied = 0;
   for (const auto& r : restores) {
-    const std::string& token = tokens[index[Wanted{r.digest, r.site.encoding}]];
+    const std::string& token = tokens[index[WantedImage{r.digest, r.site.encoding}]];
     if (token.empty() || !restored_fits(token, r.site)) {
       budget.charge(r.at.end - r.at.begin);
       continue;

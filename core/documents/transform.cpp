@@ -1,10 +1,11 @@
 #include "core/documents/transform.hpp"
 
-#include <atomic>
-#include <map>
+#include <algorithm>
+#include <memory>
 #include <tuple>
 #include <vector>
 
+#include "core/documents/fetch_windows.hpp"
 #include "core/format/base64.hpp"
 #include "core/base/buffer.hpp"
 #include "core/base/error.hpp"
@@ -104,15 +105,11 @@ TransformReport pass_through(std::string_view input, const std::string& path,
   return report;
 }
 
-}  // namespace
-
-TransformReport clean(std::string_view input, const BlobSink& store, const CleanOptions& options,
-                      const OutputSink& out) {
-  // Pass 1: validate everything and choose what to replace. Nothing is
-  // stored yet, so malformed input leaves no orphan blobs behind.
-  std::vector<Splice> splices;
+// clean's pass 1: every payload site of `input` checked, and the values
+// to replace chosen, in document order, for input in the form `form`.
+EventScan choose_splices(std::string_view input, InputForm form, std::vector<Splice>& splices) {
   std::vector<PayloadSite> sites;
-  const EventScan scan = scan_events(input, [&](const JsonTree& event) {
+  return scan_events(input, [&](const JsonTree& event) {
     sites.clear();
     find_payload_sites(event, sites);
     for (const PayloadSite& site : sites) {
@@ -120,7 +117,7 @@ TransformReport clean(std::string_view input, const BlobSink& store, const Clean
       if (site.kind == SiteKind::Reference || site.kind == SiteKind::Literal) {
         // In JP's form, what smudge would interpret is the user's own
         // object: written back as it came, inside a literal.
-        if (options.form == InputForm::WorkTree && wrapped_in_work_tree(event, site.node)) {
+        if (form == InputForm::WorkTree && wrapped_in_work_tree(event, site.node)) {
           splices.push_back({n.begin, n.end, site.kind, PayloadEncoding::None, true});
           continue;
         }
@@ -145,20 +142,29 @@ TransformReport clean(std::string_view input, const BlobSink& store, const Clean
       splices.push_back({n.begin, n.end, site.kind, PayloadEncoding::None, false, site.only_where_it_pays});
     }
   });
-  if (auto why = passthrough_warning(scan)) return pass_through(input, options.path, *why, out);
+}
 
-  // Pass 2: decode the payloads (choosing each string's encoding), store
-  // them all at once, build the output. Strings decode into one buffer, a
-  // slot each: thousands of separate allocations cost a page fault each
-  // few KiB (docs/ARCHITECTURE.md, "Memory the kernel must map").
-  TransformReport report;
+// The payloads of clean's splices, decoded.
+struct DecodedPayloads {
+  std::unique_ptr<char[]> slots;        // the strings' decoded bytes, a slot each
+  std::vector<std::string_view> bytes;  // each splice's decoded bytes
+  std::vector<std::string> own;         // content objects, text with escapes
+  std::vector<char> keep;               // 1 where the splice is made, 0 where the value stays as written
+};
+
+// clean's pass 2, first half: the payloads of `splices` decoded on every
+// core, each string's encoding chosen (into its splice) as it decodes, and
+// which values are replaced (clean's rule, `stores`, and
+// options.may_reference).
+void decode_payloads(std::string_view input, std::vector<Splice>& splices, const CleanOptions& options,
+                     DecodedPayloads& decoded) {
   std::vector<std::size_t> slot_at(splices.size() + 1, 0);
   for (std::size_t k = 0; k < splices.size(); ++k)
     slot_at[k + 1] = slot_at[k] + (splices[k].kind == SiteKind::String ? (splices[k].end - splices[k].begin) / 4 * 3 : 0);
-  const auto slots = allocate_large(slot_at.back());
-  std::vector<std::string_view> decoded(splices.size());
-  std::vector<std::string> own(splices.size());  // content objects, text with escapes
-  std::vector<char> keep(splices.size(), 1);
+  decoded.slots = allocate_large(slot_at.back());
+  decoded.bytes.resize(splices.size());
+  decoded.own.resize(splices.size());
+  decoded.keep.assign(splices.size(), 1);
   parallel_for(splices.size(), [&](std::size_t k) {
     const Splice& s = splices[k];
     if (s.kind == SiteKind::Reference || s.kind == SiteKind::Literal) return;
@@ -167,22 +173,30 @@ TransformReport clean(std::string_view input, const BlobSink& store, const Clean
       std::vector<JsonNode> nodes;
       JsonError error;
       scan_json_value(input, s.begin, nodes, error);
-      own[k] = *content_object_bytes(JsonTree(input, std::move(nodes)), 0);
-      decoded[k] = own[k];
+      decoded.own[k] = *content_object_bytes(JsonTree(input, std::move(nodes)), 0);
+      decoded.bytes[k] = decoded.own[k];
     } else {
       const std::string_view token = input.substr(s.begin, s.end - s.begin);
-      const auto payload = decode_payload_in_place(token, slots.get() + slot_at[k], own[k]);
-      keep[k] = payload && stores(s.only_where_it_pays, token, payload->second, payload->first, options.min_size);
-      if (payload) std::tie(splices[k].encoding, decoded[k]) = *payload;
+      const auto payload = decode_payload_in_place(token, decoded.slots.get() + slot_at[k], decoded.own[k]);
+      decoded.keep[k] =
+          payload && stores(s.only_where_it_pays, token, payload->second, payload->first, options.min_size);
+      if (payload) std::tie(splices[k].encoding, decoded.bytes[k]) = *payload;
     }
-    if (keep[k] && options.may_reference && !options.may_reference(Sha256::of(decoded[k]))) keep[k] = 0;
+    if (decoded.keep[k] && options.may_reference && !options.may_reference(Sha256::of(decoded.bytes[k])))
+      decoded.keep[k] = 0;
   });
+}
+
+// clean's pass 2, second half: the payloads kept stored all at once, and
+// the output: `input` with each splice made.
+std::string store_and_splice(std::string_view input, const std::vector<Splice>& splices,
+                             const DecodedPayloads& decoded, const BlobSink& store, TransformReport& report) {
   std::vector<std::string_view> to_store;
   std::vector<std::size_t> stored_at(splices.size(), SIZE_MAX);
   for (std::size_t k = 0; k < splices.size(); ++k)
-    if (splices[k].kind != SiteKind::Reference && splices[k].kind != SiteKind::Literal && keep[k]) {
+    if (splices[k].kind != SiteKind::Reference && splices[k].kind != SiteKind::Literal && decoded.keep[k]) {
       stored_at[k] = to_store.size();
-      to_store.push_back(decoded[k]);
+      to_store.push_back(decoded.bytes[k]);
     }
   const auto puts = store.put_all(to_store);
 
@@ -191,7 +205,7 @@ TransformReport clean(std::string_view input, const BlobSink& store, const Clean
   std::size_t copied = 0;
   for (std::size_t k = 0; k < splices.size(); ++k) {
     const Splice& s = splices[k];
-    if (!keep[k]) continue;
+    if (!decoded.keep[k]) continue;
     output.append(input.substr(copied, s.begin - copied));
     if (s.wrap) {
       append_literal(output, input.substr(s.begin, s.end - s.begin));
@@ -200,13 +214,33 @@ TransformReport clean(std::string_view input, const BlobSink& store, const Clean
     } else {
       const auto& put = puts[stored_at[k]];
       report.blobs_written += put.written ? 1 : 0;
-      append_reference(output, Reference{put.digest, decoded[k].size(), s.encoding});
+      append_reference(output, Reference{put.digest, decoded.bytes[k].size(), s.encoding});
     }
     copied = s.end;
     ++report.replaced;
   }
   output.append(input.substr(copied));
-  out(output);
+  return output;
+}
+
+}  // namespace
+
+TransformReport clean(std::string_view input, const BlobSink& store, const CleanOptions& options,
+                      const OutputSink& out) {
+  // Pass 1: validate everything and choose what to replace. Nothing is
+  // stored yet, so malformed input leaves no orphan blobs behind.
+  std::vector<Splice> splices;
+  const EventScan scan = choose_splices(input, options.form, splices);
+  if (auto why = passthrough_warning(scan)) return pass_through(input, options.path, *why, out);
+
+  // Pass 2: decode the payloads (choosing each string's encoding), store
+  // them all at once, build the output. Strings decode into one buffer, a
+  // slot each: thousands of separate allocations cost a page fault each
+  // few KiB (docs/ARCHITECTURE.md, "Memory the kernel must map").
+  TransformReport report;
+  DecodedPayloads decoded;
+  decode_payloads(input, splices, options, decoded);
+  out(store_and_splice(input, splices, decoded, store, report));
   return report;
 }
 
@@ -259,20 +293,23 @@ void deliver(std::string&& output, const SmudgeOptions& options, const OutputSin
     out(output);
 }
 
-TransformReport smudge(std::string_view input, const BlobSource& source,
-                       const SmudgeOptions& options, const OutputSink& out) {
+namespace {
+
+// A reference smudge restores: bytes [begin, end) of the input.
+struct Restore {
+  std::size_t begin, end;
+  Reference ref;
+};
+// Literals clean wrote: [begin, end) becomes the value's bytes [value_begin, value_end).
+struct Unwrap {
+  std::size_t begin, end, value_begin, value_end;
+};
+
+// smudge's first pass: the references to restore and the literals to
+// unwrap, in document order.
+EventScan find_restores(std::string_view input, std::vector<Restore>& restores, std::vector<Unwrap>& unwrapped) {
   std::vector<PayloadSite> sites;
-  struct Restore {
-    std::size_t begin, end;
-    Reference ref;
-  };
-  std::vector<Restore> restores;
-  // Literals clean wrote: [begin, end) becomes the value's bytes [value_begin, value_end).
-  struct Unwrap {
-    std::size_t begin, end, value_begin, value_end;
-  };
-  std::vector<Unwrap> unwrapped;
-  const EventScan scan = scan_events(input, [&](const JsonTree& event) {
+  return scan_events(input, [&](const JsonTree& event) {
     sites.clear();
     find_payload_sites(event, sites);
     for (const auto& site : sites) {
@@ -287,6 +324,121 @@ TransformReport smudge(std::string_view input, const BlobSource& source,
         restores.push_back({event.node(site.node).begin, event.node(site.node).end, *ref});
     }
   });
+}
+
+// Bound what the file grows to before fetching anything (docs/FORMAT.md,
+// "Bounds"): every reference is charged what it will add, once per use.
+// The references' own bytes are not: a restored value replaces them, and
+// counting both refused files at the limit that clean had accepted at it.
+// A reference left as it is is charged its bytes when it is left
+// (SmudgeOutput::keep_reference).
+void charge_restored_size(RestoreBudget& budget, std::string_view input, const std::vector<Restore>& restores) {
+  std::uint64_t reference_bytes = 0;
+  for (const Restore& r : restores) reference_bytes += r.end - r.begin;
+  budget.charge(input.size() - reference_bytes);
+  for (const Restore& r : restores)
+    budget.charge(r.ref.encoding == PayloadEncoding::Text ? r.ref.size : quoted_base64_length(r.ref.size),
+                  &r.ref.digest);
+}
+
+// smudge's output, built in document order: the input's bytes between the
+// values it replaces, the literals clean wrote unwrapped, and each
+// reference restored, or left as it is where it cannot be.
+class SmudgeOutput {
+ public:
+  SmudgeOutput(std::string_view input, const std::vector<Unwrap>& unwrapped, RestoreBudget& budget,
+               TransformReport& report)
+      : input_(input), unwrapped_(unwrapped), budget_(budget), report_(report) {}
+
+  // What is built so far (a streamed file hands it on and clears it).
+  std::string& text() { return output_; }
+
+  // Literals before `offset`, in document order among the restores.
+  void unwrap_before(std::size_t offset) {
+    for (; next_unwrap_ < unwrapped_.size() && unwrapped_[next_unwrap_].begin < offset; ++next_unwrap_) {
+      const Unwrap& u = unwrapped_[next_unwrap_];
+      output_.append(input_.substr(copied_, u.begin - copied_));
+      output_.append(input_.substr(u.value_begin, u.value_end - u.value_begin));
+      copied_ = u.end;
+      ++report_.replaced;
+    }
+  }
+
+  // `r` restored from its blob's `bytes`; left as it is where there are
+  // none (keep_missing) or clean would not read them back into `r`.
+  void restore(const Restore& r, const std::optional<std::string>& bytes) {
+    if (!bytes) {  // kept as a reference (keep_missing)
+      keep_reference(r);
+      return;
+    }
+    if (r.ref.encoding == PayloadEncoding::Base64) {
+      // Canonical standard base64 is what clean reads first, so it always
+      // restores: encode straight into the output.
+      output_.append(input_.substr(copied_, r.begin - copied_));
+      output_.push_back('"');
+      append_base64(output_, *bytes, Base64Alphabet::Standard);
+      output_.push_back('"');
+      copied_ = r.end;
+      ++report_.replaced;
+      return;
+    }
+    token_.clear();
+    if (r.ref.encoding == PayloadEncoding::Text) {
+      // Only text clean could have read: valid UTF-8.
+      if (!is_valid_utf8(*bytes)) {
+        keep_reference(r);
+        return;
+      }
+      // Escapes make a text token longer than its bytes (six times, for
+      // control characters): charge the rest before building it.
+      const std::uint64_t length = json_string_length(*bytes);
+      if (length > bytes->size()) budget_.charge(length - bytes->size(), &r.ref.digest);
+      append_json_string(token_, *bytes);
+    } else {
+      token_.push_back('"');
+      append_base64(token_, *bytes, r.ref.encoding == PayloadEncoding::Base64 ? Base64Alphabet::Standard
+                                                                              : Base64Alphabet::UrlSafe);
+      token_.push_back('"');
+    }
+    // Restore only what clean would turn back into this very reference; a
+    // hand-made one (say "text" for bytes that read as base64) stays as it
+    // is, so clean(smudge(x)) == x holds for every committed x.
+    if (restorable_encoding(token_) != r.ref.encoding) {
+      keep_reference(r);
+      return;
+    }
+    output_.append(input_.substr(copied_, r.begin - copied_));
+    output_.append(token_);
+    copied_ = r.end;
+    ++report_.replaced;
+  }
+
+  // The rest of the input after the last restore; the output whole.
+  std::string finish() {
+    unwrap_before(input_.size());
+    output_.append(input_.substr(copied_));
+    return std::move(output_);
+  }
+
+ private:
+  void keep_reference(const Restore& r) { budget_.charge(r.end - r.begin, &r.ref.digest); }
+
+  std::string_view input_;
+  const std::vector<Unwrap>& unwrapped_;
+  RestoreBudget& budget_;
+  TransformReport& report_;
+  std::string output_;
+  std::string token_;  // one restored value at a time
+  std::size_t copied_ = 0, next_unwrap_ = 0;
+};
+
+}  // namespace
+
+TransformReport smudge(std::string_view input, const BlobSource& source,
+                       const SmudgeOptions& options, const OutputSink& out) {
+  std::vector<Restore> restores;
+  std::vector<Unwrap> unwrapped;
+  const EventScan scan = find_restores(input, restores, unwrapped);
   if (auto why = passthrough_warning(scan)) return pass_through(input, options.path, *why, out);
 
   TransformReport report;
@@ -294,99 +446,21 @@ TransformReport smudge(std::string_view input, const BlobSource& source,
     out(input);
     return report;
   }
-  // Bound what the file grows to before fetching anything (docs/FORMAT.md,
-  // "Bounds"): every reference is charged what it will add, once per use.
-  // The references' own bytes are not: a restored value replaces them, and
-  // counting both refused files at the limit that clean had accepted at it.
-  // A reference left as it is is charged its bytes when it is left.
   RestoreBudget budget(options.max_file_size, options.path);
-  std::uint64_t reference_bytes = 0;
-  for (const Restore& r : restores) reference_bytes += r.end - r.begin;
-  budget.charge(input.size() - reference_bytes);
-  const auto keep_reference = [&](const Restore& r) { budget.charge(r.end - r.begin, &r.ref.digest); };
-  for (const Restore& r : restores)
-    budget.charge(r.ref.encoding == PayloadEncoding::Text ? r.ref.size : quoted_base64_length(r.ref.size),
-                  &r.ref.digest);
-  // Each distinct blob is fetched (read, inflated, verified) once, on
-  // every core; a blob referenced many times costs its bytes once.
-  std::map<std::pair<Digest, std::uint64_t>, std::size_t> slot_of;
-  std::vector<const Reference*> wanted;
-  std::vector<std::size_t> slot(restores.size());
-  for (std::size_t k = 0; k < restores.size(); ++k) {
-    const Reference& ref = restores[k].ref;
-    const auto [it, added] = slot_of.emplace(std::pair{ref.digest, ref.size}, wanted.size());
-    if (added) wanted.push_back(&ref);
-    slot[k] = it->second;
-  }
-  // Blobs are fetched in windows of document order, each window on every
-  // core: a file holds its output and one window of blobs at a time (plus
-  // any blob a later event uses again), not every blob it references.
-  std::vector<std::size_t> last_use(wanted.size());
-  for (std::size_t k = 0; k < restores.size(); ++k) last_use[slot[k]] = k;
-  std::vector<std::size_t> window_end;  // the slot each window ends before, in order
-  std::uint64_t held_at_peak = 0;
-  {
-    // What the windows hold, walked as the assembly below walks them.
-    std::uint64_t held = 0;
-    std::size_t fetched_to = 0;
-    for (std::size_t k = 0; k < restores.size(); ++k) {
-      if (slot[k] == fetched_to) {
-        std::uint64_t window = 0;
-        for (; fetched_to < wanted.size() && (window == 0 || window + wanted[fetched_to]->size <= options.fetch_window);
-             ++fetched_to)
-          window += wanted[fetched_to]->size;
-        window_end.push_back(fetched_to);
-        held += window;
-        held_at_peak = std::max(held_at_peak, held);
-      }
-      if (last_use[slot[k]] == k) held -= wanted[slot[k]]->size;
-    }
-  }
+  charge_restored_size(budget, input, restores);
+  std::vector<const Reference*> uses;
+  uses.reserve(restores.size());
+  for (const Restore& r : restores) uses.push_back(&r.ref);
+  const FetchPlan plan = plan_fetches(uses, options.fetch_window);
   const bool streamed = options.stream_piece != 0 && !options.into;
   // A streamed file holds one piece of itself, not the whole.
   const std::uint64_t output_held =
       streamed ? std::min<std::uint64_t>(budget.used(), 2 * options.stream_piece) : budget.used();
-  if (options.reserve && !options.reserve(output_held + held_at_peak)) throw RestoreElsewhere{};
-  std::vector<std::optional<std::string>> fetched(wanted.size());
-  std::atomic<std::size_t> kept{0};
-  const auto fetch_window = [&](std::size_t from, std::size_t to) {
-    parallel_for(to - from, [&](std::size_t i) {
-      const std::size_t k = from + i;
-      const Reference& ref = *wanted[k];
-      try {
-        fetched[k] = source.fetch(ref.digest, ref.size);
-      } catch (const Error& e) {
-        if (options.keep_missing) {
-          ++kept;
-          return;
-        }
-        throw Error("cannot restore blob " + ref.digest.hex() + " referenced by " + options.path + ": " +
-                    e.what());
-      }
-      if (!fetched[k] && options.keep_missing) {
-        ++kept;
-      } else if (!fetched[k]) {
-        throw Error("blob " + ref.digest.hex() + " referenced by " + options.path +
-                    " is missing (not in .jp/blobs, the commit being checked out, the index, HEAD or any "
-                    "other commit)");
-      }
-    });
-  };
-  std::string output;
-  reserve_large(output, static_cast<std::size_t>(output_held));
-  std::size_t copied = 0;
-  std::string token;
-  std::size_t next_unwrap = 0;
-  // Literals before `offset`, in document order among the restores.
-  const auto unwrap_before = [&](std::size_t offset) {
-    for (; next_unwrap < unwrapped.size() && unwrapped[next_unwrap].begin < offset; ++next_unwrap) {
-      const Unwrap& u = unwrapped[next_unwrap];
-      output.append(input.substr(copied, u.begin - copied));
-      output.append(input.substr(u.value_begin, u.value_end - u.value_begin));
-      copied = u.end;
-      ++report.replaced;
-    }
-  };
+  if (options.reserve && !options.reserve(output_held + plan.held_at_peak)) throw RestoreElsewhere{};
+  std::vector<std::optional<std::string>> fetched(plan.wanted.size());
+  std::size_t kept = 0;
+  SmudgeOutput output(input, unwrapped, budget, report);
+  reserve_large(output.text(), static_cast<std::size_t>(output_held));
   // A blob's bytes go after their last use: the file grows as they go.
   struct ReleaseAfter {
     std::optional<std::string>& bytes;
@@ -397,71 +471,25 @@ TransformReport smudge(std::string_view input, const BlobSource& source,
   };
   std::size_t windows = 0;  // fetched so far
   for (std::size_t k = 0; k < restores.size(); ++k) {
-    const Restore& r = restores[k];
-    if (streamed && output.size() >= options.stream_piece) {
-      out(output);
-      output.clear();
+    if (streamed && output.text().size() >= options.stream_piece) {
+      out(output.text());
+      output.text().clear();
     }
-    if (windows < window_end.size() && slot[k] == (windows ? window_end[windows - 1] : 0)) {
-      fetch_window(slot[k], window_end[windows]);
+    const std::size_t slot = plan.slot[k];
+    if (windows < plan.window_end.size() && slot == (windows ? plan.window_end[windows - 1] : 0)) {
+      kept += fetch_blobs(source, plan, slot, plan.window_end[windows], fetched, options.keep_missing, options.path);
       ++windows;
     }
-    unwrap_before(r.begin);
-    const ReleaseAfter release{fetched[slot[k]], last_use[slot[k]] == k};
-    const std::optional<std::string>& bytes = fetched[slot[k]];
-    if (!bytes) {  // kept as a reference (keep_missing)
-      keep_reference(r);
-      continue;
-    }
-    if (r.ref.encoding == PayloadEncoding::Base64) {
-      // Canonical standard base64 is what clean reads first, so it always
-      // restores: encode straight into the output.
-      output.append(input.substr(copied, r.begin - copied));
-      output.push_back('"');
-      append_base64(output, *bytes, Base64Alphabet::Standard);
-      output.push_back('"');
-      copied = r.end;
-      ++report.replaced;
-      continue;
-    }
-    token.clear();
-    if (r.ref.encoding == PayloadEncoding::Text) {
-      // Only text clean could have read: valid UTF-8.
-      if (!is_valid_utf8(*bytes)) {
-        keep_reference(r);
-        continue;
-      }
-      // Escapes make a text token longer than its bytes (six times, for
-      // control characters): charge the rest before building it.
-      const std::uint64_t length = json_string_length(*bytes);
-      if (length > bytes->size()) budget.charge(length - bytes->size(), &r.ref.digest);
-      append_json_string(token, *bytes);
-    } else {
-      token.push_back('"');
-      append_base64(token, *bytes, r.ref.encoding == PayloadEncoding::Base64
-                                       ? Base64Alphabet::Standard
-                                       : Base64Alphabet::UrlSafe);
-      token.push_back('"');
-    }
-    // Restore only what clean would turn back into this very reference; a
-    // hand-made one (say "text" for bytes that read as base64) stays as it
-    // is, so clean(smudge(x)) == x holds for every committed x.
-    if (restorable_encoding(token) != r.ref.encoding) {
-      keep_reference(r);
-      continue;
-    }
-    output.append(input.substr(copied, r.begin - copied));
-    output.append(token);
-    copied = r.end;
-    ++report.replaced;
+    output.unwrap_before(restores[k].begin);
+    const ReleaseAfter release{fetched[slot], plan.last_use[slot] == k};
+    output.restore(restores[k], fetched[slot]);
   }
-  unwrap_before(input.size());
-  output.append(input.substr(copied));
+  std::string restored = output.finish();
   if (kept > 0)
-    report.warnings.push_back(options.path + ": " + std::to_string(kept.load()) +
+    report.warnings.push_back(options.path + ": " + std::to_string(kept) +
                               " blob(s) it references are in no copy git-jpblob can reach; showing their "
                               "references");
-  deliver(std::move(output), options, out);
+  deliver(std::move(restored), options, out);
   return report;
 }
 

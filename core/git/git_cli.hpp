@@ -10,6 +10,18 @@
 // - A failing command throws Error naming what was asked and git's message.
 //
 // Thread safety: a GitCli holds no mutable state; calls may run at once.
+//
+// GitCli is implemented over five files: git_cli.cpp (starting git, where
+// a work tree's repository is: in_worktree, worktrees, layout; version,
+// merge_texts), git_cli_config.cpp (the config_* calls,
+// use_worktree_config), git_cli_index.cpp (the index: index_entries,
+// index_ids, staged_changes, staging and unstaging, stage_out_of_tree,
+// the skip-worktree bit, check_out_from_index), git_cli_history.cpp
+// (commits, refs and the objects they hold: tree_entries, rev_list,
+// stash_commits, in_progress_commits, read_blob, fetch_objects,
+// blobs_in_history, lfs_smudge) and blob_pack.cpp (objects written as
+// packs: write_blobs, write_trees_holding, add_many_to_index, filters_of,
+// object_format).
 #pragma once
 
 #include <cstdint>

@@ -1,19 +1,20 @@
+// GitRepo's opening (core/git/git_repo.hpp): libgit2's set-up, the
+// repository and the index git would use as the environment names them,
+// and config with `git -c` on top. Its reads of the index are in
+// git_repo_index.cpp, of commits' trees in git_repo_trees.cpp, of the
+// object database in git_repo_objects.cpp.
 #include "core/git/git_repo.hpp"
 
 #include <git2.h>
 #include <git2/sys/repository.h>
 
 #include <algorithm>
-#include <cstdio>
 #include <cstdlib>
 #include <sstream>
-#include <unordered_map>
-#include <unordered_set>
 #include <strings.h>
 
 #include "core/base/error.hpp"
 #include "core/base/fs.hpp"
-#include "core/git/git_cli.hpp"
 
 namespace jpblob {
 
@@ -287,6 +288,7 @@ void GitRepo::use_environment_objects() {
 }
 
 fs::path GitRepo::gitdir() const { return git_repository_path(repo_.get()); }
+fs::path GitRepo::commondir() const { return git_repository_commondir(repo_.get()); }
 
 std::unique_ptr<git_index, IndexDeleter> GitRepo::index() const {
   git_index* raw = nullptr;
@@ -298,275 +300,6 @@ std::unique_ptr<git_index, IndexDeleter> GitRepo::index() const {
     check_git(git_index_read(raw, 0), "cannot read the index");
   }
   return std::unique_ptr<git_index, IndexDeleter>(raw);
-}
-
-namespace {
-std::optional<std::string> read_blob(git_repository* repo, const std::vector<fs::path>& object_dirs,
-                                     const git_oid* oid, const std::string& what) {
-  char hex[GIT_OID_HEXSZ + 1];
-  git_oid_tostr(hex, sizeof hex, oid);
-  // Loose first, for speed (most staged conversations are loose); a
-  // corrupt loose file yields to a packed copy, as git reads packs first.
-  std::optional<Error> corrupt;
-  for (const fs::path& dir : object_dirs) {
-    try {
-      if (auto loose = read_loose_blob(dir, hex)) return loose;
-    } catch (const Error& e) {
-      corrupt = e;
-      break;
-    }
-  }
-  git_blob* blob = nullptr;
-  int rc = git_blob_lookup(&blob, repo, oid);
-  if (rc < 0 && corrupt) {
-    git_error_clear();
-    throw *corrupt;
-  }
-  if (rc == GIT_ENOTFOUND) return std::nullopt;  // e.g. a partial clone
-  check_git(rc, "cannot read " + what + " from git");
-  std::string out(static_cast<const char*>(git_blob_rawcontent(blob)),
-                  static_cast<std::size_t>(git_blob_rawsize(blob)));
-  git_blob_free(blob);
-  return out;
-}
-}  // namespace
-
-std::optional<std::string> GitRepo::read_object(const std::string& hex) const {
-  git_oid id;
-  check_git(git_oid_fromstr(&id, hex.c_str()), "bad object id " + hex);
-  return read_blob(repo_.get(), object_dirs_, &id, "object " + hex);
-}
-
-// git's own reading of the index, where libgit2 1.5 cannot read it: a
-// split index (the `link` extension, core.splitIndex), an entry whose
-// path is 4,096 bytes or more. git reads any index it wrote.
-GitCli GitRepo::index_reader() const {
-  const char* workdir = git_repository_workdir(repo_.get());
-  return GitCli(workdir ? fs::path(workdir) : cwd_);
-}
-
-std::optional<std::string> GitRepo::read_staged(std::string_view path) const {
-  std::unique_ptr<git_index, IndexDeleter> idx;
-  try {
-    idx = index();
-  } catch (const Error&) {
-    const std::string p(path);
-    const auto ids = index_reader().index_ids({p});
-    const auto id = ids.find(p);
-    if (id == ids.end()) return std::nullopt;
-    return read_object(id->second);
-  }
-  const std::string p(path);
-  const git_index_entry* entry = git_index_get_bypath(idx.get(), p.c_str(), 0);
-  if (!entry) return std::nullopt;
-  return read_blob(repo_.get(), object_dirs_, &entry->id, p + " in the index");
-}
-
-std::vector<IndexEntry> GitRepo::index_entries(std::string_view folder, Entries which) const {
-  std::unique_ptr<git_index, IndexDeleter> idx;
-  try {
-    idx = index();
-  } catch (const Error&) {
-    std::vector<IndexEntry> out;
-    for (IndexEntry& e : index_reader().index_entries({literal_pathspec(folder)}))
-      if (e.stage == 0 && (which == Entries::All || e.skip_worktree)) out.push_back(std::move(e));
-    return out;
-  }
-  std::vector<IndexEntry> out;
-  const std::string prefix = std::string(folder) + "/";
-  const std::size_t n = git_index_entrycount(idx.get());
-  for (std::size_t i = 0; i < n; ++i) {
-    const git_index_entry* e = git_index_get_byindex(idx.get(), i);
-    if (!e || git_index_entry_stage(e) != 0 || !std::string_view(e->path).starts_with(prefix)) continue;
-    const bool skip = e->flags_extended & GIT_INDEX_ENTRY_SKIP_WORKTREE;
-    if (which != Entries::All && !skip) continue;
-    char mode[8];
-    std::snprintf(mode, sizeof mode, "%06o", static_cast<unsigned>(e->mode));
-    out.push_back({mode, git_oid_tostr_s(&e->id), 0, e->path, skip});
-  }
-  return out;
-}
-
-std::optional<std::string> GitRepo::read_head(std::string_view path) const {
-  git_object* tree = nullptr;
-  int rc = git_revparse_single(&tree, repo_.get(), "HEAD^{tree}");
-  if (rc == GIT_ENOTFOUND || rc == GIT_EUNBORNBRANCH) return std::nullopt;
-  check_git(rc, "cannot read HEAD");
-  git_tree_entry* entry = nullptr;
-  const std::string p(path);
-  rc = git_tree_entry_bypath(&entry, reinterpret_cast<git_tree*>(tree), p.c_str());
-  git_object_free(tree);
-  if (rc == GIT_ENOTFOUND) return std::nullopt;
-  check_git(rc, "cannot look up " + p + " in HEAD");
-  git_oid oid = *git_tree_entry_id(entry);
-  const bool is_blob = git_tree_entry_type(entry) == GIT_OBJECT_BLOB;
-  git_tree_entry_free(entry);
-  if (!is_blob) return std::nullopt;
-  return read_blob(repo_.get(), object_dirs_, &oid, p + " in HEAD");
-}
-
-bool GitRepo::has_ref(const std::string& name) const {
-  git_reference* ref = nullptr;
-  if (git_reference_lookup(&ref, repo_.get(), name.c_str()) < 0) {
-    git_error_clear();
-    return false;
-  }
-  git_reference_free(ref);
-  return true;
-}
-
-struct GitRepo::TreeCache {
-  std::unordered_map<std::string, git_tree*> trees;  // null: no such folder
-  void clear() {
-    for (auto& [key, tree] : trees) git_tree_free(tree);
-    trees.clear();
-  }
-  ~TreeCache() { clear(); }
-};
-
-namespace {
-
-bool is_object_id(const std::string& rev) {
-  return (rev.size() == GIT_OID_HEXSZ || rev.size() == 64) &&
-         rev.find_first_not_of("0123456789abcdef") == std::string::npos;
-}
-
-}  // namespace
-
-GitRepo::GitRepo(git_repository* repo) : repo_(repo), trees_(std::make_shared<TreeCache>()) {}
-
-namespace {
-// A tree or commit that is not there (an unborn branch, a partial clone's
-// missing object, a name that names nothing) is absent; one that is there
-// and cannot be read (a corrupt loose object: install_loose_reader's
-// error, which names its file; a hash that does not match) is an error,
-// not "absent": the callers would call every blob below it missing.
-void absent_unless_corrupt(int rc, const std::string& what) {
-  if (rc == GIT_ERROR || rc == GIT_EMISMATCH) check_git(rc, what);
-  git_error_clear();
-}
-}  // namespace
-
-const git_tree* GitRepo::tree_at(const std::string& rev, std::string_view folder) const {
-  std::string key = rev + ":";
-  key += folder;
-  if (auto it = trees_->trees.find(key); it != trees_->trees.end()) return it->second;
-  git_tree* tree = nullptr;
-  if (folder.empty()) {
-    git_object* object = nullptr;
-    const int rc = git_revparse_single(&object, repo_.get(), (rev + "^{tree}").c_str());
-    if (rc < 0) absent_unless_corrupt(rc, "cannot read " + rev);
-    else tree = reinterpret_cast<git_tree*>(object);
-  } else {
-    const std::size_t slash = folder.rfind('/');
-    const std::string_view parent = slash == std::string_view::npos ? std::string_view() : folder.substr(0, slash);
-    const std::string name(slash == std::string_view::npos ? folder : folder.substr(slash + 1));
-    if (const git_tree* up = tree_at(rev, parent)) {
-      const git_tree_entry* entry = git_tree_entry_byname(up, name.c_str());
-      if (entry && git_tree_entry_type(entry) == GIT_OBJECT_TREE) {
-        if (const int rc = git_tree_lookup(&tree, repo_.get(), git_tree_entry_id(entry)); rc < 0) {
-          tree = nullptr;
-          absent_unless_corrupt(rc, "cannot read " + std::string(folder) + " in " + rev);
-        }
-      }
-    }
-  }
-  // A long rebase checks out many commits: past this many trees, start over.
-  if (trees_->trees.size() >= 200000) trees_->clear();
-  trees_->trees.emplace(std::move(key), tree);
-  return tree;
-}
-
-std::optional<std::string> GitRepo::blob_id_at(const std::string& rev, std::string_view path) const {
-  if (!is_object_id(rev)) {
-    // A name that can move ("HEAD"): its tree now, whose trees are kept
-    // under the tree's own id.
-    git_object* tree = nullptr;
-    if (const int rc = git_revparse_single(&tree, repo_.get(), (rev + "^{tree}").c_str()); rc < 0) {
-      absent_unless_corrupt(rc, "cannot read " + rev);
-      return std::nullopt;
-    }
-    const std::string id = git_oid_tostr_s(git_object_id(tree));
-    git_object_free(tree);
-    return blob_id_at(id, path);
-  }
-  const std::size_t slash = path.rfind('/');
-  const git_tree* folder = tree_at(rev, slash == std::string_view::npos ? std::string_view() : path.substr(0, slash));
-  if (!folder) return std::nullopt;
-  const std::string name(slash == std::string_view::npos ? path : path.substr(slash + 1));
-  const git_tree_entry* entry = git_tree_entry_byname(folder, name.c_str());
-  if (!entry || git_tree_entry_type(entry) != GIT_OBJECT_BLOB) return std::nullopt;
-  return std::string(git_oid_tostr_s(git_tree_entry_id(entry)));
-}
-
-std::optional<std::vector<TreeEntry>> GitRepo::blobs_below(const std::vector<std::string>& commits,
-                                                            const std::vector<std::string>& roots,
-                                                            const std::vector<std::string>& skip) const {
-  std::vector<TreeEntry> out;
-  std::unordered_set<std::string> walked;  // path + '\0' + tree id
-  using Owned = std::unique_ptr<git_tree, decltype(&git_tree_free)>;
-  // Depth first, with the trees still to walk on a stack of their own: no
-  // recursion as deep as a hostile tree.
-  struct Pending {
-    std::string path;
-    git_oid id;
-  };
-  std::vector<Pending> stack;
-  auto visit = [&](const std::string& path, const git_oid& id) {
-    if (std::find(skip.begin(), skip.end(), path) != skip.end()) return;
-    std::string key = path;
-    key.push_back('\0');
-    key += git_oid_tostr_s(&id);
-    if (walked.insert(std::move(key)).second) stack.push_back({path, id});
-  };
-  for (const std::string& commit : commits) {
-    git_oid oid;
-    git_commit* c = nullptr;
-    if (git_oid_fromstr(&oid, commit.c_str()) < 0 || git_commit_lookup(&c, repo_.get(), &oid) < 0) {
-      git_error_clear();
-      return std::nullopt;
-    }
-    git_tree* top = nullptr;
-    const int rc = git_commit_tree(&top, c);
-    git_commit_free(c);
-    if (rc < 0) {
-      git_error_clear();
-      return std::nullopt;
-    }
-    const Owned root_tree(top, git_tree_free);
-    for (const std::string& root : roots) {
-      git_tree_entry* entry = nullptr;
-      if (git_tree_entry_bypath(&entry, root_tree.get(), root.c_str()) < 0) {
-        git_error_clear();
-        continue;  // no such folder in this commit
-      }
-      if (git_tree_entry_type(entry) == GIT_OBJECT_TREE) visit(root, *git_tree_entry_id(entry));
-      git_tree_entry_free(entry);
-    }
-    while (!stack.empty()) {
-      const Pending folder = std::move(stack.back());
-      stack.pop_back();
-      git_tree* raw = nullptr;
-      if (git_tree_lookup(&raw, repo_.get(), &folder.id) < 0) {
-        git_error_clear();
-        return std::nullopt;
-      }
-      const Owned tree(raw, git_tree_free);
-      const std::size_t n = git_tree_entrycount(tree.get());
-      for (std::size_t i = 0; i < n; ++i) {
-        const git_tree_entry* e = git_tree_entry_byindex(tree.get(), i);
-        const std::string path = folder.path + "/" + git_tree_entry_name(e);
-        if (git_tree_entry_type(e) == GIT_OBJECT_TREE) {
-          visit(path, *git_tree_entry_id(e));
-        } else if (git_tree_entry_type(e) == GIT_OBJECT_BLOB) {
-          char mode[8];
-          std::snprintf(mode, sizeof mode, "%06o", static_cast<unsigned>(git_tree_entry_filemode(e)));
-          out.push_back({mode, "blob", git_oid_tostr_s(git_tree_entry_id(e)), path});
-        }
-      }
-    }
-  }
-  return out;
 }
 
 std::optional<std::string> GitRepo::config(const std::string& key) const {
@@ -607,34 +340,6 @@ std::optional<std::string> GitRepo::promisor_remote() const {
   git_config_iterator_free(it);
   return remote;
 }
-
-void GitRepo::set_index_entry_id(const fs::path& index_file, const std::string& path, const std::string& id) const {
-  git_oid oid;
-  check_git(git_oid_fromstr(&oid, id.c_str()), "bad object id " + id);
-  git_index* raw = nullptr;
-  if (git_index_open(&raw, index_file.c_str()) < 0) {
-    // An index libgit2 1.5 cannot read (a split index): git restages the
-    // entry, without its stat data, so git checks the file by content the
-    // next time it looks (the same bytes: clean's output).
-    git_error_clear();
-    const GitCli git = index_reader().with_index(index_file);
-    for (IndexEntry& e : git.index_entries({literal_pathspec(path)}))
-      if (e.stage == 0 && e.path == path) {
-        e.id = id;
-        git.set_index_ids({e});
-      }
-    return;
-  }
-  std::unique_ptr<git_index, IndexDeleter> index(raw);
-  const git_index_entry* e = git_index_get_bypath(raw, path.c_str(), 0);
-  if (!e) return;
-  git_index_entry updated = *e;
-  updated.id = oid;
-  check_git(git_index_add(raw, &updated), "cannot restage " + path);
-  check_git(git_index_write(raw), "cannot write " + index_file.string());
-}
-
-fs::path GitRepo::commondir() const { return git_repository_commondir(repo_.get()); }
 
 std::string libgit2_version() {
   int major = 0, minor = 0, revision = 0;

@@ -12,6 +12,14 @@
 //   GIT_CONFIG_PARAMETERS (and GIT_CONFIG_COUNT/KEY_n/VALUE_n); config()
 //   applies them on top of the files, as git does.
 // - It honours GIT_INDEX_FILE only when asked; index() does.
+//
+// GitRepo is implemented over four files: git_repo.cpp (libgit2's set-up,
+// opening, the environment, index() and config), git_repo_index.cpp (the
+// index: read_staged, index_entries, set_index_entry_id),
+// git_repo_trees.cpp (commits' trees and refs: read_head, blob_id_at,
+// blobs_below, has_ref) and git_repo_objects.cpp (the object database:
+// read_object, has_object, object_size, hash_blob, write_blob, and the
+// loose reader).
 #pragma once
 
 #include <cstdint>
@@ -31,6 +39,7 @@ struct git_repository;
 struct git_index;
 struct git_config;
 struct git_tree;
+struct git_oid;
 
 namespace jpblob {
 
@@ -175,6 +184,10 @@ class GitRepo {
   // git itself, run at the top of the work tree, for an index libgit2
   // cannot read (index_entries, read_staged).
   GitCli index_reader() const;
+  // The blob `oid`, its loose file read first (read_loose_blob, from
+  // object_dirs_), else through libgit2; nullopt when the object database
+  // lacks it. `what` names it in an error.
+  std::optional<std::string> read_blob(const git_oid* oid, const std::string& what) const;
   void add_worktree_config();
   // Reads objects from $GIT_OBJECT_DIRECTORY and
   // $GIT_ALTERNATE_OBJECT_DIRECTORIES when set, as git does.

@@ -1,5 +1,6 @@
 // GitRepo's questions to git's object database alone (core/git/git_repo.hpp):
-// hashing, sizes, presence and writing blobs, with no index or work tree.
+// reading, hashing, sizes, presence and writing blobs, with no index or
+// work tree; and the reader of loose objects it installs in libgit2.
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <git2.h>
@@ -62,6 +63,40 @@ std::string GitRepo::write_blob(std::string_view content) const {
   check_git(git_blob_create_from_buffer(&id, repo_.get(), content.data(), content.size()),
             "cannot write a blob to git's objects");
   return git_oid_tostr_s(&id);
+}
+
+std::optional<std::string> GitRepo::read_blob(const git_oid* oid, const std::string& what) const {
+  char hex[GIT_OID_HEXSZ + 1];
+  git_oid_tostr(hex, sizeof hex, oid);
+  // Loose first, for speed (most staged conversations are loose); a
+  // corrupt loose file yields to a packed copy, as git reads packs first.
+  std::optional<Error> corrupt;
+  for (const std::filesystem::path& dir : object_dirs_) {
+    try {
+      if (auto loose = read_loose_blob(dir, hex)) return loose;
+    } catch (const Error& e) {
+      corrupt = e;
+      break;
+    }
+  }
+  git_blob* blob = nullptr;
+  int rc = git_blob_lookup(&blob, repo_.get(), oid);
+  if (rc < 0 && corrupt) {
+    git_error_clear();
+    throw *corrupt;
+  }
+  if (rc == GIT_ENOTFOUND) return std::nullopt;  // e.g. a partial clone
+  check_git(rc, "cannot read " + what + " from git");
+  std::string out(static_cast<const char*>(git_blob_rawcontent(blob)),
+                  static_cast<std::size_t>(git_blob_rawsize(blob)));
+  git_blob_free(blob);
+  return out;
+}
+
+std::optional<std::string> GitRepo::read_object(const std::string& hex) const {
+  git_oid id;
+  check_git(git_oid_fromstr(&id, hex.c_str()), "bad object id " + hex);
+  return read_blob(&id, "object " + hex);
 }
 
 namespace {

@@ -12,6 +12,11 @@
 // and the file's own timestamp as it was: what was racily clean stays so,
 // and git re-checks it with the filter when next asked, as after any
 // checkout (docs/ARCHITECTURE.md, "What the clone's hook costs").
+//
+// index_file.cpp holds the edits (mark_skip_worktree_in_place,
+// add_entries_in_place), index_snapshot.cpp the reading of stat data
+// (read_index_snapshot, unchanged_since_indexed), and index_format.{hpp,cpp}
+// the file format both parse and write.
 #pragma once
 
 #include <cstdint>

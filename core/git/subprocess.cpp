@@ -111,6 +111,23 @@ std::vector<std::string> split_records(const std::string& out, char separator) {
   return records;
 }
 
+std::string first_line(const std::string& text) {
+  std::string line = text.substr(0, text.find('\n'));
+  while (!line.empty() && line.back() == '\r') line.pop_back();
+  return line;
+}
+
+std::vector<std::string_view> split_fields(std::string_view line) {
+  std::vector<std::string_view> out;
+  std::size_t start = 0;
+  while (start <= line.size()) {
+    const std::size_t space = std::min(line.find(' ', start), line.size());
+    out.push_back(line.substr(start, space - start));
+    start = space + 1;
+  }
+  return out;
+}
+
 std::optional<std::filesystem::path> find_on_path(const std::string& name) {
   const char* path = std::getenv("PATH");
   if (!path) return std::nullopt;

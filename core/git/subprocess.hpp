@@ -62,6 +62,14 @@ std::filesystem::path this_executable();
 // output uses NUL); a last record without its separator is kept.
 std::vector<std::string> split_records(const std::string& out, char separator);
 
+// The first line of a program's output, without its line ending ("\n" or
+// "\r\n").
+std::string first_line(const std::string& text);
+
+// Splits "a b c" into its space-separated fields (an empty one where two
+// spaces meet), as views into `line`.
+std::vector<std::string_view> split_fields(std::string_view line);
+
 // The first executable regular file named `name` in the folders of the
 // PATH environment variable, as the shell finds a command; nullopt when
 // there is none (or PATH is unset).

@@ -1,0 +1,138 @@
+// GitCli's questions about commits, refs and the objects they hold
+// (core/git/git_cli.hpp): trees, revision lists, the stash, an operation in
+// progress, a remote's refs, and blobs read or fetched through git.
+#include "core/git/git_cli.hpp"
+
+#include "core/base/error.hpp"
+#include "core/base/fs.hpp"
+#include "core/git/subprocess.hpp"
+
+namespace jpblob {
+
+namespace fs = std::filesystem;
+
+std::vector<TreeEntry> GitCli::tree_entries(const std::string& commit, const std::vector<std::string>& pathspecs) const {
+  std::vector<std::string> args = {"ls-tree", "-r", "-z", "--full-tree", commit, "--"};
+  args.insert(args.end(), pathspecs.begin(), pathspecs.end());
+  std::vector<TreeEntry> out;
+  // Records: "<mode> <type> <id>\t<path>".
+  for (const std::string& record : split_records(must("list commit " + commit, args), '\0')) {
+    const auto tab = record.find('\t');
+    if (tab == std::string::npos) continue;
+    const auto f = split_fields(std::string_view(record).substr(0, tab));
+    if (f.size() != 3) continue;
+    out.push_back({std::string(f[0]), std::string(f[1]), std::string(f[2]), record.substr(tab + 1)});
+  }
+  return out;
+}
+
+std::vector<std::string> GitCli::all_commits() const {
+  return split_records(must("list the commits", {"rev-list", "--all"}), '\n');
+}
+
+std::vector<std::string> GitCli::rev_list(const std::vector<std::string>& args) const {
+  std::vector<std::string> full = {"rev-list"};
+  full.insert(full.end(), args.begin(), args.end());
+  return split_records(must("list commits", full), '\n');
+}
+
+std::optional<std::vector<std::string>> GitCli::advertised_ids(const std::string& remote) const {
+  auto r = run({"ls-remote", "--end-of-options", remote});
+  if (r.status != 0) return std::nullopt;
+  std::vector<std::string> out;
+  // Lines: "<id>\t<ref>".
+  for (const std::string& line : split_records(r.out, '\n'))
+    if (const auto tab = line.find('\t'); tab != std::string::npos) out.push_back(line.substr(0, tab));
+  return out;
+}
+
+std::optional<std::string> GitCli::resolve_commit(const std::string& rev) const {
+  auto r = run({"rev-parse", "-q", "--verify", "--end-of-options", rev + "^{commit}"});
+  if (r.status != 0 || first_line(r.out).empty()) return std::nullopt;
+  return first_line(r.out);
+}
+
+std::vector<std::string> GitCli::stash_commits() const {
+  if (!resolve_commit("refs/stash")) return {};
+  std::vector<std::string> out;
+  // "<entry> <HEAD then> <index> [<untracked>]": all but the HEAD then,
+  // which is an ordinary commit.
+  for (const std::string& line : split_records(must("list the stash", {"log", "-g", "--format=%H %P", "refs/stash"}), '\n')) {
+    const auto f = split_fields(line);
+    for (std::size_t i = 0; i < f.size(); ++i)
+      if (i != 1 && !f[i].empty()) out.emplace_back(f[i]);
+  }
+  return out;
+}
+
+std::vector<std::string> GitCli::in_progress_commits() const {
+  std::vector<std::string> out;
+  for (const char* head : {"MERGE_HEAD", "CHERRY_PICK_HEAD", "REVERT_HEAD", "REBASE_HEAD", "ORIG_HEAD"})
+    if (auto id = resolve_commit(head)) out.push_back(*id);
+  // A rebase stopped midway still has to replay orig-head's commits that
+  // are not on onto.
+  const auto git_path = [&](const std::string& p) {
+    return fs::path(first_line(must("find the git folder", {"rev-parse", "--git-path", p})));
+  };
+  for (const char* dir : {"rebase-merge", "rebase-apply"}) {
+    std::error_code ec;
+    const fs::path folder = fs::absolute(cwd_ / git_path(dir));
+    if (!fs::is_directory(folder, ec)) continue;
+    auto read_id = [&](const char* name) -> std::optional<std::string> {
+      std::string text;
+      try {
+        text = read_file(folder / name, 1024);
+      } catch (const Error&) {
+        return std::nullopt;
+      }
+      return resolve_commit(first_line(text));
+    };
+    const auto orig = read_id("orig-head"), onto = read_id("onto");
+    if (!orig) continue;
+    std::vector<std::string> args = {*orig};
+    if (onto) args.insert(args.end(), {"--not", *onto});
+    for (auto& id : rev_list(args)) out.push_back(std::move(id));
+  }
+  return out;
+}
+
+std::optional<std::string> GitCli::read_blob(const std::string& id) const {
+  auto r = run({"cat-file", "blob", id});
+  if (r.status != 0) return std::nullopt;
+  return std::move(r.out);
+}
+
+bool GitCli::fetch_objects(const std::string& remote, const std::vector<std::string>& ids) const {
+  if (ids.empty()) return true;
+  std::string wanted;
+  for (const std::string& id : ids) wanted += id + "\n";
+  // The name comes from .git/config: after "--" one that starts with a dash
+  // is a name git does not know, not an option (--upload-pack runs a command).
+  return run({"-c", "fetch.negotiationAlgorithm=noop", "fetch", "--quiet", "--no-tags", "--no-write-fetch-head",
+              "--recurse-submodules=no", "--filter=blob:none", "--stdin", "--", remote},
+             wanted)
+             .status == 0;
+}
+
+std::vector<std::pair<std::string, std::string>> GitCli::blobs_in_history(const std::string& folder) const {
+  // "<id> <path>" per object; a path may hold spaces, none of ours do.
+  const auto lines = split_records(
+      must("list the history of " + folder,
+           {"rev-list", "--objects", "--all", "--missing=allow-promisor", "--", literal_pathspec(folder)}),
+      '\n');
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const std::string& line : lines) {
+    const auto space = line.find(' ');
+    if (space == std::string::npos) continue;  // a commit or the root tree
+    out.emplace_back(line.substr(space + 1), line.substr(0, space));
+  }
+  return out;
+}
+
+std::optional<std::string> GitCli::lfs_smudge(const std::string& pointer, const std::string& path) const {
+  auto r = run({"lfs", "smudge", "--", path}, pointer);
+  if (r.status != 0) return std::nullopt;
+  return std::move(r.out);
+}
+
+}  // namespace jpblob
