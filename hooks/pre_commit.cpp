@@ -2,25 +2,21 @@
 
 #include <sys/stat.h>
 
-#include <algorithm>
 #include <cstdlib>
-#include <limits>
 #include <map>
-#include <memory>
 #include <set>
 #include <unordered_map>
 #include <unordered_set>
 
-#include "core/store/blob_store.hpp"
-#include "core/documents/document.hpp"
 #include "core/base/error.hpp"
 #include "core/base/fs.hpp"
-#include "core/base/parallel.hpp"
+#include "core/documents/document.hpp"
 #include "core/git/git_cli.hpp"
 #include "core/lean/commit_blobs.hpp"
 #include "core/lean/needs_log.hpp"
-#include "hooks/staged_documents.hpp"
+#include "core/store/blob_store.hpp"
 #include "core/workspace/workspace.hpp"
+#include "hooks/staged_documents.hpp"
 
 namespace jpblob {
 
@@ -95,12 +91,6 @@ class Hook {
   }
 
  private:
-  struct Missing {
-    std::string conversation;
-    BlobUse ref;
-    std::string path;
-  };
-
   void problem(const std::string& line) { report_.problems.push_back(line); }
 
   // A blob file staged by hand (git add .jp/blobs) must still be what its
@@ -139,7 +129,7 @@ class Hook {
   // What each document needs is judged in order, so the messages and the
   // staging are the same whatever the threads that read them did.
   void check_documents() {
-    // What the filter recorded of its outputs (core/workspace/needs_log):
+    // What the filter recorded of its outputs (core/lean/needs_log):
     // the logs go once the commit has passed this hook.
     std::unordered_map<std::string, RecordedNeeds> recorded;
     if (!documents_.empty() && ws_.repo())
@@ -189,7 +179,9 @@ class Hook {
     const std::string file = top_str_ + path;
     struct stat st {};
     if (::lstat(file.c_str(), &st) != 0) {
-      missing_.push_back({conversation, ref, path});  // perhaps staged: asked in one go later
+      // Perhaps staged or kept: the room is asked about all of them at once.
+      missing_.push_back({conversation, ref});
+      wanted_.push_back({ref.digest, ref.size, path});
       return;
     }
     if (!S_ISREG(st.st_mode)) {
@@ -232,33 +224,32 @@ class Hook {
   // or the git folder holds is sound: a kept copy, the index, another
   // index.
   void check_missing() {
-    if (missing_.empty()) return;
-    std::vector<WantedBlob> wanted;
-    for (const Missing& m : missing_) wanted.push_back({m.ref.digest, m.ref.size, m.path});
-    const std::vector<BlobCopy> found = room().locate(wanted, store_changes_);
-    for (std::size_t i = 0; i < missing_.size(); ++i) {
-      const Missing& m = missing_[i];
+    if (wanted_.empty()) return;
+    const std::vector<BlobCopy> found = room().locate(wanted_, store_changes_);
+    for (std::size_t i = 0; i < wanted_.size(); ++i) {
+      const auto& [conversation, ref] = missing_[i];
+      const std::string& path = wanted_[i].path;
       const BlobCopy& copy = found[i];
-      const std::string blob = "blob " + m.ref.digest.hex() + " referenced by " + m.conversation;
+      const std::string blob = "blob " + ref.digest.hex() + " referenced by " + conversation;
       switch (copy.is) {
         case BlobCopy::Is::Nowhere:
-          problem(blob + " is missing: " + m.path + "; " + how_to_restore(m.path));
+          problem(blob + " is missing: " + path + "; " + how_to_restore(path));
           break;
         case BlobCopy::Is::Unusable:
-          problem(copy.detail + " (referenced by " + m.conversation + "); " + how_to_restore(m.path));
+          problem(copy.detail + " (referenced by " + conversation + "); " + how_to_restore(path));
           break;
         case BlobCopy::Is::MissingObject:
           problem(blob + " is staged but missing from git's objects");
           break;
         case BlobCopy::Is::Staged:
-          if (copy.check) verify(m.conversation, m.ref, *copy.check, m.path + " " + copy.detail, "");
+          if (copy.check) verify(conversation, ref, *copy.check, path + " " + copy.detail, "");
           break;
         case BlobCopy::Is::Restored:
-          to_stage_.push_back(m.path);
+          to_stage_.push_back(path);
           ++report_.restored;
           break;
         case BlobCopy::Is::OutOfTree:
-          if (!copy.check || verify(m.conversation, m.ref, *copy.check, m.path + " " + copy.detail, ""))
+          if (!copy.check || verify(conversation, ref, *copy.check, path + " " + copy.detail, ""))
             out_of_tree_.push_back(copy.entry);
           break;
       }
@@ -295,7 +286,8 @@ class Hook {
   std::set<std::string> store_changes_;  // store paths the index changes against HEAD
   std::vector<std::string> to_stage_;
   std::vector<GitCli::OutOfTree> out_of_tree_;  // a lean tree's new blobs, staged from the git folder
-  std::vector<Missing> missing_;
+  std::vector<std::pair<std::string, BlobUse>> missing_;  // conversation and reference of each of wanted_
+  std::vector<WantedBlob> wanted_;  // referenced blobs with no work-tree file
   std::vector<fs::path> needs_logs_;  // read by check_documents
   PreCommitReport report_;
 };

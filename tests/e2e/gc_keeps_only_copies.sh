@@ -6,7 +6,11 @@
 . "$(dirname "$0")/lib.sh"
 new_installed_repo
 age_blobs() {
-  find .jp/blobs "$(git rev-parse --git-common-dir)/jpblob/kept" -type f -exec touch -d "3 hours ago" {} + 2> /dev/null
+  # Either home may be absent: a lean tree has no .jp/blobs, and a commit
+  # of every new blob sets the kept folder aside whole.
+  local home homes=()
+  for home in .jp/blobs "$(git rev-parse --git-common-dir)/jpblob/kept"; do [ -d "$home" ] && homes+=("$home"); done
+  [ ${#homes[@]} -eq 0 ] || find "${homes[@]}" -type f -exec touch -d "3 hours ago" {} +
   git update-index -q --refresh > /dev/null || true
 }
 conv=.jp/conversations/1-stashed/events.json

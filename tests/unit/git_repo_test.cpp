@@ -180,12 +180,12 @@ struct StagedHello {
   std::string rel;  // the blob's path in the repository
   StagedHello() {
     const auto ws = Workspace::open(g.repo());
-    clean(original, ws.store(), {}, [&](std::string_view s) { cleaned.append(s); });
+    clean(original, ws.new_blobs(), {}, [&](std::string_view s) { cleaned.append(s); });
     blob = ws.store().path_of(Sha256::of("hello"));
     rel = fs::relative(blob, g.repo()).string();
     g.git("add .jp");
   }
-  // The work-tree file and its kept copy (core/workspace/kept): git alone holds it.
+  // The work-tree file and its kept copy (core/lean/kept_copies): git alone holds it.
   void remove_blob() const {
     fs::remove(blob);
     ASSERT_TRUE(fs::remove(g.repo() / ".git/jpblob/kept" / blob.filename()));
