@@ -40,9 +40,32 @@ void run_uninstall(const InstallOptions& options) {
   for (const auto& line : uninstall(fs::current_path(), options)) std::cout << line << '\n';
 }
 
+namespace {
+
+// In a repository git-jpblob cannot read (a SHA-256 one), a hook steps
+// aside with one warning: refusing would block every commit, push and
+// checkout of it.
+template <class Run>
+void unless_unreadable(const Run& run) {
+  try {
+    run();
+  } catch (const UnsupportedRepository& e) {
+    std::cerr << "git-jpblob: warning: " << e.what() << "; its checks did not run\n";
+  }
+}
+
+}  // namespace
+
 void run_textconv(const fs::path& file) {
-  const Workspace ws = Workspace::open(fs::current_path(), std::nullopt, SharedSettings::Later);
   const std::string bytes = read_file(file);
+  std::optional<Workspace> opened;
+  try {
+    opened.emplace(Workspace::open(fs::current_path(), std::nullopt, SharedSettings::Later));
+  } catch (const UnsupportedRepository&) {
+    write_all(STDOUT_FILENO, bytes, "standard output");  // a display never aborts: shown as committed
+    return;
+  }
+  const Workspace& ws = *opened;
   const std::uint64_t max = ws.settings().store.max_blob_size;
   std::string shown;
   if (bytes.starts_with("\x1f\x8b")) {
@@ -65,7 +88,8 @@ namespace jpblob {
 
 void run_pre_commit() {
   if (legacy_run_under_framework(std::filesystem::current_path(), "pre-commit")) return;
-  const auto report = run_pre_commit_hook(std::filesystem::current_path());
+  PreCommitReport report;
+  unless_unreadable([&] { report = run_pre_commit_hook(std::filesystem::current_path()); });
   for (const auto& w : report.warnings) std::cerr << "git-jpblob: warning: " << w << '\n';
   if (report.restored > 0)
     std::cerr << "git-jpblob: " << report.restored << " blob file" << (report.restored == 1 ? " was" : "s were")
@@ -85,8 +109,10 @@ void run_pre_commit() {
 namespace jpblob {
 
 void run_post_checkout(const std::string& previous) {
-  if (auto line = run_post_checkout_hook(std::filesystem::current_path(), previous))
-    std::cerr << "git-jpblob: " << *line << '\n';
+  unless_unreadable([&] {
+    if (auto line = run_post_checkout_hook(std::filesystem::current_path(), previous))
+      std::cerr << "git-jpblob: " << *line << '\n';
+  });
 }
 
 namespace {
@@ -169,13 +195,13 @@ void run_pre_push(const std::string& remote_given, const std::string& url) {
     updates = env("PRE_COMMIT_LOCAL_BRANCH") + " " + *tip + " " + env("PRE_COMMIT_REMOTE_BRANCH") + " " +
               std::string(tip->size(), '0') + "\n";
   }
-  refuse_push(run_pre_push_hook(std::filesystem::current_path(), remote, updates));
+  unless_unreadable([&] { refuse_push(run_pre_push_hook(std::filesystem::current_path(), remote, updates)); });
   run_git_lfs_pre_push(remote, url, updates, framework == FrameworkPush::Legacy ? "pre-push.legacy" : "pre-push");
 }
 
 void run_pre_receive() {
   const std::string updates = ::isatty(STDIN_FILENO) ? std::string() : read_all(STDIN_FILENO, "standard input");
-  refuse_push(run_pre_receive_hook(std::filesystem::current_path(), updates));
+  unless_unreadable([&] { refuse_push(run_pre_receive_hook(std::filesystem::current_path(), updates)); });
 }
 
 int run_merge_driver(const std::vector<std::string>& args) {

@@ -4,7 +4,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <iostream>
+#include <optional>
+
 #include "core/base/fs.hpp"
+#include "core/git/git_repo.hpp"
 #include "filter.hpp"
 
 namespace jpblob {
@@ -52,7 +56,17 @@ class StandardInput {
 };
 
 void run_oneshot(FilterMode mode, const FilterArgs& args) {
-  Filter filter(std::filesystem::current_path(), args.store_dir);
+  std::optional<Filter> opened;
+  try {
+    opened.emplace(std::filesystem::current_path(), args.store_dir);
+  } catch (const UnsupportedRepository& e) {
+    // As filter-process does: the file goes through as it came.
+    std::cerr << "git-jpblob: warning: " << e.what() << "; " << args.path << " passes through unchanged\n";
+    const StandardInput input;
+    write_all(STDOUT_FILENO, input.bytes(), "standard output");
+    return;
+  }
+  Filter& filter = *opened;
   const StandardInput input;
   filter.run(mode, input.bytes(), args.path, [](std::string_view data) {
     write_all(STDOUT_FILENO, data, "standard output");

@@ -175,6 +175,7 @@ class FilterServer {
   const bool may_delay_;
   std::optional<Filter> filter_;
   std::string unusable_;  // why there is no filter_
+  bool pass_through_ = false;  // a repository git-jpblob cannot read: every file goes back as it came
   // Smudges git lets wait run on every core while git writes the files
   // (filter/delayed). Destroyed before `filter_`, whose workspace its jobs use.
   std::unique_ptr<DelayedSmudges> delayed_;
@@ -189,6 +190,12 @@ FilterServer::FilterServer(PktWriter& out, bool may_delay, const std::optional<s
   // killing the server before git hears why.
   try {
     filter_.emplace(std::filesystem::current_path(), store_dir);
+  } catch (const UnsupportedRepository& e) {
+    // Failing every file would block every add, status and checkout of
+    // the repository: the files go through as they are, as a filter does
+    // with input it cannot understand (SPEC §5).
+    pass_through_ = true;
+    std::cerr << "git-jpblob: warning: " << e.what() << "; conversations pass through unchanged" << std::endl;
   } catch (const Error& e) {
     unusable_ = e.what();
   }
@@ -256,6 +263,11 @@ void FilterServer::answer_at_once(const std::string& command, const std::string&
   try {
     if (command != "clean" && command != "smudge")
       throw Error("filter-process: unknown command '" + command + "' for " + path);
+    if (pass_through_) {
+      result_ = input;
+      answer_content(out_, result_);
+      return;
+    }
     if (!filter_) throw Error(path + ": " + unusable_);
     filter_->run(command == "clean" ? FilterMode::Clean : FilterMode::Smudge, input, path,
                  [&](std::string_view piece) { result_.append(piece); }, context);

@@ -141,6 +141,13 @@ std::optional<std::string> reference_form_hint(const fs::path& cwd, const std::o
 
 std::vector<std::string> install(const fs::path& cwd, const InstallOptions& options) {
   const auto repo = find_repo(cwd);
+  // A repository git-jpblob cannot read: nothing is written, and the
+  // filter and hooks a global install set up step aside there.
+  if (repo) try {
+      GitRepo::open(cwd);
+    } catch (const UnsupportedRepository& e) {
+      throw Error(std::string(e.what()) + "; nothing was installed");
+    }
   std::vector<std::string> done = install_setup(cwd, repo, options);
   auto lean = install_lean(cwd, repo, options);
   if (done.size() == 1 && done[0] == "Nothing to change." && !lean.empty()) done.clear();

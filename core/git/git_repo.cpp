@@ -194,6 +194,13 @@ std::optional<GitRepo> GitRepo::open(const fs::path& cwd) {
   int rc = git_repository_open_ext(&raw, dir.c_str(), git_dir ? GIT_REPOSITORY_OPEN_NO_SEARCH : 0,
                                    env("GIT_CEILING_DIRECTORIES"));
   if (rc == GIT_ENOTFOUND && !git_dir) return std::nullopt;
+  // libgit2 refuses the extension by name ("unsupported extension name
+  // extensions.objectformat"): its message is the one way to tell.
+  if (const git_error* e = rc < 0 ? git_error_last() : nullptr;
+      e && e->message && std::string_view(e->message).find("objectformat") != std::string_view::npos)
+    throw UnsupportedRepository("the repository at " + dir.string() +
+                                " names its objects by SHA-256 (extensions.objectFormat), which git-jpblob cannot "
+                                "read yet: libgit2 1.5 reads SHA-1 repositories only");
   check_git(rc, "cannot open the git repository at " + dir.string());
   GitRepo repo(raw);
   repo.cwd_ = cwd;

@@ -32,6 +32,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/base/error.hpp"
 #include "core/git/git_cli.hpp"
 #include "core/git/index_entry.hpp"
 
@@ -78,6 +79,17 @@ bool parse_config_bool(const std::string& key, const std::string& value);
 // The version of the libgit2 this program runs with ("1.5.1"), as the
 // library itself reports it (not the headers it was built against).
 std::string libgit2_version();
+
+// What GitRepo::open throws for a repository libgit2 1.5 cannot read at
+// all: one whose objects are named by SHA-256 (`git init
+// --object-format=sha256`, extensions.objectFormat), a gap of libgit2 1.5,
+// which reads SHA-1 repositories only. In such a repository the filter and
+// the hooks step aside with a warning, so that no git command is blocked,
+// and install refuses it before writing anything.
+class UnsupportedRepository : public Error {
+ public:
+  using Error::Error;
+};
 
 class GitRepo {
  public:

@@ -553,5 +553,21 @@ TEST(GitRepo, UnderIdChecksAnObjectHoldingAnothersBytesIsNamed) {
   }
 }
 
+// A gap of libgit2 1.5 worked around: it refuses a repository whose
+// objects are named by SHA-256 (extensions.objectFormat). GitRepo::open says
+// so with its own error, for the filter and hooks to step aside, and a
+// SHA-1 repository opens as ever.
+TEST(GitRepo, ASha256RepositoryIsRefusedWithItsOwnError) {
+  test::FormatRepo sha256("sha256");
+  try {
+    GitRepo::open(sha256.dir.path());
+    FAIL() << "libgit2 opened a SHA-256 repository: the workaround may go";
+  } catch (const UnsupportedRepository& e) {
+    EXPECT_NE(std::string(e.what()).find("SHA-256"), std::string::npos) << e.what();
+  }
+  test::FormatRepo sha1("sha1");
+  EXPECT_TRUE(GitRepo::open(sha1.dir.path()).has_value());
+}
+
 }  // namespace
 }  // namespace jpblob
