@@ -17,6 +17,7 @@
 #include "core/store/blob_store.hpp"
 #include "core/workspace/workspace.hpp"
 #include "hooks/staged_documents.hpp"
+#include "hooks/store_changes.hpp"
 
 namespace jpblob {
 
@@ -54,26 +55,14 @@ class Hook {
     std::vector<std::string> specs = {literal_pathspec(kWorkTreeStore)};
     specs.insert(specs.end(), document_pathspecs().begin(), document_pathspecs().end());
     for (const RawChange& c : git_->staged_changes(specs)) {
-      if (is_store_path(c.path)) store_changes_.insert(c.path);
-      if (c.status == 'D') {
-        if (is_store_path(c.path))
-          if (auto digest = digest_of_tracked_path(c.path)) deleted_blobs_.insert(*digest);
-        continue;
-      }
-      if (c.new_mode == "120000") {
-        // A link committed into the store or among the documents would
-        // have every clone refuse it (docs/FORMAT.md, "The repository is
-        // untrusted").
+      if (is_store_path(c.path)) {
+        judge_store_change(*ws_.repo(), ws_.store().options().max_blob_size, c, store_, report_.problems);
+      } else if (c.status != 'D' && c.new_mode == "120000") {
+        // A link committed among the documents would have every clone
+        // refuse it (docs/FORMAT.md, "The repository is untrusted").
         problem("refusing to commit " + c.path + ": it is a symbolic link, and git-jpblob never follows links "
                 "inside a repository; unstage it: git rm --cached " + c.path);
-        continue;
-      }
-      if (is_store_path(c.path)) {
-        if (c.status == 'A') verify_added_blob(c);
-        else
-          problem(c.path + " is a tracked blob whose content is being changed; a blob never changes: "
-                           "git checkout HEAD -- " + c.path);
-      } else if (c.new_mode == "100644" || c.new_mode == "100755") {
+      } else if (c.status != 'D' && (c.new_mode == "100644" || c.new_mode == "100755")) {
         documents_.push_back(c);  // a conversation or a session (document_pathspecs)
       }
     }
@@ -82,9 +71,7 @@ class Hook {
     check_missing();
     if (report_.problems.empty()) {
       stage_blobs();
-      std::vector<std::string> by_hand;
-      for (const auto& [path, bytes] : staged_blobs_) by_hand.push_back(path);
-      room().after_staging({to_stage_, by_hand, out_of_tree_});
+      room().after_staging({to_stage_, store_.staged_paths, out_of_tree_});
       remove_needs_logs(needs_logs_);
     }
     return report_;
@@ -93,28 +80,13 @@ class Hook {
  private:
   void problem(const std::string& line) { report_.problems.push_back(line); }
 
-  // A blob file staged by hand (git add .jp/blobs) must still be what its
-  // name says.
-  void verify_added_blob(const RawChange& c) {
-    const auto digest = digest_of_tracked_path(c.path);
-    if (!digest) return;  // not a blob file: not ours to judge
-    auto raw = ws_.repo()->read_object(c.new_id);
-    if (!raw) return;
-    try {
-      jpblob::check_blob(*raw, *digest, std::nullopt, ws_.store().options().max_blob_size, c.path + " (index)");
-      staged_blobs_[c.path] = std::move(*raw);
-    } catch (const Error& err) {
-      problem(std::string(err.what()) + "; unstage it: git rm --cached " + c.path);
-    }
-  }
-
   // A blob this commit deletes may still be referenced by a document it
   // leaves unchanged (`git rm --cached -r .jp/blobs`): such a commit would
   // fail every clone's checkout. Those documents are read only when a blob
   // is deleted, which is rare; each reference is then checked as a changed
   // document's is (staged again from a sound file, else refused).
   void check_unchanged_documents() {
-    if (deleted_blobs_.empty()) return;
+    if (store_.deleted.empty()) return;
     std::set<std::string> changed;
     for (const RawChange& c : documents_) changed.insert(c.path);
     for (const IndexEntry& e : git_->index_entries(document_pathspecs())) {
@@ -122,7 +94,7 @@ class Hook {
       const auto text = ws_.repo()->read_object(e.id);
       if (!text) continue;
       for (const auto& ref : document_needs(document_kind(e.path), *text, 0, InputForm::Committed).references)
-        if (deleted_blobs_.count(ref.digest) && referenced_.emplace(ref.digest).second) check_blob(e.path, ref);
+        if (store_.deleted.count(ref.digest) && referenced_.emplace(ref.digest).second) check_blob(e.path, ref);
     }
   }
 
@@ -172,7 +144,7 @@ class Hook {
   void check_blob(const std::string& conversation, const BlobUse& ref) {
     // Once a blob: a lean tree's commit of everything added asks 114,000.
     const std::string path = tracked_blob_path(ref.digest);
-    if (auto staged = staged_blobs_.find(path); staged != staged_blobs_.end()) {
+    if (auto staged = store_.staged.find(path); staged != store_.staged.end()) {
       verify(conversation, ref, staged->second, path + " (index)", path);
       return;
     }
@@ -225,7 +197,7 @@ class Hook {
   // index.
   void check_missing() {
     if (wanted_.empty()) return;
-    const std::vector<BlobCopy> found = room().locate(wanted_, store_changes_);
+    const std::vector<BlobCopy> found = room().locate(wanted_, store_.paths);
     for (std::size_t i = 0; i < wanted_.size(); ++i) {
       const auto& [conversation, ref] = missing_[i];
       const std::string& path = wanted_[i].path;
@@ -280,10 +252,8 @@ class Hook {
   std::optional<GitCli> git_;  // in the work tree, with the index git handed the hook
   std::optional<fs::path> extra_index_;
   std::vector<RawChange> documents_;
-  std::map<std::string, std::string> staged_blobs_;  // verified blob files staged by hand
+  StoreChanges store_;  // what the commit does to the store's own files
   std::unordered_set<Digest, DigestHash> referenced_;
-  std::set<Digest> deleted_blobs_;  // blob files this commit removes
-  std::set<std::string> store_changes_;  // store paths the index changes against HEAD
   std::vector<std::string> to_stage_;
   std::vector<GitCli::OutOfTree> out_of_tree_;  // a lean tree's new blobs, staged from the git folder
   std::vector<std::pair<std::string, BlobUse>> missing_;  // conversation and reference of each of wanted_

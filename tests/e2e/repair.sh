@@ -78,4 +78,77 @@ no_good_copy() {
   [ -f "$blob" ] || fail "repair deleted what it could not repair"
 }
 case_ "a blob with no good copy anywhere is reported and left, with exit 1" no_good_copy
+# A bare server whose pre-receive hook is the README's line.
+server() {
+  git init -q --bare "$TEST_ROOT/$1.git"
+  printf '#!/bin/sh\nexec git jpblob pre-receive\n' > "$TEST_ROOT/$1.git/hooks/pre-receive"
+  chmod +x "$TEST_ROOT/$1.git/hooks/pre-receive"
+}
+# Stages `bytes` at a blob's tracked path without the hook, as a commit
+# made before git-jpblob was installed would hold it.
+stage_bytes_at() {
+  local id
+  id=$(printf '%s' "$2" | git hash-object -w --stdin)
+  git update-index --add --cacheinfo "100644,$id,$1"
+}
+
+# The server refuses a commit whose blob does not hold what its name says;
+# its message names the mend, and following it word for word gets the
+# push through: `git jpblob repair`, then `git commit --amend`, then push.
+server_refusal_mended() {
+  new_installed_repo mend-repo
+  server mend
+  git push -q "$TEST_ROOT/mend.git" HEAD:refs/heads/main 2> /dev/null || fail "the first push was refused"
+  write_conversation 5-server "tool output the server will see corrupt"
+  git add .jp/conversations/5-server
+  git commit -q --no-verify -m "without its blob"
+  local blob
+  blob=$(blob_of "tool output the server will see corrupt")
+  stage_bytes_at "$blob" "$(printf 'not the blob' | gzip -n)"
+  git commit -q --no-verify --amend --no-edit
+  [ ! -e "$blob" ] || rm -f "$blob"
+  if git push -q "$TEST_ROOT/mend.git" HEAD:refs/heads/main 2> "$TEST_ROOT/err"; then
+    fail "the server took a commit whose blob is corrupt"
+  fi
+  grep -q "git jpblob repair" "$TEST_ROOT/err" || fail "the refusal names no repair: $(cat "$TEST_ROOT/err")"
+  grep -q "git commit --amend" "$TEST_ROOT/err" || fail "the refusal names no amend: $(cat "$TEST_ROOT/err")"
+  git jpblob repair > "$TEST_ROOT/out" 2>&1 || fail "repair failed: $(cat "$TEST_ROOT/out")"
+  grep -q "$blob" "$TEST_ROOT/out" || fail "repair did not name the blob: $(cat "$TEST_ROOT/out")"
+  git commit -q --amend --no-edit 2> "$TEST_ROOT/err" || fail "the amend was refused: $(cat "$TEST_ROOT/err")"
+  git push -q "$TEST_ROOT/mend.git" HEAD:refs/heads/main 2> "$TEST_ROOT/err" ||
+    fail "the mended push was refused: $(cat "$TEST_ROOT/err")"
+  git jpblob verify --history > "$TEST_ROOT/out" 2>&1 || fail "verify --history: $(cat "$TEST_ROOT/out")"
+}
+case_ "the server's refusal of a corrupt blob is mended word for word: repair, amend, push" server_refusal_mended
+
+# A blob committed corrupt before any hook (its bytes are not what its name
+# says), then a teammate's conversation produces that very output: add
+# names repair, and after repair the commit goes through, holding the
+# sound blob.
+corrupt_tracked_then_written() {
+  new_installed_repo teammate-repo
+  local output="output someone committed corrupt" blob
+  blob=$(blob_of "$output")
+  stage_bytes_at "$blob" "$(printf 'wrong bytes' | gzip -n)"
+  git commit -q --no-verify -m "a corrupt blob, pushed before any hook"
+  lean_mode || git checkout -q -- "$blob"
+  write_conversation 6-teammate "$output"
+  if git add .jp/conversations/6-teammate 2> "$TEST_ROOT/err"; then
+    : # a tree that leaves the blob to git may store it in the git folder
+  else
+    grep -q "git jpblob repair" "$TEST_ROOT/err" || fail "the refusal names no repair: $(cat "$TEST_ROOT/err")"
+    git jpblob repair > "$TEST_ROOT/out" 2>&1 || fail "repair failed: $(cat "$TEST_ROOT/out")"
+    # As a teammate adds after a mend: everything, the mended blob file too.
+    git add -A 2> "$TEST_ROOT/err" || fail "add after repair: $(cat "$TEST_ROOT/err")"
+  fi
+  git commit -qm teammate 2> "$TEST_ROOT/err" || {
+    grep -q "git jpblob repair" "$TEST_ROOT/err" || fail "the commit was refused with no mend: $(cat "$TEST_ROOT/err")"
+    git jpblob repair > "$TEST_ROOT/out" 2>&1 || fail "repair failed: $(cat "$TEST_ROOT/out")"
+    git commit -qm teammate 2> "$TEST_ROOT/err" || fail "the commit after repair was refused: $(cat "$TEST_ROOT/err")"
+  }
+  [ "$(git cat-file blob "HEAD:$blob" | gzip -dc)" = "$output" ] || fail "the commit does not hold the sound blob"
+  git jpblob verify > "$TEST_ROOT/out" 2>&1 || fail "verify: $(cat "$TEST_ROOT/out")"
+}
+case_ "a blob committed corrupt is mended when a teammate writes its output: repair, then commit" corrupt_tracked_then_written
+
 pass
