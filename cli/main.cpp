@@ -196,6 +196,12 @@ void add_store_check_commands(CLI::App& app, jpblob::MaintenanceArgs& m) {
 void add_reading_commands(CLI::App& app, jpblob::MaintenanceArgs& m) {
   add_maintenance_command(app, m, "files", "list a conversation's files and referenced blobs", jpblob::run_files_command)
       ->add_option("conversation", m.target, "folder, events.json, id or jp-c<id>")->required();
+  auto* purge_list = add_maintenance_command(app, m, "purge-list",
+                                             "list what git filter-repo must drop to purge a conversation from history",
+                                             jpblob::run_purge_list_command);
+  purge_list->add_option("conversations", m.targets, "folder, events.json, id or jp-c<id>, or a session's .jsonl")
+      ->required();
+  purge_list->add_flag("--json", m.json, "machine output");
   add_maintenance_command(app, m, "print", "print a conversation with every reference resolved",
                           jpblob::run_print_command)
       ->add_option("conversation", m.target, "folder, events.json, id or jp-c<id>")->required();

@@ -18,6 +18,7 @@
 #include "core/maintenance/age.hpp"
 #include "core/maintenance/gc.hpp"
 #include "core/maintenance/migrate.hpp"
+#include "core/maintenance/purge_list.hpp"
 #include "core/artifacts/output_spill.hpp"
 #include "core/format/payload.hpp"
 #include "core/format/reference.hpp"
@@ -166,6 +167,32 @@ void run_files_command(const MaintenanceArgs& args) {
     for (const auto& r : *list)
       if (seen.insert(r.digest).second && ws.store().contains(r.digest))
         show(ws.store().path_of(r.digest).lexically_relative(ws.top()));
+}
+
+void run_purge_list_command(const MaintenanceArgs& args) {
+  const Workspace ws = open_workspace(args);
+  PurgeList list;
+  {
+    TerminalProgress progress;
+    list = run_purge_list(ws, args.targets, fs::current_path(), progress.callback());
+  }
+  if (args.json) {
+    json shared = json::array();
+    for (const auto& [path, other] : list.shared) shared.push_back({{"path", path}, {"also_needed_by", other}});
+    print_json({{"paths", list.lines()}, {"folders", list.folders}, {"files", list.files},
+                {"documents", list.documents}, {"blobs", list.blobs}, {"shared", shared}, {"commits", list.commits}});
+    return;
+  }
+  for (const std::string& line : list.lines()) std::cout << line << '\n';
+  std::cout.flush();
+  // Standard output is the paths file; what stays is said beside it.
+  if (list.shared.empty()) return;
+  const bool one = list.shared.size() == 1;
+  std::cerr << "git-jpblob: note: " << list.shared.size() << (one ? " blob" : " blobs")
+            << (args.targets.size() == 1 ? " it references " : " they reference ") << (one ? "stays" : "stay") << " in history, since other documents need "
+            << (one ? "it" : "them") << " too (" << list.shared.front().first << " by " << list.shared.front().second
+            << "); should " << (one ? "it" : "one") << " hold the secret, purge those documents as well"
+            << (one ? "" : " (--json names each)") << "\n";
 }
 
 void run_print_command(const MaintenanceArgs& args) {

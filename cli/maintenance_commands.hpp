@@ -19,6 +19,7 @@ struct MaintenanceArgs {
   std::string prune = "1.hour.ago";
   std::optional<std::filesystem::path> store;
   std::string target;  // a conversation or a blob name
+  std::vector<std::string> targets;  // purge-list: conversations and sessions
   // cat and run (docs/FORMAT.md, "Artifact folders")
   std::optional<std::filesystem::path> session;  // a session .jsonl file
   std::optional<std::uint64_t> offset, limit;
@@ -35,6 +36,9 @@ void run_gc_command(const MaintenanceArgs& args);
 void run_purge_retired(const std::string& common_dir);
 void run_verify_command(const MaintenanceArgs& args);  // throws when something is wrong
 void run_files_command(const MaintenanceArgs& args);
+// Prints the paths file `git filter-repo --invert-paths --paths-from-file`
+// reads to drop the conversations named from history (core/maintenance/purge_list).
+void run_purge_list_command(const MaintenanceArgs& args);
 void run_print_command(const MaintenanceArgs& args);
 void run_cat_command(const MaintenanceArgs& args);
 void run_migrate_command(const MaintenanceArgs& args);

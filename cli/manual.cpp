@@ -44,6 +44,8 @@ std::string command_example(std::string_view command) {
       {"gc", "git jpblob gc --dry-run && git jpblob gc --prune=now"},
       {"verify", "git jpblob verify --history origin/main..HEAD"},
       {"files", "git add $(git jpblob files jp-c17758406187)"},
+      {"purge-list", "git jpblob purge-list 17758406187 > ../purge-paths.txt &&\n"
+                     "  git filter-repo --invert-paths --paths-from-file ../purge-paths.txt   # README, \"Removing a leaked conversation\""},
       {"print", "git jpblob print 17758406187 | less"},
       {"cat", "git jpblob cat artifact://3 --session .jp/sessions/2026-04-10_abc.jsonl --offset 100 --limit 20"},
       {"store", "git jpblob store screenshot.png    # prints blob:sha256:<hex>"},

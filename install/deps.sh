@@ -15,6 +15,7 @@ packages=(
   man-db  # `git help jpblob` and `git jpblob --help` show the manual page
   pre-commit  # the hook managers' e2e tests: the pre-commit framework
   lighttpd  # e2e servers: git http-backend behind a web server, for the pre-receive hook
+  git-filter-repo  # e2e purge: the README's recipe for removing a leaked conversation from history
 )
 # npm, for husky and lefthook (install/hook-managers.sh), unless a Node.js
 # is already there.

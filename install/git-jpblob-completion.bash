@@ -6,7 +6,7 @@
 # git's variables set: cur, prev, words, cword and __git_cmd_idx.
 
 __git_jpblob_commands="install uninstall clean smudge filter-process pre-commit pre-push pre-receive post-checkout purge-retired gc verify
-files print cat store run artifacts migrate checkout repair stats textconv merge status ls-files env version help"
+files purge-list print cat store run artifacts migrate checkout repair stats textconv merge status ls-files env version help"
 
 # The flags of one command, each ending in "=" when it takes a value.
 __git_jpblob_flags () {
@@ -22,11 +22,11 @@ __git_jpblob_flags () {
 	artifacts)              echo "--session= --expired --dry-run --json" ;;
 	migrate|checkout)       echo "--dry-run" ;;
 	stats)                  echo "--json --store=" ;;
-	ls-files|env|status)    echo "--json" ;;
+	ls-files|env|status|purge-list) echo "--json" ;;
 	esac
 }
 
-# The ids of the work tree's conversations, for files and print.
+# The ids of the work tree's conversations, for files, print and purge-list.
 __git_jpblob_conversations () {
 	local top dir
 	top=$(git rev-parse --show-toplevel 2>/dev/null) || return 0
@@ -59,7 +59,7 @@ _git_jpblob () {
 		;;
 	*)
 		case "$subcommand" in
-		files|print) __gitcomp_nl "$(__git_jpblob_conversations)" ;;
+		files|print|purge-list) __gitcomp_nl "$(__git_jpblob_conversations)" ;;
 		help) __gitcomp "$__git_jpblob_commands" ;;
 		artifacts) [ -n "$(__git_find_on_cmdline "gc stats")" ] || __gitcomp "gc stats" ;;
 		ls-files) __git_complete_refs ;;

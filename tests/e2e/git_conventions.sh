@@ -79,6 +79,10 @@ completion() {
   grep -qx -- "--json " <<<"$out" || fail "git jpblob env --<TAB>: $out"
   out=$(complete_words git jpblob help ver)
   grep -qx "verify " <<<"$out" || fail "git jpblob help ver<TAB>: $out"
+  out=$(complete_words git jpblob purge)
+  grep -qx "purge-list " <<<"$out" || fail "git jpblob purge<TAB>: $out"
+  out=$(complete_words git jpblob purge-list --)
+  grep -qx -- "--json " <<<"$out" || fail "git jpblob purge-list --<TAB>: $out"
 }
 case_ "bash completion: commands and each command's flags" completion
 
