@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <filesystem>
+#include <memory>
 #include <mutex>
 #include <set>
 #include <unordered_map>
@@ -73,8 +74,11 @@ class RepairRun {
       if (!present_.count(d)) missing_.insert(d);
     for (const Digest& d : missing_) corrupt_.emplace(d, "missing");
     if (ws_.in_work_tree()) find_unstaged_references();
-    if (corrupt_.empty() && stage_.empty()) return report_;
-    write_good_copies(find_good_copies());
+    check_other_worktrees();
+    if (corrupt_.empty() && stage_.empty() && elsewhere_.empty()) return report_;
+    const DigestMap good = find_good_copies();
+    write_good_copies(good);
+    mend_other_worktrees(good);
     stage_again();
     return report_;
   }
@@ -156,11 +160,53 @@ class RepairRun {
     for (const std::string& path : stage_) report_.repaired.push_back(path + " (staged)");
   }
 
+  // Linked worktrees that check their store out hold blob files of their
+  // own: one corrupted in place there (a link to the kept copy, which the
+  // home's mend wrote anew) is mended from here too, or that worktree's
+  // commit stays refused until repair runs there.
+  void check_other_worktrees() {
+    if (!ws_.in_work_tree()) return;
+    for (const fs::path& wt : GitCli(ws_.top()).worktrees()) {
+      std::error_code ec;
+      if (!fs::exists(wt, ec) || fs::equivalent(wt, ws_.top(), ec)) continue;
+      try {
+        auto store = std::make_unique<BlobStore>(BlobStore::for_work_tree(wt, store_.options()));
+        for (const StoreEntry& e : store->entries()) {
+          if (e.kind != StoreEntry::Kind::Blob) continue;
+          ++report_.checked;
+          try {
+            store->verify(*e.digest);
+          } catch (const Error& err) {
+            elsewhere_[*e.digest].push_back(store.get());
+          }
+        }
+        others_.push_back(std::move(store));
+      } catch (const Error&) {
+        continue;  // a store refused as a link: that worktree's own commands say so
+      }
+    }
+  }
+
+  void mend_other_worktrees(const DigestMap& good) {
+    for (const auto& [digest, stores] : elsewhere_)
+      for (const BlobStore* store : stores) {
+        const std::string path = store->path_of(digest).string();
+        const auto bytes = good.find(digest);
+        if (bytes == good.end()) {
+          report_.unrecoverable.push_back(path + ": no good copy in git's objects or in a work-tree document");
+        } else if (store->replace_corrupt(digest, bytes->second)) {
+          report_.repaired.push_back(path);
+        }
+      }
+  }
+
   // A good copy of each corrupt or missing blob: git's objects first, then
   // the inline payloads of the work tree's documents.
   DigestMap find_good_copies() const {
     DigestMap good;
-    for (const auto& [digest, why] : corrupt_) {
+    DigestMap wanted = corrupt_;
+    for (const auto& [digest, stores] : elsewhere_) wanted.emplace(digest, "corrupt in a linked worktree");
+    for (const auto& [digest, why] : wanted) {
       try {
         if (auto bytes = ws_.blobs().find_in_git(digest, std::nullopt, std::nullopt))
           good.emplace(digest, std::move(*bytes));
@@ -170,7 +216,7 @@ class RepairRun {
       }
     }
     DigestMap rest;
-    for (const auto& [digest, why] : corrupt_)
+    for (const auto& [digest, why] : wanted)
       if (!good.count(digest)) rest.emplace(digest, why);
     if (!rest.empty())
       for (auto& [digest, bytes] : from_documents(ws_, rest)) good.emplace(digest, std::move(bytes));
@@ -235,6 +281,8 @@ class RepairRun {
   DigestSet missing_;
   std::vector<std::string> stage_;    // tracked paths of blobs staged for the first time
   std::vector<std::string> restage_;  // tracked paths, corrupt in the index
+  std::vector<std::unique_ptr<BlobStore>> others_;  // the stores of the other worktrees
+  std::unordered_map<Digest, std::vector<const BlobStore*>, DigestHash> elsewhere_;  // corrupt there
 };
 
 }  // namespace

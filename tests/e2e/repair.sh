@@ -151,4 +151,25 @@ corrupt_tracked_then_written() {
 }
 case_ "a blob committed corrupt is mended when a teammate writes its output: repair, then commit" corrupt_tracked_then_written
 
+# A linked worktree that checks its store out holds its own blob files: one
+# corrupted in place there (and with it the kept copy it is a link to) is
+# mended by a repair run in the main worktree, and its commit goes through.
+linked_worktree_mended() {
+  new_installed_repo linked-main
+  git worktree add -q "$TEST_ROOT/linked" -b linked
+  cd "$TEST_ROOT/linked"
+  write_conversation 7-linked "tool output written in the linked worktree"
+  git add .jp/conversations/7-linked
+  local blob
+  blob=$(blob_of "tool output written in the linked worktree")
+  flip "$blob"
+  cd "$TEST_ROOT/linked-main"
+  git jpblob repair > "$TEST_ROOT/out" 2>&1 || fail "repair failed: $(cat "$TEST_ROOT/out")"
+  cd "$TEST_ROOT/linked"
+  git commit -qm linked 2> "$TEST_ROOT/err" || fail "the linked worktree's commit was refused: $(cat "$TEST_ROOT/err")"
+  [ "$(git cat-file blob "HEAD:$blob" | gzip -dc)" = "tool output written in the linked worktree" ] ||
+    fail "the commit does not hold the sound blob"
+}
+case_in_mode full "a lean worktree holds no blob file to corrupt" "repair in the main worktree mends a linked worktree's corrupt blob file" linked_worktree_mended
+
 pass
