@@ -190,6 +190,14 @@ class GitCli {
   // commit. Empty when there is no stash.
   std::vector<std::string> stash_commits() const;
 
+  // The same for the autostash of an operation in progress in this
+  // worktree (`rebase --autostash`, `rebase.autoStash`, `merge
+  // --autostash`), which git keeps outside the stash until the operation
+  // ends (rebase-merge/autostash, rebase-apply/autostash, MERGE_AUTOSTASH)
+  // and then applies: its work-tree, index and untracked commits. Empty
+  // when there is none.
+  std::vector<std::string> autostash_commits() const;
+
   // The commits an operation in progress in this worktree can go back to
   // or still needs: MERGE_HEAD, CHERRY_PICK_HEAD, REVERT_HEAD, REBASE_HEAD,
   // ORIG_HEAD, and the commits a rebase has yet to replay.

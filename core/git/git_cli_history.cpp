@@ -65,6 +65,30 @@ std::vector<std::string> GitCli::stash_commits() const {
   return out;
 }
 
+std::vector<std::string> GitCli::autostash_commits() const {
+  std::vector<std::string> out;
+  const auto paths = split_records(
+      must("find the git folder", {"rev-parse", "--path-format=absolute", "--git-path", "rebase-merge/autostash",
+                                   "--git-path", "rebase-apply/autostash", "--git-path", "MERGE_AUTOSTASH"}),
+      '\n');
+  for (const std::string& path : paths) {
+    std::string text;
+    try {
+      text = read_file(path, 1024);
+    } catch (const Error&) {
+      continue;  // none there
+    }
+    const auto id = resolve_commit(first_line(text));
+    if (!id) continue;
+    // A stash entry's shape (`git stash create`): all but the HEAD then.
+    const std::string line = first_line(must("read an autostash", {"log", "-1", "--format=%H %P", *id}));
+    const auto f = split_fields(line);
+    for (std::size_t i = 0; i < f.size(); ++i)
+      if (i != 1 && !f[i].empty()) out.emplace_back(f[i]);
+  }
+  return out;
+}
+
 std::vector<std::string> GitCli::in_progress_commits() const {
   std::vector<std::string> out;
   for (const char* head : {"MERGE_HEAD", "CHERRY_PICK_HEAD", "REVERT_HEAD", "REBASE_HEAD", "ORIG_HEAD"})

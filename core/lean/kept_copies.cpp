@@ -127,9 +127,13 @@ std::vector<Digest> KeptCopies::held(const StagedIds& staged, const std::vector<
 
 bool KeptCopies::may_go() const {
   if (repo_.has_ref("refs/stash")) return false;
+  // An autostash is a stash entry git keeps aside until its operation
+  // ends (GitCli::autostash_commits): the same holds for it.
+  std::error_code ec;
+  for (const char* autostash : {"rebase-merge/autostash", "rebase-apply/autostash", "MERGE_AUTOSTASH"})
+    if (fs::exists(repo_.gitdir() / autostash, ec)) return false;
   // Another worktree shares the folder: its staged conversations may need
   // a copy this index holds, and its hook may be reading it right now.
-  std::error_code ec;
   return fs::is_empty(repo_.commondir() / "worktrees", ec) || ec;
 }
 

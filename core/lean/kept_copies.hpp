@@ -60,7 +60,7 @@ class KeptCopies {
   // The gzip level of later writes (a setting read after opening).
   void set_compression_level(int level) { store_.set_compression_level(level); }
 
-  // False while any stash entry exists: a stash may reference a blob whose
+  // False while any stash entry or autostash exists: a stash may reference a blob whose
   // kept copy is its only one although the index holds the same bytes
   // today (another conversation with the same output), and the index can
   // drop them again (a refused commit, then `git reset`). Then only gc,

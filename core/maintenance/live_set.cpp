@@ -102,6 +102,7 @@ void for_each_document(const Workspace& ws, const DocumentFn& fn, const Progress
     add_staged(top, "", sources);
     const std::pair staged_here(staged_from, sources.size());
     add_pending(git, git.stash_commits(), DocumentOrigin::Stashed, seen, sources);
+    add_pending(git, git.autostash_commits(), DocumentOrigin::Stashed, seen, sources);
     add_pending(git, git.in_progress_commits(), DocumentOrigin::Pending, seen, sources);
     for (const fs::path& wt : git.worktrees()) {
       std::error_code ec;
@@ -109,6 +110,7 @@ void for_each_document(const Workspace& ws, const DocumentFn& fn, const Progress
       others.push_back(std::make_unique<SafeDir>(SafeDir::open(wt)));
       add_files(*others.back(), kStorageFolder, (wt / "").string(), sources);
       add_staged(wt, (wt / "").string(), sources);
+      add_pending(git, GitCli(wt).autostash_commits(), DocumentOrigin::Stashed, seen, sources);
       add_pending(git, GitCli(wt).in_progress_commits(), DocumentOrigin::Pending, seen, sources);
     }
     if (skip_unchanged && ws.base()) drop_unchanged(ws, git, sources, staged_here);

@@ -191,4 +191,75 @@ corrupt_object_stops_gc() {
   git jpblob verify > "$TEST_ROOT/out" 2>&1 || fail "verify after the mend: $(cat "$TEST_ROOT/out")"
 }
 case_ "an object file holding another conversation's bytes stops gc and verify, naming it; nothing is removed" corrupt_object_stops_gc
+# A repository whose upstream has moved on: `git pull --rebase` with
+# rebase.autoStash stashes an uncommitted new turn aside (the autostash,
+# kept outside refs/stash until the rebase ends), and a conflict stops the
+# rebase. gc meanwhile must keep the turn's blob, whatever --prune says:
+# `rebase --continue` applies the autostash, and its conversation needs it.
+autostash_of_a_rebase() {
+  new_installed_repo autostash
+  commit_conversation 8-turns "the first turn"
+  echo base > notes.txt && git add notes.txt && git commit -qm notes
+  git init -q --bare "$TEST_ROOT/upstream.git"
+  git push -q "$TEST_ROOT/upstream.git" HEAD:refs/heads/main
+  git branch -q -u origin/main 2> /dev/null || true
+  git remote add origin "$TEST_ROOT/upstream.git" && git fetch -q origin && git branch -q -u origin/main
+  git clone -q "$TEST_ROOT/upstream.git" "$TEST_ROOT/upstream-work"
+  (cd "$TEST_ROOT/upstream-work" && echo theirs > notes.txt && git commit -qam theirs && git push -q origin HEAD:main)
+  echo ours > notes.txt && git commit -qam ours
+  write_conversation 8-turns "a new turn nobody committed yet"
+  cp .jp/conversations/8-turns/events.json "$TEST_ROOT/new-turn.json"
+  if git -c rebase.autoStash=true pull -q --rebase > /dev/null 2>&1; then fail "expected a conflict"; fi
+  [ -f "$(git rev-parse --git-path rebase-merge/autostash)" ] || fail "set-up: no autostash"
+  age_blobs
+  git jpblob gc --prune=now > /dev/null 2> "$TEST_ROOT/err" || fail "gc: $(cat "$TEST_ROOT/err")"
+  echo resolved > notes.txt && git add notes.txt
+  GIT_EDITOR=true git rebase --continue > "$TEST_ROOT/out" 2>&1 || fail "rebase --continue: $(cat "$TEST_ROOT/out")"
+  grep -q "conflict" "$TEST_ROOT/out" && fail "the autostash did not apply: $(cat "$TEST_ROOT/out")"
+  cmp -s .jp/conversations/8-turns/events.json "$TEST_ROOT/new-turn.json" || fail "the new turn is not back byte for byte"
+}
+case_ "a rebase's autostash keeps its new turn's blob through gc --prune=now" autostash_of_a_rebase
+
+# The same for `git merge --autostash` (MERGE_AUTOSTASH), stopped by a
+# conflict, then committed.
+autostash_of_a_merge() {
+  new_installed_repo merge-autostash
+  commit_conversation 9-turns "the first turn"
+  echo base > notes.txt && git add notes.txt && git commit -qm notes
+  git checkout -q -b other && echo theirs > notes.txt && git commit -qam theirs && git checkout -q -
+  echo ours > notes.txt && git commit -qam ours
+  write_conversation 9-turns "a turn the merge stashes aside"
+  cp .jp/conversations/9-turns/events.json "$TEST_ROOT/merge-turn.json"
+  if git merge -q --autostash other > /dev/null 2>&1; then fail "expected a conflict"; fi
+  [ -f "$(git rev-parse --git-path MERGE_AUTOSTASH)" ] || fail "set-up: no MERGE_AUTOSTASH"
+  age_blobs
+  git jpblob gc --prune=now > /dev/null 2> "$TEST_ROOT/err" || fail "gc: $(cat "$TEST_ROOT/err")"
+  echo resolved > notes.txt && git add notes.txt
+  git commit -q --no-edit > "$TEST_ROOT/out" 2>&1 || fail "the merge commit: $(cat "$TEST_ROOT/out")"
+  # git applies the autostash as the merge is committed.
+  cmp -s .jp/conversations/9-turns/events.json "$TEST_ROOT/merge-turn.json" || fail "the turn is not back byte for byte"
+}
+case_ "a merge's autostash keeps its turn's blob through gc --prune=now" autostash_of_a_merge
+
+# git keeps an unreachable object for gc.pruneExpire (two weeks): a
+# conversation added, then lost to `reset --hard`, comes back from `git
+# fsck --lost-found` for that long, and so must its blob, whatever gc runs
+# meanwhile without --prune.
+lost_found_within_git_lifetime() {
+  new_installed_repo lost-found
+  write_conversation 10-lost "tool output lost to a reset"
+  git add .jp/conversations/10-lost
+  git reset -q --hard
+  age_blobs
+  git jpblob gc > /dev/null
+  git fsck --lost-found > /dev/null 2>&1 || true
+  local found
+  found=$(grep -l "toolu_1" "$(git rev-parse --git-dir)"/lost-found/other/* 2> /dev/null | head -1 || true)
+  [ -n "$found" ] || fail "set-up: fsck found no conversation"
+  git jpblob smudge .jp/conversations/10-lost/events.json < "$found" > "$TEST_ROOT/back.json" 2> "$TEST_ROOT/err" ||
+    fail "the lost conversation cannot be restored: $(cat "$TEST_ROOT/err")"
+  grep -q "$(printf 'tool output lost to a reset' | base64 -w0)" "$TEST_ROOT/back.json" || fail "its tool output is gone"
+}
+case_ "a conversation lost to reset --hard comes back whole from fsck --lost-found after gc" lost_found_within_git_lifetime
+
 pass
