@@ -8,6 +8,7 @@
 
 #include "core/artifacts/artifact_lifetime.hpp"
 #include "core/artifacts/artifacts.hpp"
+#include "core/artifacts/kept_by_git.hpp"
 #include "core/artifacts/output_index.hpp"
 #include "core/artifacts/output_spill.hpp"
 #include "core/base/error.hpp"
@@ -86,6 +87,38 @@ int run_run_command(const MaintenanceArgs& args) {
   return status;
 }
 
+namespace {
+
+void print_gc_report(const MaintenanceArgs& args, const CleanupReport& r, bool expired,
+                     std::optional<std::int64_t> ttl) {
+  if (args.json) {
+    json removed = json::array(), folders = json::array(), kept = json::array();
+    for (const auto& p : r.removed) removed.push_back(p.string());
+    for (const auto& p : r.removed_folders) folders.push_back(p.string());
+    for (const auto& k : r.kept) kept.push_back({{"path", k.path.string()}, {"why", k.why}});
+    print({{"dry_run", args.dry_run},
+           {"ttl_seconds", ttl ? json(*ttl) : json(nullptr)},
+           {"removed", removed},
+           {"removed_bytes", r.removed_bytes},
+           {"removed_folders", folders},
+           {"kept", kept},
+           {"skipped", r.skipped}});
+    return;
+  }
+  const char* verb = args.dry_run ? "would remove " : "removed ";
+  for (const auto& p : r.removed) std::cout << verb << p.string() << '\n';
+  for (const auto& p : r.removed_folders) std::cout << "removed folder " << p.string() << '\n';
+  for (const auto& k : r.kept) std::cout << "kept " << k.path.string() << ": " << k.why << '\n';
+  std::cout << (args.dry_run ? "Would remove " : "Removed ") << r.removed.size() << " file(s), "
+            << r.removed_bytes << " bytes";
+  if (expired) std::cout << " (artifacts older than " << describe_ttl(ttl) << ", and orphaned folders)";
+  std::cout << ".\n";
+  if (!r.kept.empty())
+    std::cout << "Kept " << r.kept.size() << " file(s) that git tracks or a tracked session cites.\n";
+}
+
+}  // namespace
+
 void run_artifacts_gc_command(const MaintenanceArgs& args) {
   const fs::path cwd = fs::current_path();
   const bool expired = args.expired || !args.session;
@@ -95,36 +128,26 @@ void run_artifacts_gc_command(const MaintenanceArgs& args) {
   CleanupReport r;
   fs::path top;
   const fs::path root = sessions_root(cwd, top);
+  std::optional<fs::path> dir;
+  bool under_root = false;
   if (args.session) {
-    const fs::path dir = checked_artifacts_dir(*args.session, cwd);
+    dir = checked_artifacts_dir(*args.session, cwd);
     std::error_code ec;
-    const bool under_root = fs::weakly_canonical(fs::absolute(dir).parent_path(), ec) == fs::weakly_canonical(root, ec);
-    if (!expired)
-      cleanup_session(dir, dry, r);
-    else if (!under_root)  // the sweep of the root below covers it
-      cleanup_expired(dir, ttl, now, dry, r);
+    under_root = fs::weakly_canonical(fs::absolute(*dir).parent_path(), ec) == fs::weakly_canonical(root, ec);
   }
-  if (expired) cleanup_expired_root(top, root, ttl, now, dry, r);
+  // What git keeps, asked once for every folder cleaned: before anything
+  // is removed, so that a failing git removes nothing.
+  std::vector<fs::path> scope;
+  if (dir) scope.insert(scope.end(), {*dir, session_file_of(*dir)});
+  if (expired) scope.push_back(root);
+  const KeptByGit kept = KeptByGit::ask(scope);
+  if (dir && !expired)
+    cleanup_session(*dir, kept, dry, r);
+  else if (dir && !under_root)  // the sweep of the root below covers it
+    cleanup_expired(*dir, kept, ttl, now, dry, r);
+  if (expired) cleanup_expired_root(top, root, kept, ttl, now, dry, r);
   for (const auto& s : r.skipped) std::cerr << "git-jpblob: warning: " << s << '\n';
-  if (args.json) {
-    json removed = json::array(), folders = json::array();
-    for (const auto& p : r.removed) removed.push_back(p.string());
-    for (const auto& p : r.removed_folders) folders.push_back(p.string());
-    print({{"dry_run", args.dry_run},
-           {"ttl_seconds", ttl ? json(*ttl) : json(nullptr)},
-           {"removed", removed},
-           {"removed_bytes", r.removed_bytes},
-           {"removed_folders", folders},
-           {"skipped", r.skipped}});
-    return;
-  }
-  const char* verb = args.dry_run ? "would remove " : "removed ";
-  for (const auto& p : r.removed) std::cout << verb << p.string() << '\n';
-  for (const auto& p : r.removed_folders) std::cout << "removed folder " << p.string() << '\n';
-  std::cout << (args.dry_run ? "Would remove " : "Removed ") << r.removed.size() << " file(s), "
-            << r.removed_bytes << " bytes";
-  if (expired) std::cout << " (artifacts older than " << describe_ttl(ttl) << ", and orphaned folders)";
-  std::cout << ".\n";
+  print_gc_report(args, r, expired, ttl);
 }
 
 void run_artifacts_stats_command(const MaintenanceArgs& args) {

@@ -8,6 +8,7 @@
 #include <cerrno>
 
 #include "core/artifacts/artifacts.hpp"
+#include "core/artifacts/kept_by_git.hpp"
 #include "core/artifacts/output_index.hpp"
 #include "core/base/error.hpp"
 #include "core/base/fs.hpp"
@@ -87,62 +88,31 @@ bool all_expired(int fd, const fs::path& dir, std::optional<std::int64_t> ttl, s
 
 enum class Sweep { Expired, Session, Orphan };
 
-// Cleans the open folder `fd` named `dir`. Returns whether the folder may
-// now be empty (worth an rmdir).
-bool sweep(int fd, const fs::path& dir, Sweep how, std::optional<std::int64_t> ttl, std::int64_t now,
-           DryRun dry_run, CleanupReport& report) {
-  std::optional<OutputIndexLock> lock;
-  if (dry_run == DryRun::No) lock.emplace(fd, dir);
-  OutputIndex index;
-  bool has_index = false;
-  try {
-    index = read_output_index(fd, dir);
-    struct stat st {};
-    has_index = ::fstatat(fd, std::string(kOutputIndexName).c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0;
-  } catch (const Error& e) {
-    if (how == Sweep::Expired) {
-      report.skipped.push_back(std::string(e.what()) + "; nothing removed in " + dir.string());
-      return false;
-    }
-  }
-  const std::vector<std::string> names = folder_names(fd, dir.string());
-  bool ours = has_index;
-  for (const auto& name : names)
-    if (log_number(name)) ours = true;
-  std::uint64_t highest_plus_one = 0;
-  auto remove = [&](const std::string& name, const struct stat& st) {
-    report.removed.push_back(dir / name);
-    report.removed_bytes += static_cast<std::uint64_t>(st.st_size);
-    if (dry_run == DryRun::No && ::unlinkat(fd, name.c_str(), 0) != 0 && errno != ENOENT)
-      throw errno_error("cannot remove " + (dir / name).string(), errno);
-  };
-  for (const auto& name : names) {
-    struct stat st {};
-    if (::fstatat(fd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) continue;  // gone meanwhile
-    const auto number = log_number(name);
-    if (number) highest_plus_one = std::max(highest_plus_one, *number + 1);
-    if (S_ISLNK(st.st_mode)) {
-      if (number) report.skipped.push_back((dir / name).string() + " is a symbolic link; left alone");
-      continue;
-    }
-    if (!S_ISREG(st.st_mode)) continue;
-    const bool bookkeeping = name == kOutputIndexName || name == kOutputLockName ||
-                             name.starts_with(AtomicFile::kTempPrefix);
-    const bool agent_output = name.ends_with(".md") && is_valid_agent_id(name.substr(0, name.size() - 3));
-    if (number) {
-      if (how != Sweep::Expired || expired(st, ttl, now)) remove(name, st);
-    } else if (how != Sweep::Expired && bookkeeping && name != kOutputLockName) {
-      remove(name, st);
-    } else if (how == Sweep::Orphan && ours && agent_output) {
-      remove(name, st);
-    }
-  }
-  if (how != Sweep::Expired) {
-    if (dry_run == DryRun::No) ::unlinkat(fd, std::string(kOutputLockName).c_str(), 0);
-    return true;
-  }
-  if (dry_run == DryRun::Yes) return false;
-  // Drop the entries whose file is gone; "next" keeps their numbers taken.
+// What one sweep is told: how, against which TTL and clock, and what git
+// keeps.
+struct SweepRules {
+  Sweep how;
+  std::optional<std::int64_t> ttl;
+  std::int64_t now;
+  DryRun dry_run;
+  const KeptByGit& kept;
+};
+
+// Whether the sweep removes `name`, a regular file of the folder, when
+// nothing keeps it. `ours`: the folder holds an index or an artifact, so
+// its subagent outputs are git-jpblob's too.
+bool sweep_takes(const std::string& name, const struct stat& st, const SweepRules& rules, bool ours) {
+  if (log_number(name)) return rules.how != Sweep::Expired || expired(st, rules.ttl, rules.now);
+  const bool bookkeeping = name == kOutputIndexName || name.starts_with(AtomicFile::kTempPrefix);
+  if (bookkeeping) return rules.how != Sweep::Expired;
+  const bool agent_output = name.ends_with(".md") && is_valid_agent_id(name.substr(0, name.size() - 3));
+  return rules.how == Sweep::Orphan && ours && agent_output;
+}
+
+// Drops the index entries whose file is gone, keeping "next" past every
+// number given (`highest_plus_one`: one past the highest file seen).
+void drop_gone_entries(int fd, const fs::path& dir, const std::vector<std::string>& names, OutputIndex index,
+                       bool has_index, std::uint64_t highest_plus_one) {
   const std::size_t before = index.outputs.size();
   const std::uint64_t next_before = index.next;
   std::erase_if(index.outputs, [&](const auto& kv) {
@@ -156,6 +126,65 @@ bool sweep(int fd, const fs::path& dir, Sweep how, std::optional<std::int64_t> t
   index.next = std::max(index.next, highest_plus_one);
   if (has_index || index.next != next_before || index.outputs.size() != before)
     if (has_index || index.next > 0) write_output_index(fd, dir, index);
+}
+
+// Takes the lock of the folder being swept (none for a dry run), and
+// reports an earlier version's lock beside it that git tracks.
+void lock_for_sweep(std::optional<OutputIndexLock>& lock, int fd, const fs::path& dir, const SweepRules& rules,
+                    CleanupReport& report) {
+  if (rules.dry_run == DryRun::Yes) return;
+  lock.emplace(fd, dir, OutputLockPlace::of(dir), &rules.kept);
+  if (lock->legacy() == LegacyLock::Tracked)
+    report.kept.push_back({dir / kOutputLockName,
+                           "tracked by git: an earlier git-jpblob's lock, no longer used; `git rm` it"});
+}
+
+// Cleans the open folder `fd` named `dir`. Returns whether the folder may
+// now be empty (worth an rmdir).
+bool sweep(int fd, const fs::path& dir, const SweepRules& rules, CleanupReport& report) {
+  std::optional<OutputIndexLock> lock;
+  lock_for_sweep(lock, fd, dir, rules, report);
+  OutputIndex index;
+  bool has_index = false;
+  try {
+    index = read_output_index(fd, dir);
+    struct stat st {};
+    has_index = ::fstatat(fd, std::string(kOutputIndexName).c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0;
+  } catch (const Error& e) {
+    if (rules.how == Sweep::Expired) {
+      report.skipped.push_back(std::string(e.what()) + "; nothing removed in " + dir.string());
+      return false;
+    }
+  }
+  const std::vector<std::string> names = folder_names(fd, dir.string());
+  const bool ours = has_index || std::any_of(names.begin(), names.end(), [](const auto& n) { return log_number(n); });
+  std::uint64_t highest_plus_one = 0;
+  bool kept_any = false;
+  for (const auto& name : names) {
+    struct stat st {};
+    if (::fstatat(fd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) continue;  // gone meanwhile
+    const auto number = log_number(name);
+    if (number) highest_plus_one = std::max(highest_plus_one, *number + 1);
+    if (S_ISLNK(st.st_mode)) {
+      if (number) report.skipped.push_back((dir / name).string() + " is a symbolic link; left alone");
+      continue;
+    }
+    if (!S_ISREG(st.st_mode) || !sweep_takes(name, st, rules, ours)) continue;
+    if (auto why = rules.kept.why(dir, name)) {
+      report.kept.push_back({dir / name, std::move(*why)});
+      kept_any = true;
+      continue;
+    }
+    report.removed.push_back(dir / name);
+    report.removed_bytes += static_cast<std::uint64_t>(st.st_size);
+    if (rules.dry_run == DryRun::No && ::unlinkat(fd, name.c_str(), 0) != 0 && errno != ENOENT)
+      throw errno_error("cannot remove " + (dir / name).string(), errno);
+  }
+  if (rules.how != Sweep::Expired) {
+    if (lock) lock->remove_file();
+    return !kept_any;
+  }
+  if (rules.dry_run == DryRun::No) drop_gone_entries(fd, dir, names, std::move(index), has_index, highest_plus_one);
   return false;
 }
 
@@ -196,19 +225,19 @@ ArtifactState artifact_state(const fs::path& dir, const std::string& id, std::op
   return n < highest_plus_one ? ArtifactState::Expired : ArtifactState::Unknown;
 }
 
-void cleanup_session(const fs::path& dir, DryRun dry_run, CleanupReport& report) {
+void cleanup_session(const fs::path& dir, const KeptByGit& kept, DryRun dry_run, CleanupReport& report) {
   const Fd fd = open_artifacts_folder(dir, false);
   if (!fd.valid()) return;
-  if (sweep(fd.get(), dir, Sweep::Session, std::nullopt, 0, dry_run, report)) {
+  if (sweep(fd.get(), dir, {Sweep::Session, std::nullopt, 0, dry_run, kept}, report)) {
     const SafeDir parent = SafeDir::open(dir.has_parent_path() ? dir.parent_path() : fs::path("."));
     remove_folder_if_empty(parent.fd(), dir, dry_run, report, true);
   }
 }
 
-void cleanup_expired(const fs::path& dir, std::optional<std::int64_t> ttl, std::int64_t now, DryRun dry_run,
-                     CleanupReport& report) {
+void cleanup_expired(const fs::path& dir, const KeptByGit& kept, std::optional<std::int64_t> ttl, std::int64_t now,
+                     DryRun dry_run, CleanupReport& report) {
   const Fd fd = open_artifacts_folder(dir, false);
-  if (fd.valid()) sweep(fd.get(), dir, Sweep::Expired, ttl, now, dry_run, report);
+  if (fd.valid()) sweep(fd.get(), dir, {Sweep::Expired, ttl, now, dry_run, kept}, report);
 }
 
 namespace {
@@ -245,17 +274,18 @@ Fd each_folder(const fs::path& top, const fs::path& root, std::vector<std::strin
 
 }  // namespace
 
-void cleanup_expired_root(const fs::path& top, const fs::path& root, std::optional<std::int64_t> ttl,
-                          std::int64_t now, DryRun dry_run, CleanupReport& report) {
+void cleanup_expired_root(const fs::path& top, const fs::path& root, const KeptByGit& kept,
+                          std::optional<std::int64_t> ttl, std::int64_t now, DryRun dry_run, CleanupReport& report) {
   each_folder(top, root, report.skipped, [&](int fd, int root_fd, const fs::path& dir, bool has_session) {
     try {
       // An orphan (its session file is gone) goes whole, but only once
       // nothing in it is younger than the TTL: a session file missing from
       // this checkout (a switch to a branch without it, with its folder
-      // left untracked) must not cost the artifacts of a live session.
-      if (has_session || !all_expired(fd, dir, ttl, now)) {
-        sweep(fd, dir, Sweep::Expired, ttl, now, dry_run, report);
-      } else if (sweep(fd, dir, Sweep::Orphan, ttl, now, dry_run, report)) {
+      // left untracked) must not cost the artifacts of a live session. A
+      // session the index holds is not gone: git gives it back.
+      if (has_session || kept.tracks_session(dir) || !all_expired(fd, dir, ttl, now)) {
+        sweep(fd, dir, {Sweep::Expired, ttl, now, dry_run, kept}, report);
+      } else if (sweep(fd, dir, {Sweep::Orphan, ttl, now, dry_run, kept}, report)) {
         remove_folder_if_empty(root_fd, dir, dry_run, report);
       }
     } catch (const Error& e) {

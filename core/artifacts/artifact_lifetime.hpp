@@ -8,7 +8,9 @@
 // file is looked at with fstatat(AT_SYMLINK_NOFOLLOW) through the folder's
 // descriptor, only regular files of git-jpblob's own names are unlinked,
 // and a folder that is a link is skipped, named in the report. After any
-// error in a folder (a damaged index), nothing in it is deleted.
+// error in a folder (a damaged index), nothing in it is deleted. A file
+// git tracks, or one a tracked session cites (KeptByGit), is never removed,
+// whatever its age: it is named in the report's `kept` with the reason.
 #pragma once
 
 #include <cstdint>
@@ -20,6 +22,8 @@
 #include <vector>
 
 namespace jpblob {
+
+class KeptByGit;  // core/artifacts/kept_by_git
 
 inline constexpr std::int64_t kDefaultArtifactTtl = 3600;  // the seed's one hour
 inline constexpr const char* kArtifactTtlKey = "jpblob.artifactTtl";
@@ -48,31 +52,42 @@ ArtifactState artifact_state(const std::filesystem::path& dir, const std::string
 
 enum class DryRun { No, Yes };
 
+struct KeptFile {
+  std::filesystem::path path;
+  std::string why;  // "tracked by git", "cited by <session>, which git tracks"
+};
+
 struct CleanupReport {
   std::vector<std::filesystem::path> removed;          // files removed (or that would be)
+  std::vector<KeptFile> kept;                          // what git kept that would have gone
   std::uint64_t removed_bytes = 0;
   std::vector<std::filesystem::path> removed_folders;  // orphaned or emptied folders
   std::vector<std::string> skipped;                    // why something was left alone
 };
 
+// Each cleanup leaves alone what `kept` keeps: the caller asks git once
+// (KeptByGit::ask) for every folder it cleans, a KeptByGit() where git has
+// nothing to say.
+
 // The seed's cleanup_session: removes every tool-output artifact of the
 // folder, its index and lock, and the folder when nothing else is left.
 // Subagent outputs (<id>.md) are kept.
-void cleanup_session(const std::filesystem::path& dir, DryRun dry_run, CleanupReport& report);
+void cleanup_session(const std::filesystem::path& dir, const KeptByGit& kept, DryRun dry_run,
+                     CleanupReport& report);
 
 // The seed's cleanup_expired for one folder: removes artifacts older than
 // `ttl` (nothing for never) and drops the index entries of artifacts that
 // are gone, keeping "next".
-void cleanup_expired(const std::filesystem::path& dir, std::optional<std::int64_t> ttl, std::int64_t now,
-                     DryRun dry_run, CleanupReport& report);
+void cleanup_expired(const std::filesystem::path& dir, const KeptByGit& kept, std::optional<std::int64_t> ttl,
+                     std::int64_t now, DryRun dry_run, CleanupReport& report);
 
 // cleanup_expired over every artifacts folder in `root` (.jp/sessions),
-// and orphaned folders (no `<name>.jsonl` beside them) removed whole. A
-// `root` that is a link, or passes through one below `top`, is refused
-// (Error); a missing one holds nothing.
+// and orphaned folders (no `<name>.jsonl` beside them, in the work tree or
+// the index) removed whole. A `root` that is a link, or passes through one
+// below `top`, is refused (Error); a missing one holds nothing.
 void cleanup_expired_root(const std::filesystem::path& top, const std::filesystem::path& root,
-                          std::optional<std::int64_t> ttl, std::int64_t now, DryRun dry_run,
-                          CleanupReport& report);
+                          const KeptByGit& kept, std::optional<std::int64_t> ttl, std::int64_t now,
+                          DryRun dry_run, CleanupReport& report);
 
 struct ToolStats {
   std::uint64_t count = 0, bytes = 0;

@@ -4,6 +4,7 @@
 
 #include "core/artifacts/artifact_lifetime.hpp"
 #include "core/artifacts/artifacts.hpp"
+#include "core/artifacts/kept_by_git.hpp"
 #include "core/base/error.hpp"
 #include "core/format/json_scan.hpp"
 #include "core/format/reference.hpp"
@@ -209,12 +210,24 @@ ResolvedUrl UrlResolver::resolve(std::string_view url, const PageOptions& page) 
               ErrorKind::Usage);
 }
 
+namespace {
+
+// Whether git keeps artifact `id` of `dir` past its TTL, as `artifacts gc`
+// does: then it is served whatever its age.
+bool kept_by_git(const fs::path& dir, const std::string& id) {
+  const auto name = artifact_file_name(dir, id);
+  return name && KeptByGit::ask({dir, session_file_of(dir)}).why(dir, *name);
+}
+
+}  // namespace
+
 ResolvedUrl UrlResolver::artifact(std::string_view rest, const PageOptions& page) const {
   const std::string id(rest);
   if (!is_valid_artifact_id(id))
     throw Error("artifact://" + id + ": an artifact id is a number", ErrorKind::Usage);
   const fs::path& dir = require_dir();
-  if (expiry_ && artifact_state(dir, id, expiry_->ttl, expiry_->now) == ArtifactState::Expired)
+  if (expiry_ && artifact_state(dir, id, expiry_->ttl, expiry_->now) == ArtifactState::Expired &&
+      !kept_by_git(dir, id))
     throw Error("Artifact " + id + " expired: artifacts are kept for " + describe_ttl(expiry_->ttl) + " (" +
                 kArtifactTtlKey + "); run the command again for its output");
   const auto name = artifact_file_name(dir, id);

@@ -51,7 +51,9 @@ class UrlResolver {
 
   // From now on artifact:// answers "Artifact <n> expired: …" for an
   // artifact past `ttl` at time `now` (artifact_state); nullopt ttl is
-  // never. Without this call, artifacts never expire.
+  // never. Without this call, artifacts never expire. An artifact git
+  // keeps (KeptByGit: tracked, or cited by a tracked session) is served
+  // whatever its age, as `artifacts gc` leaves it.
   void set_artifact_expiry(std::optional<std::int64_t> ttl, std::int64_t now) { expiry_ = Expiry{ttl, now}; }
 
   // Whether `text` is something resolve() takes (rather than, say, a

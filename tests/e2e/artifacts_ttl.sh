@@ -4,8 +4,15 @@
 # index (20 concurrent runs lose no entry), jpblob.artifactTtl, the
 # "expired" answer of cat, `artifacts gc` (expired, orphaned, one session;
 # links never followed) and `artifacts stats`. Ages are set with touch -d.
+# Artifacts a commit holds (issue #44, at the end): what git tracks or a
+# tracked session cites outlives its TTL, and no lock file is ever there
+# for `git add -A` to take.
 . "$(dirname "$0")/lib.sh"
-only_in_mode lean "artifacts live beside session files and never pass through the filter or the work-tree mode: both modes would run the same"
+# Artifacts live beside session files and never pass through the filter:
+# only the cases that commit a session run in both modes.
+lean_only() {
+  case_in_mode lean "nothing is committed, nothing passes through the filter: both modes would run the same" "$@"
+}
 
 git init -q "$TEST_ROOT/repo"
 cd "$TEST_ROOT/repo"
@@ -37,7 +44,7 @@ run_json_saved() {
   python3 -c 'import json,sys; h=json.load(open("run.json"))["hint"]; sys.exit(0 if "git jpblob cat artifact://0 --session '"$s1"' --offset 1 --limit" in h else 1)' ||
     fail "the hint does not say how to read it: $(cat run.json)"
 }
-case_ "run --json prints the seed's hint object and passes the exit status on" run_json_saved
+lean_only "run --json prints the seed's hint object and passes the exit status on" run_json_saved
 
 run_json_short() {
   git jpblob run --json --session "$s1" --tool bash -- echo hello > short.json
@@ -45,7 +52,7 @@ run_json_short() {
   py 'j["summary"] == "hello " and j["size_bytes"] == 6' short.json
   [ ! -e "$a1/1.bash.log" ] || fail "a short output made an artifact"
 }
-case_ "run --json on a short output: no reference, the output itself" run_json_short
+lean_only "run --json on a short output: no reference, the output itself" run_json_short
 
 threshold() {
   local out
@@ -62,7 +69,7 @@ threshold() {
   err=$(git jpblob run --threshold 0 --session "$s1" --tool x -- true 2>&1) && fail "--threshold 0 was taken"
   [[ "$err" == *"--threshold"* ]] || fail "unexpected: $err"
 }
-case_ "run --threshold N (12000, the seed's) saves past N bytes; the default stays 51200" threshold
+lean_only "run --threshold N (12000, the seed's) saves past N bytes; the default stays 51200" threshold
 
 index_written() {
   py 'sorted(j["outputs"]) == ["0", "1"] and j["next"] == 2' "$a1/outputs.json"
@@ -72,7 +79,7 @@ index_written() {
   py 'j["outputs"]["0"]["summary"] == json.load(open("run.json"))["summary"]' "$a1/outputs.json"
   if ls -a "$a1" | grep -q '^\.jpblob-tmp-'; then fail "a temporary file was left behind"; fi
 }
-case_ "run writes outputs.json: tool, size, created (RFC 3339 UTC), summary" index_written
+lean_only "run writes outputs.json: tool, size, created (RFC 3339 UTC), summary" index_written
 
 concurrent_runs() {
   local s="$sessions/2026-11-22T11-00-00_many.jsonl" i
@@ -91,7 +98,7 @@ concurrent_runs() {
   py 'sorted(e["tool"] for e in j["outputs"].values()) == sorted("t%d" % i for i in range(1, 21))' "${s%.jsonl}/outputs.json"
   py 'all(e["size"] == 60000 for e in j["outputs"].values())' "${s%.jsonl}/outputs.json"
 }
-case_ "20 concurrent runs in one session: 20 artifacts, 20 index entries" concurrent_runs
+lean_only "20 concurrent runs in one session: 20 artifacts, 20 index entries" concurrent_runs
 
 bad_ttl() {
   local err status=0
@@ -102,7 +109,7 @@ bad_ttl() {
   err=$(git -c jpblob.artifactTtl=1.5h jpblob artifacts gc 2>&1) && fail "gc ran with a bad TTL"
   [[ "$err" == *"jpblob.artifactTtl"* ]] || fail "unexpected: $err"
 }
-case_ "a bad jpblob.artifactTtl is an error naming the key" bad_ttl
+lean_only "a bad jpblob.artifactTtl is an error naming the key" bad_ttl
 
 # `cat_says URL MESSAGE`: cat in session s1 fails with exit 1 saying MESSAGE.
 cat_says() {
@@ -127,7 +134,7 @@ expired_on_disk() {
   git config --unset jpblob.artifactTtl
   git jpblob cat artifact://1 --session "$s1" > /dev/null || fail "45 minutes old under the default hour was refused"
 }
-case_ "cat answers 'expired' past the TTL (default 1h; 3h, never, 7200, 30m from git config)" expired_on_disk
+lean_only "cat answers 'expired' past the TTL (default 1h; 3h, never, 7200, 30m from git config)" expired_on_disk
 
 gc_dry_run() {
   git jpblob artifacts gc --dry-run --json > dry.json
@@ -138,7 +145,7 @@ sys.exit(0 if j["dry_run"] and j["ttl_seconds"] == 3600 and j["removed"] == [sys
 PY
   [ -f "$a1/0.bash.log" ] || fail "--dry-run removed the artifact"
 }
-case_ "artifacts gc --dry-run --json says what it would remove and removes nothing" gc_dry_run
+lean_only "artifacts gc --dry-run --json says what it would remove and removes nothing" gc_dry_run
 
 gc_expired() {
   (cd sub && git jpblob artifacts gc) > gc.txt
@@ -151,7 +158,7 @@ gc_expired() {
   git jpblob run --session "$s1" --tool bash -- sh -c "$gen" > /dev/null
   [ -f "$a1/2.bash.log" ] || fail "the next run did not continue after the removed number: $(ls "$a1")"
 }
-case_ "artifacts gc (from a subfolder) removes what expired, drops its entry, keeps its number; cat still says expired" gc_expired
+lean_only "artifacts gc (from a subfolder) removes what expired, drops its entry, keeps its number; cat still says expired" gc_expired
 
 known_to_index_only() {
   local s="$sessions/2026-11-22T12-00-00_lone.jsonl" err
@@ -169,7 +176,7 @@ known_to_index_only() {
   [ -f "${s%.jsonl}/1.bash.log" ] && [ ! -e "${s%.jsonl}/0.bash.log" ] || fail "a removed number was given out again: $(ls "${s%.jsonl}")"
   rm -r "${s%.jsonl}" "$s"
 }
-case_ "an artifact gc removed is known to the index alone and still answers expired" known_to_index_only
+lean_only "an artifact gc removed is known to the index alone and still answers expired" known_to_index_only
 
 expired_without_index() {
   mv "$a1/outputs.json" "$TEST_ROOT/outputs.saved"
@@ -182,7 +189,7 @@ expired_without_index() {
   cat_says artifact://3 "git-jpblob: Artifact 3 not found. Available: 2"
   cat_says artifact://99 "git-jpblob: Artifact 99 not found. Available: 2"
 }
-case_ "with the index gone, an id below the folder's highest is expired; one never given out is not found" expired_without_index
+lean_only "with the index gone, an id below the folder's highest is expired; one never given out is not found" expired_without_index
 
 orphans_and_links() {
   local orphan="$sessions/2026-11-20T09-00-00_gone" outside="$TEST_ROOT/outside"
@@ -214,7 +221,7 @@ orphans_and_links() {
   py 'len(j["skipped"]) == 2' gc.json
   rm "$a1/7.bash.log" "$sessions/2026-11-20T09-30-00_linked"
 }
-case_ "gc removes expired orphaned folders whole, keeps a fresh orphan, and never follows a linked folder or artifact" orphans_and_links
+lean_only "gc removes expired orphaned folders whole, keeps a fresh orphan, and never follows a linked folder or artifact" orphans_and_links
 
 linked_sessions_root() {
   git init -q "$TEST_ROOT/hostile"
@@ -230,7 +237,7 @@ linked_sessions_root() {
   err=$(cd "$TEST_ROOT/hostile" && git jpblob artifacts gc --session .jp/sessions/x.jsonl 2>&1) && fail "--session through a link was taken"
   [ -f "$TEST_ROOT/elsewhere/x/0.bash.log" ] || fail "gc --session deleted through the link"
 }
-case_ "a .jp/sessions that is a symbolic link is refused, nothing behind it touched" linked_sessions_root
+lean_only "a .jp/sessions that is a symbolic link is refused, nothing behind it touched" linked_sessions_root
 
 stats_json() {
   git jpblob artifacts stats --session "$s1" --json > st1.json
@@ -241,7 +248,7 @@ stats_json() {
   [ "$(git jpblob artifacts stats --session "$s1" | head -n 1)" = "artifacts: 1 (60000 bytes) in 1 session folder(s)" ] ||
     fail "unexpected: $(git jpblob artifacts stats --session "$s1")"
 }
-case_ "artifacts stats [--session F] --json: artifact_count, total_bytes, per tool" stats_json
+lean_only "artifacts stats [--session F] --json: artifact_count, total_bytes, per tool" stats_json
 
 gc_session() {
   local s="$sessions/2026-11-22T11-00-00_many.jsonl"
@@ -252,7 +259,7 @@ gc_session() {
   [ "$(ls -A "${s%.jsonl}")" = "0-Explore.md" ] || fail "left behind: $(ls -A "${s%.jsonl}")"
   [ -f "$a1/2.bash.log" ] || fail "another session's artifact was removed"
 }
-case_ "artifacts gc --session F removes that session's artifacts and index, keeping subagent outputs" gc_session
+lean_only "artifacts gc --session F removes that session's artifacts and index, keeping subagent outputs" gc_session
 
 session_expired() {
   local s="$TEST_ROOT/elsewhere-sessions/2026-11-23T08-00-00_out.jsonl" inside="$sessions/2026-11-22T13-00-00_in.jsonl"
@@ -277,7 +284,7 @@ PY
   py 'len(j["removed"]) == 1' se2.json
   rm -r "${inside%.jsonl}" "$inside"
 }
-case_ "artifacts gc --session F --expired: F's expired artifacts and every folder's under .jp/sessions, each once" session_expired
+lean_only "artifacts gc --session F --expired: F's expired artifacts and every folder's under .jp/sessions, each once" session_expired
 
 help_lists() {
   git jpblob help | grep -q '^  artifacts ' || fail "help does not list artifacts"
@@ -285,7 +292,7 @@ help_lists() {
   git jpblob run --help | grep -q -- '--threshold' || fail "run --help lacks --threshold"
   git jpblob artifacts | grep -q '^  stats ' || fail "git jpblob artifacts alone does not list gc and stats"
 }
-case_ "the commands are listed with their options" help_lists
+lean_only "the commands are listed with their options" help_lists
 
 completion() {
   [ -f /usr/share/bash-completion/completions/git ] || fail "git's bash completion is not installed"
@@ -299,5 +306,162 @@ completion() {
   out=$(complete_words git jpblob run --thr)
   grep -qx -- "--threshold=" <<<"$out" || fail "git jpblob run --thr<TAB>: $out"
 }
-case_ "bash completion: artifacts gc|stats and the new flags" completion
+lean_only "bash completion: artifacts gc|stats and the new flags" completion
+
+# ---- Artifacts a commit holds (issue #44), in both modes: the session
+# passes through the filter and its commit through the hook.
+tracked="$TEST_ROOT/tracked"
+ts="$tracked/.jp/sessions/2026-11-24T09-00-00_kept.jsonl"
+ta="${ts%.jsonl}"
+seq_30000="$TEST_ROOT/seq-30000.txt"
+seq 1 30000 > "$seq_30000"
+
+# `no_lock_staged WHEN`: `git add -A` takes no lock file, nor anything
+# named like one; WHEN says after which command.
+no_lock_staged() {
+  git add -A
+  local staged
+  staged=$(git status --porcelain --untracked-files=all)
+  if grep -q 'lock' <<<"$staged"; then fail "after $1, git add -A took a lock file: $staged"; fi
+}
+
+# `kept_json FILE PATH WHY`: FILE (gc --json) keeps exactly PATH for WHY.
+kept_json() {
+  python3 - "$@" <<'PY' || fail "$2 is not kept for '$3' alone: $(cat "$1")"
+import json, sys
+j = json.load(open(sys.argv[1]))
+sys.exit(0 if j["kept"] == [{"path": sys.argv[2], "why": sys.argv[3]}] else 1)
+PY
+}
+
+no_lock_for_git_add() {
+  new_installed_repo tracked
+  mkdir -p .jp/sessions
+  echo '{"type":"session","id":"kept"}' > "$ts"
+  git jpblob run --session "$ts" --tool bash -- sh -c 'seq 1 30000' > /dev/null
+  [ -f "$ta/0.bash.log" ] || fail "run saved no artifact: $(ls -A "$ta")"
+  no_lock_staged "git jpblob run"
+  echo '{"type":"message","text":"Full output: artifact://0"}' >> "$ts"
+  git jpblob artifacts gc > /dev/null
+  no_lock_staged "git jpblob artifacts gc"
+  git jpblob artifacts gc --dry-run > /dev/null
+  git jpblob artifacts stats > /dev/null
+  git jpblob cat artifact://0 --session "$ts" > /dev/null
+  no_lock_staged "artifacts gc --dry-run, artifacts stats and cat"
+  git commit -qm "a session and its artifacts"
+  git ls-files --error-unmatch "$ta/0.bash.log" "$ta/outputs.json" > /dev/null || fail "the artifacts were not committed"
+  if [ -n "$(find "$ta" -name '*lock*')" ]; then fail "a lock file is left in the folder: $(ls -A "$ta")"; fi
+}
+case_ "after any artifact command, git add -A takes no lock file" no_lock_for_git_add
+
+tracked_outlives_ttl() {
+  cd "$tracked"
+  git jpblob run --session "$ts" --tool bash -- sh -c 'seq 1 30000' > /dev/null
+  [ -f "$ta/1.bash.log" ] || fail "run saved no artifact 1: $(ls -A "$ta")"
+  touch -d '2 hours ago' "$ta/0.bash.log" "$ta/1.bash.log"
+  git jpblob artifacts gc --json > "$TEST_ROOT/tracked-gc.json"
+  [ -f "$ta/0.bash.log" ] || fail "artifacts gc deleted 0.bash.log, which git tracks"
+  [ ! -e "$ta/1.bash.log" ] || fail "the untracked expired artifact 1 is still there"
+  kept_json "$TEST_ROOT/tracked-gc.json" "$ta/0.bash.log" "tracked by git"
+  python3 -c 'import json, sys; sys.exit(0 if json.load(open(sys.argv[1]))["removed"] == [sys.argv[2]] else 1)' \
+    "$TEST_ROOT/tracked-gc.json" "$ta/1.bash.log" || fail "gc did not remove artifact 1 alone: $(cat "$TEST_ROOT/tracked-gc.json")"
+  if git status --porcelain | grep -q '^.D'; then fail "gc deleted a tracked file: $(git status --porcelain)"; fi
+  git jpblob cat artifact://0 --session "$ts" | cmp -s - "$seq_30000" || fail "the committed session no longer resolves artifact://0"
+  local out
+  out=$(git jpblob artifacts gc)
+  grep -qx "kept $ta/0.bash.log: tracked by git" <<<"$out" || fail "gc does not say what it kept and why: $out"
+  no_lock_staged "artifacts gc over a tracked artifact"
+  git commit -qm "artifact 1 went" --allow-empty
+}
+case_ "artifacts gc past the TTL keeps the tracked 0.bash.log (cat still resolves it) and removes an untracked one" tracked_outlives_ttl
+
+cited_by_staged_session() {
+  cd "$tracked"
+  git jpblob run --session "$ts" --tool bash -- sh -c 'seq 1 30000' > /dev/null
+  git jpblob run --session "$ts" --tool bash -- sh -c 'seq 1 30000' > /dev/null
+  [ -f "$ta/2.bash.log" ] && [ -f "$ta/3.bash.log" ] || fail "run did not save artifacts 2 and 3: $(ls -A "$ta")"
+  echo '{"type":"message","text":"Full output: artifact://2"}' >> "$ts"
+  git add "$ts"
+  # Cited by the work-tree file alone, which the agent still writes: it
+  # would cite every artifact for ever.
+  echo '{"type":"message","text":"Full output: artifact://3"}' >> "$ts"
+  touch -d '2 hours ago' "$ta/2.bash.log" "$ta/3.bash.log"
+  git jpblob artifacts gc --json > "$TEST_ROOT/cited-gc.json"
+  [ -f "$ta/2.bash.log" ] || fail "gc deleted artifact 2, which the staged session cites"
+  [ ! -e "$ta/3.bash.log" ] || fail "artifact 3, cited by the work-tree session alone, outlived its TTL"
+  python3 - "$TEST_ROOT/cited-gc.json" "$ta/2.bash.log" "cited by $ts, which git tracks" <<'PY' || fail "unexpected: $(cat "$TEST_ROOT/cited-gc.json")"
+import json, sys
+j = json.load(open(sys.argv[1]))
+sys.exit(0 if {"path": sys.argv[2], "why": sys.argv[3]} in j["kept"] else 1)
+PY
+  git jpblob cat artifact://2 --session "$ts" | cmp -s - "$seq_30000" || fail "the staged session no longer resolves artifact://2"
+}
+case_ "an untracked artifact the staged session cites outlives its TTL; one only the work-tree session cites does not" cited_by_staged_session
+
+session_cleanup_keeps_tracked() {
+  cd "$tracked"
+  git jpblob artifacts gc --session "$ts" --json > "$TEST_ROOT/session-gc.json"
+  [ -f "$ta/0.bash.log" ] && [ -f "$ta/outputs.json" ] || fail "gc --session deleted tracked files: $(ls -A "$ta")"
+  [ -f "$ta/2.bash.log" ] || fail "gc --session deleted artifact 2, which the staged session cites"
+  python3 - "$TEST_ROOT/session-gc.json" "$ta" <<'PY' || fail "unexpected: $(cat "$TEST_ROOT/session-gc.json")"
+import json, sys
+j, a = json.load(open(sys.argv[1])), sys.argv[2]
+sys.exit(0 if sorted(k["path"] for k in j["kept"]) == [a + "/0.bash.log", a + "/2.bash.log", a + "/outputs.json"]
+         and j["removed"] == [] and j["removed_folders"] == [] else 1)
+PY
+  if git status --porcelain | grep -q '^.D'; then fail "gc --session deleted a tracked file: $(git status --porcelain)"; fi
+  no_lock_staged "artifacts gc --session"
+}
+case_ "artifacts gc --session keeps what git tracks or the tracked session cites" session_cleanup_keeps_tracked
+
+# A `.outputs.lock` an earlier git-jpblob left in the folder: removed when
+# free, left while a process holds it, kept (and named) when committed.
+legacy_lock() {
+  cd "$tracked"
+  : > "$ta/.outputs.lock"
+  git jpblob run --session "$ts" --tool bash -- sh -c 'seq 1 30000' > /dev/null
+  [ ! -e "$ta/.outputs.lock" ] || fail "run left an earlier version's free lock in the folder"
+  : > "$ta/.outputs.lock"
+  flock "$ta/.outputs.lock" sh -c ': > "$1"; while [ ! -e "$2" ]; do sleep 0.1; done' _ "$TEST_ROOT/held" "$TEST_ROOT/release" &
+  local holder=$! i
+  for i in $(seq 1 300); do [ -e "$TEST_ROOT/held" ] && break; sleep 0.1; done
+  [ -e "$TEST_ROOT/held" ] || fail "flock never took the lock"
+  git jpblob run --session "$ts" --tool bash -- sh -c 'seq 1 30000' > /dev/null
+  local present=yes
+  [ -e "$ta/.outputs.lock" ] || present=no
+  : > "$TEST_ROOT/release"
+  wait "$holder"
+  [ "$present" = yes ] || fail "run removed a lock another process held"
+  git add -f "$ta/.outputs.lock"
+  git commit -qm "an earlier git-jpblob's lock, committed"
+  git jpblob artifacts gc > "$TEST_ROOT/legacy-gc.txt"
+  [ -e "$ta/.outputs.lock" ] || fail "gc removed a lock file git tracks"
+  grep -q "^kept $ta/.outputs.lock: tracked by git: an earlier git-jpblob's lock" "$TEST_ROOT/legacy-gc.txt" ||
+    fail "gc does not name the committed lock: $(cat "$TEST_ROOT/legacy-gc.txt")"
+}
+case_ "an earlier version's .outputs.lock: removed when free, left while held or committed" legacy_lock
+
+deleted_session_is_no_orphan() {
+  cd "$tracked"
+  echo agent > "$ta/0-Explore.md"
+  rm "$ts"
+  find "$ta" -type f -exec touch -d '2 hours ago' {} +
+  git jpblob artifacts gc > /dev/null
+  [ -f "$ta/0-Explore.md" ] || fail "gc took the folder of a session the index still holds for an orphan"
+  git checkout -- "$ts"
+  [ -f "$ts" ] || fail "git did not give the session back"
+}
+case_ "a session file deleted from the work tree but held by the index leaves no orphan folder" deleted_session_is_no_orphan
+
+outside_any_repository() {
+  local s="$TEST_ROOT/loose-sessions/2026-11-24T10-00-00_loose.jsonl"
+  mkdir -p "${s%/*}"
+  echo '{}' > "$s"
+  (cd "${s%/*}" && git jpblob run --session "$s" --tool bash -- sh -c 'seq 1 30000' > /dev/null)
+  [ -f "${s%.jsonl}/.outputs.lock" ] || fail "outside a repository the lock is no longer in the folder: $(ls -A "${s%.jsonl}")"
+  touch -d '2 hours ago' "${s%.jsonl}/0.bash.log"
+  (cd "${s%/*}" && git jpblob artifacts gc --session "$s" --expired > /dev/null)
+  [ ! -e "${s%.jsonl}/0.bash.log" ] || fail "outside a repository an expired artifact was kept"
+}
+case_ "outside any repository: the lock stays in the folder, expired artifacts go" outside_any_repository
 pass

@@ -4,11 +4,13 @@
 #include <sys/stat.h>
 #include <sys/time.h>
 
+#include <atomic>
 #include <thread>
 #include <vector>
 
 #include "core/artifacts/artifact_lifetime.hpp"
 #include "core/artifacts/artifacts.hpp"
+#include "core/artifacts/kept_by_git.hpp"
 #include "core/artifacts/output_index.hpp"
 #include "core/base/error.hpp"
 #include "core/base/fs.hpp"
@@ -135,6 +137,28 @@ TEST(OutputIndex, ConcurrentRecordsLoseNothing) {
   EXPECT_EQ(parse_index(read_file(dir / "outputs.json"), "x").outputs.size(), 20u);
 }
 
+TEST(OutputIndex, ALockItsHolderRemovesIsNeverHeldTwice) {
+  TempDir t;
+  const fs::path dir = t / "sess";
+  fs::create_directories(dir);
+  const Fd fd = open_artifacts_folder(dir, false);
+  std::atomic<int> inside{0};
+  std::atomic<bool> overlap{false};
+  std::vector<std::thread> threads;
+  for (int i = 0; i < 8; ++i)
+    threads.emplace_back([&, i] {
+      for (int k = 0; k < 300; ++k) {
+        const OutputIndexLock lock(fd.get(), dir, OutputLockPlace{});
+        if (++inside > 1) overlap = true;
+        std::this_thread::yield();
+        if ((k + i) % 2 == 0) lock.remove_file();
+        --inside;
+      }
+    });
+  for (auto& th : threads) th.join();
+  EXPECT_FALSE(overlap);
+}
+
 TEST(OutputIndex, TheAllocatorNeverReusesANumberTheIndexRemembers) {
   TempDir t;
   const fs::path dir = t / "sess";
@@ -183,11 +207,11 @@ TEST(ArtifactExpiry, CleanupExpiredRemovesOldFilesAndTheirEntries) {
   record_output(dir, 0, {"bash", 3, kNow - 7200, "old"});
   record_output(dir, 1, {"bash", 3, kNow - 60, "new"});
   CleanupReport dry;
-  cleanup_expired(dir, 3600, kNow, DryRun::Yes, dry);
+  cleanup_expired(dir, KeptByGit(), 3600, kNow, DryRun::Yes, dry);
   ASSERT_EQ(dry.removed.size(), 1u);
   EXPECT_TRUE(fs::exists(dir / "0.bash.log"));
   CleanupReport r;
-  cleanup_expired(dir, 3600, kNow, DryRun::No, r);
+  cleanup_expired(dir, KeptByGit(), 3600, kNow, DryRun::No, r);
   EXPECT_EQ(r.removed, std::vector<fs::path>{dir / "0.bash.log"});
   EXPECT_EQ(r.removed_bytes, 3u);
   EXPECT_FALSE(fs::exists(dir / "0.bash.log"));
@@ -206,7 +230,7 @@ TEST(ArtifactExpiry, ADamagedIndexStopsEveryDeletionInItsFolder) {
   write_aged(dir / "0.bash.log", "old", kNow - 7200);
   write_aged(dir / "outputs.json", "{broken", kNow);
   CleanupReport r;
-  cleanup_expired(dir, 3600, kNow, DryRun::No, r);
+  cleanup_expired(dir, KeptByGit(), 3600, kNow, DryRun::No, r);
   EXPECT_TRUE(r.removed.empty());
   EXPECT_EQ(r.skipped.size(), 1u);
   EXPECT_TRUE(fs::exists(dir / "0.bash.log"));
@@ -227,7 +251,7 @@ TEST(ArtifactExpiry, CleanupSessionAndStats) {
   EXPECT_EQ(s.tools["python"].bytes, 3u);
   record_output(dir, 0, {"bash", 5, kNow, ""});
   CleanupReport r;
-  cleanup_session(dir, DryRun::No, r);
+  cleanup_session(dir, KeptByGit(), DryRun::No, r);
   EXPECT_EQ(r.removed.size(), 4u);  // three artifacts and the index
   EXPECT_FALSE(fs::exists(dir));
 }
