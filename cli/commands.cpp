@@ -43,13 +43,18 @@ void run_uninstall(const InstallOptions& options) {
 void run_textconv(const fs::path& file) {
   const Workspace ws = Workspace::open(fs::current_path(), std::nullopt, SharedSettings::Later);
   const std::string bytes = read_file(file);
-  const std::uint64_t max = ws.settings().store.max_blob_size;
+  const std::uint64_t max = ws.settings().store.max_blob_size, threshold = ws.settings().big_file_threshold;
   std::string shown;
   if (bytes.starts_with("\x1f\x8b")) {
-    shown = render_blob_file(bytes, max);
+    // git names the file it hands over after the path it shows
+    // (diff.c's prep_temp_blob: git-blob-XXXXXX/<hex>.blob.gz).
+    const std::string name = file.filename().string();
+    const std::optional<Digest> digest =
+        name.ends_with(".blob.gz") ? Digest::from_hex(name.substr(0, name.size() - 8)) : std::nullopt;
+    shown = render_blob_file(bytes, max, threshold, digest);
   } else {
     try {
-      shown = render_conversation(bytes, ws.blobs(), max, file.string());
+      shown = render_conversation(bytes, ws.blobs(), max, file.string(), threshold);
     } catch (const TooLargeToRestore& e) {
       // A display never aborts: show the committed form.
       std::cerr << "git-jpblob: warning: " << e.what() << "; showing it as committed\n";

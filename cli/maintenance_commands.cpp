@@ -174,7 +174,7 @@ void run_print_command(const MaintenanceArgs& args) {
   const fs::path document = resolve_conversation(*ws.base(), ws.storage(), fs::current_path(), args.target) / "events.json";
   write_all(STDOUT_FILENO,
             render_conversation(read_document(ws, document), ws.blobs(), ws.settings().store.max_blob_size,
-                                document.string()),
+                                document.string(), ws.settings().big_file_threshold),
             "standard output");
 }
 
