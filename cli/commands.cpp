@@ -1,7 +1,10 @@
 #include "commands.hpp"
 
+#include "cli/problem_list.hpp"
+
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <iostream>
 
@@ -66,13 +69,18 @@ void run_textconv(const fs::path& file) {
     return;
   }
   const Workspace& ws = *opened;
-  const std::uint64_t max = ws.settings().store.max_blob_size;
+  const std::uint64_t max = ws.settings().store.max_blob_size, threshold = ws.settings().big_file_threshold;
   std::string shown;
   if (bytes.starts_with("\x1f\x8b")) {
-    shown = render_blob_file(bytes, max);
+    // git names the file it hands over after the path it shows
+    // (diff.c's prep_temp_blob: git-blob-XXXXXX/<hex>.blob.gz).
+    const std::string name = file.filename().string();
+    const std::optional<Digest> digest =
+        name.ends_with(".blob.gz") ? Digest::from_hex(name.substr(0, name.size() - 8)) : std::nullopt;
+    shown = render_blob_file(bytes, max, threshold, digest);
   } else {
     try {
-      shown = render_conversation(bytes, ws.blobs(), max, file.string());
+      shown = render_conversation(bytes, ws.blobs(), max, file.string(), threshold);
     } catch (const TooLargeToRestore& e) {
       // A display never aborts: show the committed form.
       std::cerr << "git-jpblob: warning: " << e.what() << "; showing it as committed\n";
@@ -86,6 +94,31 @@ void run_textconv(const fs::path& file) {
 
 namespace jpblob {
 
+namespace {
+
+// The first problems on lines of their own, then the one-line error that
+// refuses: the last problem shown and how many stood above it, or the count
+// of the rest by kind and of them all (cli/problem_list), then what was
+// refused, and each distinct way to mend it once (the problems', then
+// `mend`).
+[[noreturn]] void refuse(const std::vector<Problem>& problems, const std::string& refused,
+                         const std::string& mend = {}) {
+  const ProblemList list = list_problems(problems);
+  const std::size_t above = list.more ? list.shown.size() : list.shown.size() - 1;
+  for (std::size_t i = 0; i < above; ++i) std::cerr << "git-jpblob: " << list.shown[i] << '\n';
+  std::vector<std::string> mends;
+  for (const Problem& p : problems)
+    if (!p.mend.empty() && std::find(mends.begin(), mends.end(), p.mend) == mends.end()) mends.push_back(p.mend);
+  if (!mend.empty()) mends.push_back(mend);
+  std::string ending = "; " + refused;
+  for (std::size_t i = 0; i < mends.size(); ++i) ending += (i ? "; and " : ". To mend it: ") + mends[i];
+  if (list.more) throw Error(list.rest + ", " + std::to_string(problems.size()) + " in all" + ending);
+  throw Error(list.shown.back() + (above ? " (and " + std::to_string(above) + " more above)" : std::string()) +
+              ending);
+}
+
+}  // namespace
+
 void run_pre_commit() {
   if (legacy_run_under_framework(std::filesystem::current_path(), "pre-commit")) return;
   PreCommitReport report;
@@ -94,14 +127,7 @@ void run_pre_commit() {
   if (report.restored > 0)
     std::cerr << "git-jpblob: " << report.restored << " blob file" << (report.restored == 1 ? " was" : "s were")
               << " gone from .jp/blobs; written again from the copies kept in the git folder, and staged\n";
-  if (report.problems.empty()) return;
-  // Every problem on its own line; the last one is the one-line error.
-  for (std::size_t i = 0; i + 1 < report.problems.size(); ++i)
-    std::cerr << "git-jpblob: " << report.problems[i] << '\n';
-  throw Error(report.problems.back() + (report.problems.size() > 1
-                                            ? " (and " + std::to_string(report.problems.size() - 1) +
-                                                  " more above); commit refused"
-                                            : "; commit refused"));
+  if (!report.problems.empty()) refuse(report.problems, "commit refused");
 }
 
 }  // namespace jpblob
@@ -117,19 +143,15 @@ void run_post_checkout(const std::string& previous) {
 
 namespace {
 
-// Every problem on its own line, then the refusal with the way to mend it.
+// The first problems, then the refusal with the way to mend it (refuse).
 // Only commits the receiver does not hold yet are named
 // (core/maintenance/push_check), so they can still be amended.
 void refuse_push(const PushCheckReport& report) {
   if (report.problems.empty()) return;
-  for (std::size_t i = 0; i + 1 < report.problems.size(); ++i)
-    std::cerr << "git-jpblob: " << report.problems[i] << '\n';
-  throw Error(report.problems.back() +
-              (report.problems.size() > 1 ? " (and " + std::to_string(report.problems.size() - 1) + " more above)"
-                                          : std::string()) +
-              "; push refused. To mend it: `git jpblob repair` writes each blob named again from any good copy and "
-              "stages it; then put it in the commit named (`git commit --amend`, or `git rebase -i` and `git jpblob "
-              "repair` at an older one) and push again");
+  refuse(report.problems, "push refused",
+         "`git jpblob repair` writes each blob named again from any good copy and stages it; then put it in the "
+         "commit named (`git commit --amend`, or `git rebase -i` and `git jpblob repair` at an older one) and push "
+         "again");
 }
 
 // git-lfs's pre-push, when git-jpblob's hook took the place git-lfs's own

@@ -7,6 +7,7 @@
 #include <set>
 #include <nlohmann/json.hpp>
 
+#include "cli/problem_list.hpp"
 #include "cli/progress.hpp"
 #include "core/artifacts/artifact_lifetime.hpp"
 #include "core/artifacts/artifacts.hpp"
@@ -108,11 +109,15 @@ void run_verify_command(const MaintenanceArgs& args) {
     r = run_verify(ws, args.history || !args.revisions.empty(), progress.callback(), args.revisions);
   }
   if (args.json) {
+    std::vector<std::string> problems;  // every one: --json is for machines
+    for (const Problem& p : r.problems) problems.push_back(p.line);
     print_json({{"ok", r.problems.empty()}, {"blobs", r.blobs}, {"references", r.references},
-                {"commits", r.commits}, {"kept_copies", r.kept}, {"problems", r.problems},
+                {"commits", r.commits}, {"kept_copies", r.kept}, {"problems", problems},
                 {"unreferenced", r.unreferenced}});
   } else {
-    for (const auto& p : r.problems) std::cout << "problem: " << p << '\n';
+    const ProblemList list = list_problems(r.problems);
+    for (const auto& p : list.shown) std::cout << "problem: " << p << '\n';
+    if (list.more) std::cout << list.rest << "; --json lists them all\n";
     for (const auto& u : r.unreferenced) std::cout << "unreferenced (gc candidate): " << u << '\n';
     std::string checked = std::to_string(r.blobs) + " blob(s)";
     if (r.kept) checked += ", " + std::to_string(r.kept) + " kept copy(ies)";
@@ -201,7 +206,7 @@ void run_print_command(const MaintenanceArgs& args) {
   const fs::path document = resolve_conversation(*ws.base(), ws.storage(), fs::current_path(), args.target) / "events.json";
   write_all(STDOUT_FILENO,
             render_conversation(read_document(ws, document), ws.blobs(), ws.settings().store.max_blob_size,
-                                document.string()),
+                                document.string(), ws.settings().big_file_threshold),
             "standard output");
 }
 

@@ -7,6 +7,7 @@
 #include <system_error>
 
 #include "core/base/error.hpp"
+#include "core/base/parallel.hpp"
 
 namespace jpblob {
 
@@ -58,11 +59,20 @@ void DelayedSmudges::add(const std::string& path, Job job) {
   std::lock_guard lock(mutex_);
   // The pool starts with the first delayed file: a session that only
   // cleans never has one.
+  // Its threads beyond the first take the process's worker slots
+  // (core/base/parallel.hpp), which bound every pool's threads by the
+  // descriptor limit, the smudges' own parallel_for included.
   if (pool_.empty())
     for (unsigned t = 0; t < threads_; ++t) {
+      const bool slot = t > 0;
+      if (slot && !take_worker_slot()) break;
       try {
-        pool_.emplace_back([this] { work(); });
+        pool_.emplace_back([this, slot] {
+          work();
+          if (slot) give_back_worker_slot();
+        });
       } catch (const std::system_error& e) {
+        if (slot) give_back_worker_slot();
         // Fewer workers do the same work (ulimit -u, memory); none at all
         // is said as such: JPBLOB_THREADS cannot help there.
         if (pool_.empty())

@@ -26,11 +26,11 @@ namespace fs = std::filesystem;
 namespace {
 
 // The ways back to a blob file, for messages.
-std::string how_to_restore(const std::string& path) {
-  return "run `git jpblob repair`, which writes it again from any good copy in git's objects or in a "
-         "conversation that still holds the content inline; or restore the blob file (git checkout <commit> -- " +
-         path + "), or store the content itself with `git jpblob store <file>` (an agent's own blob file, say)";
-}
+// The mend of a missing or corrupt blob, the same for each: said once.
+const std::string kHowToRestore =
+    "run `git jpblob repair`, which writes each blob named again from any good copy in git's objects or in a "
+    "conversation that still holds the content inline; or restore the blob file (git checkout <commit> -- "
+    "<its path>), or store the content itself with `git jpblob store <file>` (an agent's own blob file, say)";
 
 class Hook {
  public:
@@ -60,8 +60,8 @@ class Hook {
       } else if (c.status != 'D' && c.new_mode == "120000") {
         // A link committed among the documents would have every clone
         // refuse it (docs/FORMAT.md, "The repository is untrusted").
-        problem("refusing to commit " + c.path + ": it is a symbolic link, and git-jpblob never follows links "
-                "inside a repository; unstage it: git rm --cached " + c.path);
+        problem(ProblemKind::SymbolicLink, "refusing to commit " + c.path + ": it is a symbolic link, and "
+                "git-jpblob never follows links inside a repository; unstage it: git rm --cached " + c.path);
       } else if (c.status != 'D' && (c.new_mode == "100644" || c.new_mode == "100755")) {
         documents_.push_back(c);  // a conversation or a session (document_pathspecs)
       }
@@ -78,7 +78,9 @@ class Hook {
   }
 
  private:
-  void problem(const std::string& line) { report_.problems.push_back(line); }
+  void problem(ProblemKind kind, std::string line, std::string mend = {}) {
+    report_.problems.push_back({kind, std::move(line), std::move(mend)});
+  }
 
   // A blob this commit deletes may still be referenced by a document it
   // leaves unchanged (`git rm --cached -r .jp/blobs`): such a commit would
@@ -113,7 +115,8 @@ class Hook {
       if (reads[i].missing) {
         // A tree or a commit put in a file's place (update-index
         // --cacheinfo) is there, but not a file's content.
-        problem(ws_.repo()->has_object(c.new_id)
+        problem(ProblemKind::MissingObject,
+                ws_.repo()->has_object(c.new_id)
                     ? "the staged " + c.path + " is not a file's content (its object " + c.new_id +
                           " is a tree or a commit); unstage it: git rm --cached " + c.path
                     : "the staged " + c.path + " is missing from git's objects");
@@ -157,14 +160,15 @@ class Hook {
       return;
     }
     if (!S_ISREG(st.st_mode)) {
-      problem("blob " + ref.digest.hex() + " referenced by " + conversation + " is not a regular file: " + path);
+      problem(ProblemKind::NotAFile,
+              "blob " + ref.digest.hex() + " referenced by " + conversation + " is not a regular file: " + path);
       return;
     }
     std::string raw;
     try {
       raw = read_file(file, ws_.store().options().max_file_size());
     } catch (const Error& err) {
-      problem(std::string(err.what()));
+      problem(ProblemKind::CorruptBlob, std::string(err.what()));
       return;
     }
     // Content that matches its name is the one right content for this path,
@@ -180,8 +184,8 @@ class Hook {
       jpblob::check_blob(raw, ref.digest, ref.size, ws_.store().options().max_blob_size, what);
       return true;
     } catch (const Error& err) {
-      problem(std::string(err.what()) + " (referenced by " + conversation + ")" +
-              (restorable.empty() ? "" : "; " + how_to_restore(restorable)));
+      problem(ProblemKind::CorruptBlob, std::string(err.what()) + " (referenced by " + conversation + ")",
+              restorable.empty() ? "" : kHowToRestore);
       return false;
     }
   }
@@ -205,13 +209,13 @@ class Hook {
       const std::string blob = "blob " + ref.digest.hex() + " referenced by " + conversation;
       switch (copy.is) {
         case BlobCopy::Is::Nowhere:
-          problem(blob + " is missing: " + path + "; " + how_to_restore(path));
+          problem(ProblemKind::MissingBlob, blob + " is missing: " + path, kHowToRestore);
           break;
         case BlobCopy::Is::Unusable:
-          problem(copy.detail + " (referenced by " + conversation + "); " + how_to_restore(path));
+          problem(ProblemKind::CorruptBlob, copy.detail + " (referenced by " + conversation + ")", kHowToRestore);
           break;
         case BlobCopy::Is::MissingObject:
-          problem(blob + " is staged but missing from git's objects");
+          problem(ProblemKind::MissingObject, blob + " is staged but missing from git's objects");
           break;
         case BlobCopy::Is::Staged:
           if (copy.check) verify(conversation, ref, *copy.check, path + " " + copy.detail, "");

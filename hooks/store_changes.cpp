@@ -24,7 +24,7 @@ bool holds_its_name(const GitRepo& repo, std::uint64_t max_blob_size, const Dige
 }  // namespace
 
 void judge_store_change(const GitRepo& repo, std::uint64_t max_blob_size, const RawChange& c, StoreChanges& changes,
-                        std::vector<std::string>& problems) {
+                        std::vector<Problem>& problems) {
   changes.paths.insert(c.path);
   const auto digest = digest_of_tracked_path(c.path);
   if (c.status == 'D') {
@@ -34,16 +34,16 @@ void judge_store_change(const GitRepo& repo, std::uint64_t max_blob_size, const 
   if (c.new_mode == "120000") {
     // A link committed into the store would have every clone refuse it
     // (docs/FORMAT.md, "The repository is untrusted").
-    problems.push_back("refusing to commit " + c.path + ": it is a symbolic link, and git-jpblob never follows "
-                       "links inside a repository; unstage it: git rm --cached " + c.path);
+    problems.push_back({ProblemKind::SymbolicLink, "refusing to commit " + c.path + ": it is a symbolic link, and git-jpblob never follows "
+                       "links inside a repository; unstage it: git rm --cached " + c.path});
     return;
   }
   if (!digest) return;  // not a blob file: not ours to judge
   // A blob never changes, except to mend a copy that never held what its
   // name says: what `git jpblob repair` stages in its place.
   if (c.status != 'A' && holds_its_name(repo, max_blob_size, *digest, c.old_id)) {
-    problems.push_back(c.path + " is a tracked blob whose content is being changed; a blob never changes: "
-                                "git checkout HEAD -- " + c.path);
+    problems.push_back({ProblemKind::Other, c.path + " is a tracked blob whose content is being changed; a blob "
+                                            "never changes: git checkout HEAD -- " + c.path});
     return;
   }
   auto raw = repo.read_object(c.new_id);
@@ -53,7 +53,7 @@ void judge_store_change(const GitRepo& repo, std::uint64_t max_blob_size, const 
     changes.staged_paths.push_back(c.path);
     changes.staged[c.path] = std::move(*raw);
   } catch (const Error& err) {
-    problems.push_back(std::string(err.what()) + "; unstage it: git rm --cached " + c.path);
+    problems.push_back({ProblemKind::CorruptBlob, std::string(err.what()) + "; unstage it: git rm --cached " + c.path});
   }
 }
 

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "core/base/problem.hpp"
 #include "core/format/digest.hpp"
 #include "core/git/git_cli.hpp"
 #include "core/git/git_repo.hpp"
@@ -27,6 +28,6 @@ struct StoreChanges {
 // one may only mend a copy that never did (a blob never changes
 // otherwise); a link is refused. `max_blob_size`: jpblob.maxBlobSize.
 void judge_store_change(const GitRepo& repo, std::uint64_t max_blob_size, const RawChange& change,
-                        StoreChanges& changes, std::vector<std::string>& problems);
+                        StoreChanges& changes, std::vector<Problem>& problems);
 
 }  // namespace jpblob

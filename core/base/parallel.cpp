@@ -8,7 +8,23 @@
 #include <thread>
 #include <vector>
 
+#include "core/base/descriptors.hpp"
+
 namespace jpblob {
+
+namespace {
+std::atomic<std::size_t> extra_threads{0};
+}  // namespace
+
+bool take_worker_slot() {
+  const std::size_t slots = worker_slots();
+  std::size_t taken = extra_threads.load();
+  while (taken < slots)
+    if (extra_threads.compare_exchange_weak(taken, taken + 1)) return true;
+  return false;
+}
+
+void give_back_worker_slot() { --extra_threads; }
 
 void parallel_for(std::size_t n, const std::function<void(std::size_t)>& fn, unsigned max_threads) {
   if (max_threads == 0) max_threads = std::clamp(std::thread::hardware_concurrency(), 1u, 8u);
@@ -33,13 +49,19 @@ void parallel_for(std::size_t n, const std::function<void(std::size_t)>& fn, uns
     }
   };
   std::vector<std::thread> pool;
-  // A thread the system will not give (ulimit -u, memory) means fewer of
-  // them, down to this one: the items are the same either way. Unwinding
-  // past a running std::thread would end the process.
-  for (std::size_t t = 1; t < threads; ++t) {
+  // A thread the system will not give (ulimit -u, memory), or one the
+  // descriptor limit has no room for (worker_slots: pools inside pools
+  // would multiply), means fewer of them, down to this one: the items are
+  // the same either way. Unwinding past a running std::thread would end
+  // the process.
+  for (std::size_t t = 1; t < threads && take_worker_slot(); ++t) {
     try {
-      pool.emplace_back(work);
+      pool.emplace_back([&] {
+        work();
+        give_back_worker_slot();
+      });
     } catch (const std::system_error&) {
+      give_back_worker_slot();
       break;
     }
   }

@@ -254,6 +254,11 @@ std::optional<std::uint64_t> gzip_plausible_size(std::string_view gz, std::uint6
   return declared;
 }
 
+std::optional<std::uint64_t> gzip_declared_size(std::string_view gz) {
+  if (gz.size() < 18) return std::nullopt;
+  return get_le32(reinterpret_cast<const unsigned char*>(gz.data() + gz.size() - 4));
+}
+
 bool gzip_holds(std::string_view gz, std::string_view expected) {
   const auto out = gzip_decompress_exact(gz, expected.size());
   return out && *out == expected;

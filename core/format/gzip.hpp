@@ -76,4 +76,9 @@ std::optional<std::uint64_t> gzip_plausible_size(std::string_view gz, std::uint6
 // comparison. For checking a file that claims to hold known bytes.
 bool gzip_holds(std::string_view gz, std::string_view expected);
 
+// What a gzip member's trailer declares (ISIZE, the size modulo 2^32),
+// unchecked, for saying how large a file claims to be; nullopt when `gz`
+// is too short to be a member. Never a bound by itself: a trailer can lie.
+std::optional<std::uint64_t> gzip_declared_size(std::string_view gz);
+
 }  // namespace jpblob

@@ -13,6 +13,7 @@
 #include <sstream>
 #include <strings.h>
 
+#include "core/base/descriptors.hpp"
 #include "core/base/error.hpp"
 #include "core/base/fs.hpp"
 
@@ -53,6 +54,11 @@ void ensure_libgit2() {
       // trusts an object for its id: each blob is checked against its
       // SHA-256 name, and each document is parsed.
       git_libgit2_opts(GIT_OPT_ENABLE_STRICT_HASH_VERIFICATION, 0);
+      // libgit2 keeps every pack it has read from open (no limit by
+      // default); git closes one once its packs would pass the descriptor
+      // limit. Its share here (core/base/descriptors): a quarter of what
+      // the limit spares.
+      git_libgit2_opts(GIT_OPT_SET_MWINDOW_FILE_LIMIT, std::max<std::size_t>(1, spare_descriptors() / 4));
     }
     ~Guard() { git_libgit2_shutdown(); }
   };

@@ -8,6 +8,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "core/base/problem.hpp"
 #include "core/documents/document.hpp"
 #include "core/git/git_cli.hpp"
 #include "core/git/git_repo.hpp"
@@ -29,17 +30,17 @@ class CommitChecker {
   // size). Adds one line per problem to `problems`, naming commit, document
   // and digest, and counts references. Throws Error when git cannot list
   // the commit.
-  void check(const std::string& commit, std::size_t& references, std::vector<std::string>& problems);
+  void check(const std::string& commit, std::size_t& references, std::vector<Problem>& problems);
 
  private:
-  // "" when the blob object verifies, else why not.
-  const std::string& blob_problem(const std::string& id, const BlobUse& use);
+  // An empty line when the blob object verifies, else why not.
+  const Problem& blob_problem(const std::string& id, const BlobUse& use);
 
   const GitRepo& repo_;
   const GitCli& git_;
   std::uint64_t max_blob_size_;
   std::unordered_map<std::string, std::vector<BlobUse>> references_of_;  // document id -> references
-  std::unordered_map<std::string, std::string> blob_problems_;            // blob id -> problem or ""
+  std::unordered_map<std::string, Problem> blob_problems_;                // blob id -> problem or ""
 };
 
 }  // namespace jpblob

@@ -54,7 +54,7 @@ PushCheckReport check_push(const GitRepo& repo, const GitCli& git, std::uint64_t
     auto known = problems_of.find(commit);
     if (known != problems_of.end()) return known->second;
     std::unordered_set<std::string> lines;
-    std::vector<std::string> problems;
+    std::vector<Problem> problems;
     std::size_t references = 0;
     try {
       checker.check(commit, references, problems);
@@ -62,16 +62,16 @@ PushCheckReport check_push(const GitRepo& repo, const GitCli& git, std::uint64_t
       // A parent this repository lacks (a shallow clone's edge) has
       // nothing to hand down: its children's problems are theirs.
     }
-    for (const std::string& p : problems) lines.insert(without_commit(p));
+    for (const Problem& p : problems) lines.insert(without_commit(p.line));
     return problems_of.emplace(commit, std::move(lines)).first->second;
   };
   for (const auto& ids : sent) {
-    std::vector<std::string> problems;
+    std::vector<Problem> problems;
     checker.check(ids[0], report.references, problems);
     ++report.commits;
     std::unordered_set<std::string> lines;
-    for (std::string& p : problems) {
-      std::string line = without_commit(p);
+    for (Problem& p : problems) {
+      std::string line = without_commit(p.line);
       bool inherited = false;
       for (std::size_t k = 1; k < ids.size() && !inherited; ++k) {
         // A parent the push sends was judged before (topological order).

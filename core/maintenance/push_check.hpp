@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "core/base/problem.hpp"
 #include "core/git/git_cli.hpp"
 #include "core/git/git_repo.hpp"
 
@@ -15,7 +16,7 @@ namespace jpblob {
 struct PushCheckReport {
   std::size_t commits = 0;            // commits checked
   std::size_t references = 0;         // references checked
-  std::vector<std::string> problems;  // one line each; non-empty refuses the push
+  std::vector<Problem> problems;  // one each; non-empty refuses the push
 };
 
 // Checks every commit reachable from one of `tips` and from none of `have`

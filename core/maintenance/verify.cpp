@@ -60,8 +60,9 @@ void list_store_blobs(const Workspace& ws, KnownBlobs& known, VerifyReport& repo
       // Never followed, so never read as a blob: but a link in the store
       // is planted, not made by git-jpblob, and a commit of it would reach
       // every clone.
-      report.problems.push_back("refusing " + (store.root() / e.relative).lexically_relative(ws.top()).string() +
-                                ": it is a symbolic link (git-jpblob never follows links inside a repository)");
+      report.problems.push_back({ProblemKind::SymbolicLink,
+                                 "refusing " + (store.root() / e.relative).lexically_relative(ws.top()).string() +
+                                     ": it is a symbolic link (git-jpblob never follows links inside a repository)"});
     }
   }
   report.blobs = known.files.size();
@@ -83,7 +84,7 @@ void verify_blob_files(const BlobStore& store, KnownBlobs& known, VerifyReport& 
     }
     std::lock_guard lock(mutex);
     if (size) known.sizes[digest] = *size;
-    if (!problem.empty()) report.problems.push_back(problem);
+    if (!problem.empty()) report.problems.push_back({ProblemKind::CorruptBlob, problem});
     if (progress) progress("Verifying blobs", ++done, known.files.size());
   });
 }
@@ -100,7 +101,7 @@ std::vector<IndexBlob> verify_index_only_blobs(const Workspace& ws, KnownBlobs& 
     ++report.blobs;
     known.present.insert(in_git[i].digest);
     if (c.size) known.sizes[in_git[i].digest] = *c.size;
-    if (!c.problem.empty()) report.problems.push_back(c.problem);
+    if (!c.problem.empty()) report.problems.push_back({ProblemKind::CorruptBlob, c.problem});
   }
   return in_git;
 }
@@ -128,7 +129,7 @@ void verify_kept_copies(const BlobStore& kept, KnownBlobs& known, VerifyReport& 
       kept.verify(copies[i]);
     } catch (const Error& e) {
       std::lock_guard lock(mutex);
-      report.problems.push_back(std::string("kept copy: ") + e.what());
+      report.problems.push_back({ProblemKind::CorruptBlob, std::string("kept copy: ") + e.what()});
     }
   });
 }
@@ -161,7 +162,7 @@ std::unordered_set<Digest, DigestHash> check_references(const Workspace& ws, con
         const DocumentNeeds needs = document_needs(doc.kind, text, 0, form_of(ws, doc));
         std::lock_guard lock(mutex);
         if (needs.unreadable) {
-          report.problems.push_back(doc.what + " is " + *needs.unreadable);
+          report.problems.push_back({ProblemKind::Unreadable, doc.what + " is " + *needs.unreadable});
           return;
         }
         for (const auto& p : needs.inline_payloads) live.insert(p.digest);
@@ -175,11 +176,13 @@ std::unordered_set<Digest, DigestHash> check_references(const Workspace& ws, con
           const auto size = known.sizes.find(r.digest);
           if (size != known.sizes.end()) {
             if (r.size && size->second != *r.size)
-              report.problems.push_back("blob " + r.digest.hex() + " referenced by " + doc.what + " holds " +
-                                        std::to_string(size->second) + " bytes, the reference declares " +
-                                        std::to_string(*r.size));
+              report.problems.push_back({ProblemKind::CorruptBlob, "blob " + r.digest.hex() + " referenced by " +
+                                                                       doc.what + " holds " + std::to_string(size->second) +
+                                                                       " bytes, the reference declares " +
+                                                                       std::to_string(*r.size)});
           } else if (!known.staged.count(r.digest) && !known.present.count(r.digest)) {
-            report.problems.push_back("blob " + r.digest.hex() + " referenced by " + doc.what + " is missing");
+            report.problems.push_back(
+                {ProblemKind::MissingBlob, "blob " + r.digest.hex() + " referenced by " + doc.what + " is missing"});
           }
         }
       },

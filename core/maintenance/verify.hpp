@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "core/base/problem.hpp"
 #include "core/base/progress.hpp"
 #include "core/workspace/workspace.hpp"
 
@@ -17,7 +18,7 @@ struct VerifyReport {
   std::size_t references = 0;  // references checked
   std::size_t commits = 0;     // commits checked with --history
   std::size_t kept = 0;        // kept copies checked (one linked to a blob file checked is not read again)
-  std::vector<std::string> problems;
+  std::vector<Problem> problems;
   std::vector<std::string> unreferenced;  // gc candidates, relative paths
 };
 

@@ -6,7 +6,6 @@
 #include "core/store/blob_store.hpp"
 
 #include <fcntl.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -15,6 +14,7 @@
 #include <ctime>
 #include <unordered_map>
 
+#include "core/base/descriptors.hpp"
 #include "core/base/error.hpp"
 #include "core/base/parallel.hpp"
 #include "core/format/gzip.hpp"
@@ -163,13 +163,10 @@ void BlobStore::link_into(const BlobStore& into, const Digest& digest, bool sync
 }
 
 namespace {
-// How many new blobs put_all() keeps pending at once: half the soft limit
-// on open descriptors (512 under the usual 1,024), at most 16,384.
-std::size_t chunk_size() {
-  rlimit limit{};
-  if (::getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) return 16384;
-  return std::clamp<std::size_t>(static_cast<std::size_t>(limit.rlim_cur) / 2, 64, 16384);
-}
+// How many new blobs put_all() keeps pending at once: half of what the
+// descriptor limit leaves beyond git's headroom (core/base/descriptors:
+// 499 under the usual 1,024, 19 under 64), at least 1, at most 16,384.
+std::size_t chunk_size() { return std::clamp<std::size_t>(spare_descriptors() / 2, 1, 16384); }
 }  // namespace
 
 std::vector<BlobStore::PutResult> BlobStore::put_all(
@@ -196,7 +193,8 @@ std::vector<BlobStore::PutResult> BlobStore::put_all(const std::vector<std::stri
   // (one leaf folder each) while keeping the filesystem syncs few: each one
   // flushes everything, and on a disk each costs a flush of the device
   // (docs/ARCHITECTURE.md, "Decisions": 84 syncs made a 100 MB clean 1.3x
-  // slower than 6). Half the descriptor limit leaves the rest to the caller.
+  // slower than 6). Half of what the descriptor limit spares leaves the
+  // rest to the caller, the workers and libgit2's packs.
   const std::size_t kChunk = chunk_size();
   for (std::size_t start = 0; start < unique.size(); start += kChunk) {
     const std::size_t count = std::min(kChunk, unique.size() - start);

@@ -33,6 +33,8 @@ Settings load_settings(const GitRepo* repo, const SafeDir* work_tree) {
   if (auto v = get("jpblob.compressionLevel")) s.store.compression_level = parse_compression_level(*v);
   if (auto v = get("jpblob.maxBlobSize")) s.store.max_blob_size = parse_config_size("jpblob.maxBlobSize", *v);
   if (auto v = get("jpblob.minSize")) s.min_size = parse_config_size("jpblob.minSize", *v);
+  if (auto v = get("core.bigFileThreshold"))
+    s.big_file_threshold = parse_config_size("core.bigFileThreshold", *v);
   if (auto v = get("jpblob.fsync")) s.store.fsync = parse_config_bool("jpblob.fsync", *v);
   if (auto v = get("jpblob.smudge")) {
     if (*v == "refs") s.smudge_refs_only = s.refs_mode = true;

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "core/base/safe_path.hpp"
+#include "core/documents/render.hpp"
 #include "core/documents/transform.hpp"
 #include "core/git/git_repo.hpp"
 #include "core/lean/kept_copies.hpp"
@@ -34,6 +35,10 @@ struct Settings {
   // jpblob.skipSmudgeErrors or JPBLOB_SKIP_SMUDGE_ERRORS=1: a file a
   // checkout cannot restore is left in its committed form, with a warning.
   bool skip_smudge_errors = false;
+  // git's core.bigFileThreshold (any scope, `git -c` included): a payload
+  // larger than this is never inflated for a display (textconv, `print`),
+  // as git shows no such file's content.
+  std::uint64_t big_file_threshold = kDefaultBigFileThreshold;
   // Why (part of) `.jpblobconfig` was ignored: one line each, for the
   // caller to show as a warning (core/ never prints).
   std::vector<std::string> warnings;

@@ -166,4 +166,54 @@ lfs_taken_up_later() {
     fail "a push after git lfs uninstall was refused: $(cat "$TEST_ROOT/err")"
 }
 case_ "a repository that takes up git-lfs after git-jpblob still pushes its LFS objects, and refuses without git-lfs" lfs_taken_up_later
+
+# Issue 44: a refusal prints the first problems and counts the rest, never
+# a line a blob. One push of 200,000 references to missing blobs gave the
+# pusher 40 MB of `remote:` output (37 MB from its own pre-push). 5,000
+# here: the pre-commit hook, the client's pre-push, the server's
+# pre-receive and verify each print under 10 KB, naming the count.
+flood_is_summarised() {
+  git init -q --bare "$TEST_ROOT/flood.git"
+  printf '#!/bin/sh\nexec git jpblob pre-receive\n' > "$TEST_ROOT/flood.git/hooks/pre-receive"
+  chmod +x "$TEST_ROOT/flood.git/hooks/pre-receive"
+  new_installed_repo flood
+  git remote add origin "$TEST_ROOT/flood.git"
+  git push -q origin main
+  python3 - <<'PY'
+import hashlib, os
+os.makedirs(".jp/conversations/1-flood")
+with open(".jp/conversations/1-flood/events.json", "w") as f:
+    f.write("[\n" + ",\n".join(
+        '{"type":"tool_call_response","id":"t%d","content":{"$blob":"%s","size":10},"is_error":false}'
+        % (i, hashlib.sha256(b"missing %d" % i).hexdigest()) for i in range(5000)) + "\n]\n")
+PY
+  git add .jp/conversations/1-flood
+  local what out
+  within_bound() {  # what, output file: under 10 KB, names the 5,000
+    local bytes
+    bytes=$(wc -c < "$2")
+    echo "$1: $bytes bytes"
+    [ "$bytes" -lt 10240 ] || fail "$1 printed $bytes bytes: $(head -c 300 "$2")"
+    grep -Eq '^(git-jpblob: |remote: git-jpblob: )?\.\.\. and [0-9]+ more problems \([0-9]+ missing blobs\)' "$2" ||
+      fail "$1 does not count the rest: $(tail -c 600 "$2")"
+  }
+  git commit -qm flood > "$TEST_ROOT/out" 2>&1 && fail "the commit went through"
+  within_bound "the pre-commit hook" "$TEST_ROOT/out"
+  grep -q "5000 in all; commit refused" "$TEST_ROOT/out" || fail "the refusal does not name the count: $(tail -c 300 "$TEST_ROOT/out")"
+  git commit -q --no-verify -m flood
+  git push origin main > "$TEST_ROOT/out" 2>&1 && fail "the push went through"
+  within_bound "the pre-push hook" "$TEST_ROOT/out"
+  grep -q "5000 in all; push refused" "$TEST_ROOT/out" || fail "the pre-push refusal does not name the count"
+  [ "$(grep -c "To mend it" "$TEST_ROOT/out")" -eq 1 ] || fail "the mend is not said once: $(tail -c 600 "$TEST_ROOT/out")"
+  git push --no-verify origin main > "$TEST_ROOT/out" 2>&1 && fail "the server took the push"
+  within_bound "the server's pre-receive" "$TEST_ROOT/out"
+  grep -q "^remote: git-jpblob: .*5000 in all; push refused" "$TEST_ROOT/out" || fail "the server does not name the count: $(tail -c 600 "$TEST_ROOT/out")"
+  git jpblob verify --history > "$TEST_ROOT/out" 2>&1 && fail "verify found nothing"
+  within_bound "verify --history" "$TEST_ROOT/out"
+  # The index's 5,000 and the commit's.
+  grep -q ": 10000 problem(s)" "$TEST_ROOT/out" || fail "verify does not name the count: $(tail -c 300 "$TEST_ROOT/out")"
+  [ "$(git jpblob verify --history --json | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["problems"]))')" -ge 5000 ] ||
+    fail "verify --json does not list every problem"
+}
+case_ "5,000 missing blobs: the pre-commit, pre-push and pre-receive refusals and verify print the first 20 and count the rest" flood_is_summarised
 pass

@@ -15,6 +15,7 @@
 #include <thread>
 #include <vector>
 
+#include "core/base/descriptors.hpp"
 #include "core/base/error.hpp"
 #include "core/git/blob_pack.hpp"
 #include "filter/delayed.hpp"
@@ -123,6 +124,35 @@ TEST(Parallel, DelayedSmudgesWorkOnTheThreadsThereAre) {
   });
   ASSERT_NE(status, 2) << "the address-space limit did not set the threads to be had: nothing tested";
   EXPECT_EQ(status, 0) << "exit status: 1 no error, 4 another exception, 5 another message";
+}
+
+// Pools inside pools share the process's worker slots, which follow the
+// descriptor limit (core/base/descriptors): under a soft limit of 64, sixteen
+// items each running sixteen more on up to sixteen threads have at most
+// worker_slots() threads beside the caller at once, not 256 (issue 44:
+// each worker holds descriptors of its own). Every item still runs.
+TEST(Parallel, PoolsInsidePoolsStayWithinTheDescriptorLimit) {
+  rlimit before{};
+  ASSERT_EQ(::getrlimit(RLIMIT_NOFILE, &before), 0);
+  rlimit low = before;
+  low.rlim_cur = 64;
+  ASSERT_EQ(::setrlimit(RLIMIT_NOFILE, &low), 0);
+  const std::size_t slots = worker_slots();
+  std::atomic<int> running{0}, peak{0}, done{0};
+  parallel_for(16, [&](std::size_t) {
+    parallel_for(16, [&](std::size_t) {
+      const int now = ++running;
+      for (int seen = peak; now > seen && !peak.compare_exchange_weak(seen, now);) {
+      }
+      ::usleep(2000);
+      --running;
+      ++done;
+    }, 16);
+  }, 16);
+  ::setrlimit(RLIMIT_NOFILE, &before);
+  EXPECT_EQ(done, 256);
+  EXPECT_LE(static_cast<std::size_t>(peak.load()), slots + 1);
+  EXPECT_GE(peak.load(), 2) << "no thread beside the caller: the bound was not what was tested";
 }
 
 }  // namespace

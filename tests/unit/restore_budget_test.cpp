@@ -7,6 +7,7 @@
 #include <atomic>
 
 #include "core/documents/document.hpp"
+#include "core/format/gzip.hpp"
 #include "core/format/json_scan.hpp"
 #include "core/format/json_string.hpp"
 #include "core/documents/render.hpp"
@@ -214,6 +215,56 @@ TEST(RestoreBudget, WhatCleanAcceptsAtTheLimitSmudgeGivesBack) {
   out.clear();
   smudge_document(DocumentKind::Conversation, kept, source, options, [&](std::string_view s) { out.append(s); });
   EXPECT_EQ(out, kept);
+}
+
+}  // namespace
+}  // namespace jpblob
+
+namespace jpblob {
+namespace {
+
+// Issue 44: a payload over git's core.bigFileThreshold is never read for
+// a display; one line names its size and digest in its place, and the
+// budget is charged the line, not the payload.
+TEST(RestoreBudget, ADisplayNeverReadsAPayloadOverTheBigFileThreshold) {
+  CountingSource source(std::string(3000, 'z'));
+  const std::string shown = render_conversation(references(source.digest(), 3000, 50), source, 100000, "c", 2999);
+  EXPECT_EQ(source.fetches, 0);
+  EXPECT_NE(shown.find("<not shown: 3000 bytes, over core.bigFileThreshold (2999), blob:sha256:" +
+                       source.digest().hex()),
+            std::string::npos)
+      << shown;
+  EXPECT_EQ(shown.find("zzz"), std::string::npos);
+  // At the threshold it is shown.
+  EXPECT_NE(render_conversation(references(source.digest(), 3000, 1), source, 100000, "c", 3000).find("zzz"),
+            std::string::npos);
+}
+
+// An inline payload (a work tree's, or what a display's smudge gave git)
+// over the threshold is not even decoded: its length says its size.
+TEST(RestoreBudget, ADisplayOfAnInlinePayloadOverTheThresholdDoesNotDecodeIt) {
+  CountingSource source("x");
+  const std::string payload(4000, 'A');  // base64 of 3,000 bytes
+  const std::string in = R"([{"type":"tool_call_response","id":"t","content":")" + payload + "\"}]";
+  const std::string shown = render_conversation(in, source, 100000, "c", 1000);
+  EXPECT_NE(shown.find("<not shown: 3000 bytes, over core.bigFileThreshold (1000)>"), std::string::npos) << shown;
+  EXPECT_EQ(shown.find(payload), std::string::npos);
+  EXPECT_NE(render_conversation(in, source, 100000, "c", 3000).find(R"(\u0000\u0000)"), std::string::npos);
+}
+
+TEST(RestoreBudget, ABlobFileOverTheThresholdIsOneLine) {
+  const std::string bytes(5000, 'q');
+  const Digest digest = Sha256::of(bytes);
+  const std::string gz = gzip_compress(bytes);
+  EXPECT_EQ(render_blob_file(gz, 1 << 20, 4999, digest),
+            "<not shown: 5000 bytes, over core.bigFileThreshold (4999), blob:sha256:" + digest.hex() +
+                "; `git jpblob cat` gives it>\n");
+  EXPECT_EQ(render_blob_file(gz, 1 << 20, 5000), bytes);
+  // A trailer that claims 10 bytes does not take the inflate past the
+  // threshold: it stops there and says so.
+  std::string lying = gz;
+  lying.replace(lying.size() - 4, 4, std::string("\x0a\x00\x00\x00", 4));
+  EXPECT_EQ(render_blob_file(lying, 1 << 20, 4096), "<not shown: more than 4096 bytes, over core.bigFileThreshold (4096)>\n");
 }
 
 }  // namespace
