@@ -29,7 +29,7 @@ struct RenderSite {
 };
 
 // Every reference in the conversation `input`, wherever it stands (not in
-// a literal), and every inline base64 payload, in document order; false
+// the user's own data: user_data_sites), and every inline base64 payload, in document order; false
 // when `input` is not a conversation.
 bool find_render_sites(std::string_view input, std::vector<RenderSite>& sites) {
   std::vector<FoundReference> found;
@@ -37,10 +37,11 @@ bool find_render_sites(std::string_view input, std::vector<RenderSite>& sites) {
   const auto scan = scan_events(input, [&](const JsonTree& event) {
     payloads.clear();
     find_payload_sites(event, payloads);
-    // A literal is the user's own value: shown as it is.
-    const std::vector<std::uint32_t> literals = literal_sites(payloads);
+    // A literal, or another object of the agent's data, is the user's own
+    // value: shown as it is.
+    const std::vector<std::uint32_t> users = user_data_sites(payloads);
     found.clear();
-    find_references(event, found, nullptr, &literals);
+    find_references(event, found, nullptr, &users);
     for (const auto& f : found)
       sites.push_back({event.node(f.node).begin, event.node(f.node).end, f.ref, PayloadEncoding::None});
     for (const auto& p : payloads) {
