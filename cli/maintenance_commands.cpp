@@ -109,9 +109,10 @@ void run_verify_command(const MaintenanceArgs& args) {
   if (args.json) {
     print_json({{"ok", r.problems.empty()}, {"blobs", r.blobs}, {"references", r.references},
                 {"commits", r.commits}, {"kept_copies", r.kept}, {"problems", r.problems},
-                {"unreferenced", r.unreferenced}});
+                {"unreferenced", r.unreferenced}, {"notes", r.notes}});
   } else {
     for (const auto& p : r.problems) std::cout << "problem: " << p << '\n';
+    for (const auto& n : r.notes) std::cout << "note: " << n << '\n';
     for (const auto& u : r.unreferenced) std::cout << "unreferenced (gc candidate): " << u << '\n';
     std::string checked = std::to_string(r.blobs) + " blob(s)";
     if (r.kept) checked += ", " + std::to_string(r.kept) + " kept copy(ies)";

@@ -85,7 +85,8 @@ gc_and_verify() {
   git jpblob gc --prune=now > /dev/null 2> "$TEST_ROOT/gc.err" || fail "gc failed: $(cat "$TEST_ROOT/gc.err")"
   [ -f "$ONLY_FILE" ] || fail "gc deleted the blob the user's data names"
   git jpblob verify > "$TEST_ROOT/verify.out" 2>&1 || fail "verify failed: $(cat "$TEST_ROOT/verify.out")"
-  ! grep -q "$MISSING" "$TEST_ROOT/verify.out" || fail "verify requires the missing blob: $(cat "$TEST_ROOT/verify.out")"
+  ! grep -q "^problem: .*$MISSING" "$TEST_ROOT/verify.out" || fail "verify requires the missing blob: $(cat "$TEST_ROOT/verify.out")"
+  grep -q "^note: .*$MISSING" "$TEST_ROOT/verify.out" || fail "verify does not note the missing blob: $(cat "$TEST_ROOT/verify.out")"
   git jpblob verify --history > "$TEST_ROOT/history.out" 2>&1 || fail "verify --history failed: $(cat "$TEST_ROOT/history.out")"
 }
 case_ "gc keeps what the user's data names, verify requires none of it" gc_and_verify
