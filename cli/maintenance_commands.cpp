@@ -113,11 +113,12 @@ void run_verify_command(const MaintenanceArgs& args) {
     for (const Problem& p : r.problems) problems.push_back(p.line);
     print_json({{"ok", r.problems.empty()}, {"blobs", r.blobs}, {"references", r.references},
                 {"commits", r.commits}, {"kept_copies", r.kept}, {"problems", problems},
-                {"unreferenced", r.unreferenced}});
+                {"unreferenced", r.unreferenced}, {"notes", r.notes}});
   } else {
     const ProblemList list = list_problems(r.problems);
     for (const auto& p : list.shown) std::cout << "problem: " << p << '\n';
     if (list.more) std::cout << list.rest << "; --json lists them all\n";
+    for (const auto& n : r.notes) std::cout << "note: " << n << '\n';
     for (const auto& u : r.unreferenced) std::cout << "unreferenced (gc candidate): " << u << '\n';
     std::string checked = std::to_string(r.blobs) + " blob(s)";
     if (r.kept) checked += ", " + std::to_string(r.kept) + " kept copy(ies)";

@@ -89,8 +89,10 @@ struct BlobUse {
 struct DocumentNeeds {
   std::vector<BlobUse> references;  // what it references now
   std::vector<BlobUse> inline_payloads;  // what clean would store from it
-  // Blobs the user's own data names inside literal objects (docs/FORMAT.md,
-  // "Literal objects"): gc keeps them, nothing requires them.
+  // Blobs the user's own data names: inside literal objects, and in the
+  // agent's reference-shaped objects that clean never wrote (a plain
+  // reference in tool arguments, say; docs/FORMAT.md, "Literal objects"):
+  // gc keeps them, nothing requires them, verify notes the missing ones.
   std::vector<Digest> in_literals;
   // References at payload positions that clean would write again in its
   // own spelling (a conversation's committed form edited by hand): with

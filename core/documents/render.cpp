@@ -46,19 +46,20 @@ struct RenderSite {
 std::uint64_t decoded_length(std::size_t length) { return std::uint64_t{length} / 4 * 3 + length % 4; }
 
 // Every reference in the conversation `input`, wherever it stands (not in
-// a literal), and every inline base64 payload, in document order; false
-// when `input` is not a conversation. A payload over `threshold` is not
-// decoded, even to tell whether it is base64.
+// the user's own data: user_data_sites), and every inline base64 payload,
+// in document order; false when `input` is not a conversation. A payload
+// over `threshold` is not decoded, even to tell whether it is base64.
 bool find_render_sites(std::string_view input, std::uint64_t threshold, std::vector<RenderSite>& sites) {
   std::vector<FoundReference> found;
   std::vector<PayloadSite> payloads;
   const auto scan = scan_events(input, [&](const JsonTree& event) {
     payloads.clear();
     find_payload_sites(event, payloads);
-    // A literal is the user's own value: shown as it is.
-    const std::vector<std::uint32_t> literals = literal_sites(payloads);
+    // A literal, or another object of the agent's data, is the user's own
+    // value: shown as it is.
+    const std::vector<std::uint32_t> users = user_data_sites(payloads);
     found.clear();
-    find_references(event, found, nullptr, &literals);
+    find_references(event, found, nullptr, &users);
     for (const auto& f : found)
       sites.push_back({event.node(f.node).begin, event.node(f.node).end, f.ref, PayloadEncoding::None,
                        f.ref.size > threshold ? std::optional(f.ref.size) : std::nullopt});

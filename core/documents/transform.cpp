@@ -122,7 +122,8 @@ EventScan choose_splices(std::string_view input, InputForm form, std::vector<Spl
           continue;
         }
       }
-      if (site.kind == SiteKind::Literal) continue;
+      // The user's own objects stay as written, in both forms.
+      if (site.kind == SiteKind::Literal || site.kind == SiteKind::UserObject) continue;
       if (site.kind == SiteKind::Reference) {
         // Clean owns the spelling of the references it writes: one written
         // another way (a JSON tool resolving a merge conflict adds spaces)
@@ -255,12 +256,14 @@ bool referenced_digests(std::string_view input, std::uint64_t min_size, std::vec
     sites.clear();
     find_payload_sites(event, sites);
     found.clear();
-    std::vector<std::uint32_t> literals;
+    // The user's own data: literals, the agent's other reference-shaped
+    // objects, and in JP's form what clean would wrap.
+    std::vector<std::uint32_t> users;
     for (const PayloadSite& site : sites)
-      if (site.kind == SiteKind::Literal ||
+      if (site.kind == SiteKind::Literal || site.kind == SiteKind::UserObject ||
           (form == InputForm::WorkTree && site.kind == SiteKind::Reference && wrapped_in_work_tree(event, site.node)))
-        literals.push_back(site.node);
-    find_references(event, found, &named, &literals, in_literals ? in_literals : &unused);
+        users.push_back(site.node);
+    find_references(event, found, &named, &users, in_literals ? in_literals : &unused);
     for (const auto& f : found) references.push_back(f.ref);
     for (const PayloadSite& site : sites) {
       if (site.kind == SiteKind::Reference && respelled && !(form == InputForm::WorkTree && wrapped_in_work_tree(event, site.node))) {

@@ -74,8 +74,9 @@ TransformReport clean(std::string_view input, const BlobSink& store, const Clean
 // until it is added). Nothing is stored. Returns false, with `why`, when the
 // input is not a conversation.
 // `named` gets the blobs objects that are no references name under `$blob`
-// (named_blobs), which have no size to trust; `in_literals` the blobs named
-// inside literal objects (the user's data): kept alive, never required.
+// (named_blobs), which have no size to trust; `in_literals` the blobs the
+// user's own data names (user_data_sites: literal objects, and the agent's
+// reference-shaped objects clean never wrote): kept alive, never required.
 // In JP's form (`form`), what clean would wrap is such data too.
 // `respelled` counts the references at payload positions that clean would
 // write again in its canonical spelling (clean() in the Committed form).

@@ -1,6 +1,7 @@
 #include "core/format/payload.hpp"
 
 #include <algorithm>
+#include <optional>
 
 #include "core/format/literal.hpp"
 
@@ -81,12 +82,45 @@ std::string event_type(const JsonTree& t) {
 
 }  // namespace
 
+namespace {
+
+// Where the walk of one event stands.
+struct Context {
+  bool payload = false;    // strings here are payload strings (arguments, most metadata)
+  bool user_data = false;  // inside the agent's data: a tool call's `arguments`, any `metadata`
+};
+
+// The site an object or array `i` standing in `context` is, if any; with
+// `descend` set when the walk goes on inside it.
+std::optional<SiteKind> object_site(const JsonTree& event, std::uint32_t i, Context context, bool& descend) {
+  descend = false;
+  // RFD 066 content objects are payloads at content positions only.
+  if (!context.user_data && is_content_object(event, i)) return SiteKind::ContentObject;
+  if (const auto ref = parse_reference(event, i)) {
+    // Elsewhere a reference is JP's (RFD 066) or clean's, and no site.
+    if (!context.user_data) return std::nullopt;
+    // Inside the agent's data clean writes only encoded references, and
+    // only where strings are payloads: any other is the agent's.
+    if (context.payload && ref->encoding != PayloadEncoding::None) return SiteKind::Reference;
+    return SiteKind::UserObject;
+  }
+  // The user's own value: nothing inside it is ours.
+  if (context.payload && is_literal_object(event, i)) return SiteKind::Literal;
+  // A reference with more keys (an encrypted one, say) is someone else's
+  // form: nothing inside it is ours to move or restore.
+  if (!named_blobs(event, i).empty()) return context.user_data ? std::optional(SiteKind::UserObject) : std::nullopt;
+  descend = true;
+  return std::nullopt;
+}
+
+}  // namespace
+
 void find_payload_sites(const JsonTree& event, std::vector<PayloadSite>& out) {
   const std::string type = event_type(event);
   const bool metadata_is_payload = type != "config_delta" && type != "compaction";
   struct Item {
     std::uint32_t node;
-    bool payload_context;
+    Context context;
   };
   std::vector<Item> stack;
   const std::size_t first_site = out.size();
@@ -105,37 +139,23 @@ void find_payload_sites(const JsonTree& event, std::vector<PayloadSite>& out) {
         continue;
       }
     }
-    const bool context = (type == "tool_call_request" && event.key_is(c, "arguments")) ||
-                         (metadata_is_payload && event.key_is(c, "metadata"));
-    stack.push_back({c, context});
+    const bool arguments = type == "tool_call_request" && event.key_is(c, "arguments");
+    const bool metadata = event.key_is(c, "metadata");
+    stack.push_back({c, {arguments || (metadata_is_payload && metadata), arguments || metadata}});
   }
   while (!stack.empty()) {
     const Item item = stack.back();
     stack.pop_back();
     const JsonNode& n = event.node(item.node);
     if (n.kind == JsonKind::String) {
-      if (item.payload_context) out.push_back({SiteKind::String, item.node, true});
+      if (item.context.payload) out.push_back({SiteKind::String, item.node, true});
       continue;
     }
     if (n.kind != JsonKind::Object && n.kind != JsonKind::Array) continue;
-    if (is_content_object(event, item.node)) {
-      out.push_back({SiteKind::ContentObject, item.node});
-      continue;
-    }
-    if (parse_reference(event, item.node)) {
-      if (item.payload_context) out.push_back({SiteKind::Reference, item.node});
-      continue;
-    }
-    // The user's own value: nothing inside it is ours.
-    if (item.payload_context && is_literal_object(event, item.node)) {
-      out.push_back({SiteKind::Literal, item.node});
-      continue;
-    }
-    // A reference with more keys (an encrypted one, say) is someone
-    // else's form: nothing inside it is ours to move or restore.
-    if (!named_blobs(event, item.node).empty()) continue;
-    for (auto c = n.first_child; c != kNoNode; c = event.node(c).next_sibling)
-      stack.push_back({c, item.payload_context});
+    bool descend = false;
+    if (const auto kind = object_site(event, item.node, item.context, descend)) out.push_back({*kind, item.node});
+    if (!descend) continue;
+    for (auto c = n.first_child; c != kNoNode; c = event.node(c).next_sibling) stack.push_back({c, item.context});
   }
   std::sort(out.begin() + static_cast<std::ptrdiff_t>(first_site), out.end(),
             [&](const PayloadSite& a, const PayloadSite& b) {
@@ -147,29 +167,28 @@ bool reference_pays(std::size_t token_length, const Reference& ref) {
   return format_reference(ref).size() < token_length;
 }
 
-std::vector<std::uint32_t> literal_sites(const std::vector<PayloadSite>& sites) {
+std::vector<std::uint32_t> user_data_sites(const std::vector<PayloadSite>& sites) {
   std::vector<std::uint32_t> out;
   for (const PayloadSite& s : sites)
-    if (s.kind == SiteKind::Literal) out.push_back(s.node);
+    if (s.kind == SiteKind::Literal || s.kind == SiteKind::UserObject) out.push_back(s.node);
   return out;
 }
 
 void find_references(const JsonTree& tree, std::vector<FoundReference>& out, std::vector<Digest>* named,
-                     const std::vector<std::uint32_t>* literals, std::vector<Digest>* in_literals) {
+                     const std::vector<std::uint32_t>* users, std::vector<Digest>* in_literals) {
   std::vector<std::uint32_t> stack{tree.root()};
   const std::size_t first = out.size();
-  const auto is_literal = [&](std::uint32_t i) {
-    return literals && std::binary_search(literals->begin(), literals->end(), i,
-                                          [&](std::uint32_t a, std::uint32_t b) {
-                                            return tree.node(a).begin < tree.node(b).begin;
-                                          });
+  const auto is_users = [&](std::uint32_t i) {
+    return users && std::binary_search(users->begin(), users->end(), i, [&](std::uint32_t a, std::uint32_t b) {
+             return tree.node(a).begin < tree.node(b).begin;
+           });
   };
   while (!stack.empty()) {
     const auto i = stack.back();
     stack.pop_back();
     const JsonNode& n = tree.node(i);
     if (n.kind != JsonKind::Object && n.kind != JsonKind::Array) continue;
-    if (is_literal(i)) {
+    if (is_users(i)) {
       // Conservative, like named_blobs: whatever the user's value names.
       std::vector<std::uint32_t> inner{i};
       while (!inner.empty()) {

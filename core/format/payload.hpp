@@ -36,6 +36,12 @@ enum class SiteKind {
   ContentObject,  // an inline content object (FORMAT "Payload positions"), replaced by a plain reference
   Reference,      // a reference where a payload string may stand: what smudge restores
   Literal,        // a literal object where a payload string may stand (FORMAT "Literal objects")
+  // An object in the agent's data (`arguments`, `metadata`) that names a
+  // blob where clean never writes a reference: a plain one (no `encoding`),
+  // one with more keys, anything in the metadata of an event whose strings
+  // are no payloads. The user's, as written: nothing inside it is moved,
+  // restored or required (FORMAT "Literal objects").
+  UserObject,
 };
 
 struct PayloadSite {
@@ -59,15 +65,20 @@ bool reference_pays(std::size_t token_length, const Reference& ref);
 // - every event but config_delta and compaction: every string inside
 //   `metadata`, at any depth;
 //   (these two only where the reference pays: only_where_it_pays)
-// - anywhere: an object under a key `content` whose only key is `text` (a
-//   string) or `blob` (a string).
+// - at a content position (anywhere outside the agent's data, which is a
+//   tool_call_request's `arguments` and any event's `metadata`): an object
+//   under a key `content` whose only key is `text` (a string) or `blob` (a
+//   string). Inside the agent's data the same shape is the agent's: its
+//   string is a payload string like any other there.
 // A reference standing where a payload string may stand is reported as a
-// Reference site; references elsewhere are skipped. An object whose one key
+// Reference site when clean could have written it there (outside the
+// agent's data any reference; inside it, one with `encoding`); references
+// elsewhere outside the agent's data are skipped. An object whose one key
 // is `$jpblob-literal` standing there is a Literal site: the user's own
-// value, with no site inside it. An object that names a
-// blob under `$blob` but is no reference (named_blobs) is left whole: no
-// site inside it. Clean and smudge share this walk, so smudge restores
-// exactly the positions clean externalizes.
+// value, with no site inside it. Any other object of the agent's data that
+// names a blob (named_blobs) is a UserObject site, and one elsewhere is
+// skipped: no site inside either. Clean and smudge share this walk, so
+// smudge restores exactly the positions clean externalizes.
 void find_payload_sites(const JsonTree& event, std::vector<PayloadSite>& out);
 
 struct FoundReference {
@@ -79,17 +90,18 @@ struct FoundReference {
 // blobs a conversation keeps alive, wherever its references stand. With
 // `named`, also appends the blobs every other object names under `$blob`
 // (named_blobs: a reference with more keys, say), at any depth: liveness
-// keeps them too, with no size to check. With `literals` (the Literal
-// sites of the tree, sorted), nothing inside them is a reference or named:
-// every blob named there goes to `in_literals` instead, which keeps it alive
-// but which nothing requires (a user's own data may name a blob that never
-// existed).
+// keeps them too, with no size to check. With `users` (the nodes holding
+// the user's own data, sorted: user_data_sites), nothing inside them is a
+// reference or named: every blob named there goes to `in_literals`
+// instead, which keeps it alive but which nothing requires (a user's own
+// data may name a blob that never existed).
 void find_references(const JsonTree& tree, std::vector<FoundReference>& out,
-                     std::vector<Digest>* named = nullptr, const std::vector<std::uint32_t>* literals = nullptr,
+                     std::vector<Digest>* named = nullptr, const std::vector<std::uint32_t>* users = nullptr,
                      std::vector<Digest>* in_literals = nullptr);
 
-// The Literal sites among `sites`, in order.
-std::vector<std::uint32_t> literal_sites(const std::vector<PayloadSite>& sites);
+// The sites among `sites` that hold the user's own data (Literal and
+// UserObject), in order.
+std::vector<std::uint32_t> user_data_sites(const std::vector<PayloadSite>& sites);
 
 // "line L, column C" for a byte offset, for error messages.
 std::string describe_offset(std::string_view text, std::size_t offset);

@@ -20,7 +20,8 @@ constexpr std::string_view kSuffix = ".log";
 // the text. Raised whenever that answer changes for some text, so that a
 // log an older git-jpblob wrote before an upgrade is never taken for the
 // new answer (gc removes it; the hook only reads its own version's).
-constexpr std::string_view kVersion = "n1-";
+// n2: the agent's reference-shaped objects are no references (issue 44).
+constexpr std::string_view kVersion = "n2-";
 
 char kind_letter(DocumentKind kind) { return kind == DocumentKind::Conversation ? 'c' : 's'; }
 

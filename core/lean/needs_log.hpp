@@ -13,7 +13,7 @@
 // refused) is read and scanned as before. A record is a cache of a pure
 // function of the bytes: losing one costs time, never a blob.
 //
-// The logs are `<git common dir>/jpblob/needs/n1-<pid>-<random>.log`, one a
+// The logs are `<git common dir>/jpblob/needs/n2-<pid>-<random>.log`, one a
 // filter process, written a line a conversation with one write(2) as each
 // clean ends (git runs the hook of `git commit -a` while its filter process
 // still lives). Only a conversation with nothing for a second clean to do
@@ -73,7 +73,7 @@ class NeedsLog {
 // The logs in `folder`, of every version (none when it is missing).
 std::vector<std::filesystem::path> list_needs_logs(const std::filesystem::path& folder);
 
-// Every sound record in this version's logs of `folder` (the `n1-` of
+// Every sound record in this version's logs of `folder` (the `n2-` of
 // their names), by git id; `files` gets the logs read. A missing folder holds none. Never throws: a log that cannot
 // be read is skipped.
 std::unordered_map<std::string, RecordedNeeds> read_needs_logs(const std::filesystem::path& folder,

@@ -4,6 +4,7 @@
 #include <atomic>
 #include <map>
 #include <mutex>
+#include <set>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -156,6 +157,7 @@ std::unordered_set<Digest, DigestHash> check_references(const Workspace& ws, con
                                                         VerifyReport& report, const Progress& progress) {
   std::mutex mutex;
   std::unordered_set<Digest, DigestHash> live;
+  std::set<std::pair<std::string, Digest>> noted;  // by path: a work-tree file and its staged version once
   for_each_document(
       ws,
       [&](const DocumentRef& doc, const std::string& text) {
@@ -167,6 +169,11 @@ std::unordered_set<Digest, DigestHash> check_references(const Workspace& ws, con
         }
         for (const auto& p : needs.inline_payloads) live.insert(p.digest);
         live.insert(needs.in_literals.begin(), needs.in_literals.end());  // kept, not required
+        if (doc.origin != DocumentOrigin::Pending && doc.origin != DocumentOrigin::Stashed)
+          for (const Digest& d : needs.in_literals)
+            if (!known.staged.count(d) && !known.present.count(d) && noted.emplace(doc.path, d).second)
+              report.notes.push_back(doc.what + " names blob " + d.hex() +
+                                     " in the agent's own data, which no copy holds: kept as written, not required");
         for (const auto& r : needs.references) {
           live.insert(r.digest);
           // A stash entry or an operation in progress keeps its blobs,
@@ -187,6 +194,7 @@ std::unordered_set<Digest, DigestHash> check_references(const Workspace& ws, con
         }
       },
       progress, nullptr, /*skip_unchanged=*/true);
+  std::sort(report.notes.begin(), report.notes.end());
   return live;
 }
 

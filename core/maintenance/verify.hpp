@@ -19,6 +19,10 @@ struct VerifyReport {
   std::size_t commits = 0;     // commits checked with --history
   std::size_t kept = 0;        // kept copies checked (one linked to a blob file checked is not read again)
   std::vector<Problem> problems;
+  // Not problems: blobs the user's own data names (a tool argument shaped
+  // like a reference, say) that no copy holds. Nothing requires them
+  // (docs/FORMAT.md, "Literal objects"). Sorted, one per document and blob.
+  std::vector<std::string> notes;
   std::vector<std::string> unreferenced;  // gc candidates, relative paths
 };
 

@@ -113,6 +113,29 @@ TEST_F(LiteralTest, PlainReferencesAreJPsFormatAndStay) {
   EXPECT_EQ(smudge_of(c), c);
 }
 
+// Issue 44: clean never writes a plain reference inside the agent's data,
+// nor anything in metadata whose strings are no payloads: every
+// reference-shaped object there is the agent's, in both forms. It stays as
+// written, keeps its blob alive, and requires none, whether or not it exists.
+TEST_F(LiteralTest, TheAgentsOtherReferenceShapedObjectsAreNeverRequired) {
+  store.put("hello");
+  const std::string x = R"([{"type":"tool_call_request","arguments":{"gone":{"$blob": ")" +
+                        Sha256::of("never stored").hex() + R"(", "size": 5},"here":)" + ref("hello", nullptr) +
+                        R"(,"more":{"$blob":")" + Sha256::of("nor this").hex() + R"(","encryption":{}}},)" +
+                        R"("metadata":{"m":[)" + ref("nor that", nullptr) + R"(]}},)" +
+                        R"({"type":"compaction","metadata":{"k":)" + ref("not even this", "text") + "}}]";
+  EXPECT_EQ(round_trip(x), x);
+  for (const InputForm form : {InputForm::WorkTree, InputForm::Committed}) {
+    const DocumentNeeds needs = document_needs(DocumentKind::Conversation, x, 0, form);
+    EXPECT_TRUE(needs.references.empty());
+    EXPECT_EQ(needs.in_literals.size(), 5u);
+  }
+  // Where RFD 066 puts content, a plain reference is JP's: required.
+  const std::string y = R"([{"type":"tool_call_response","content":)" + ref("never stored", nullptr) + "}]";
+  EXPECT_EQ(document_needs(DocumentKind::Conversation, y, 0, InputForm::WorkTree).references.size(), 1u);
+  EXPECT_EQ(document_needs(DocumentKind::Conversation, y, 0, InputForm::Committed).references.size(), 1u);
+}
+
 TEST_F(LiteralTest, TheCommittedFormKeepsReferencesAndLiteralsAsTheyAre) {
   // An argument long enough for its reference to pay.
   std::string h;

@@ -6,6 +6,7 @@
 #include "core/format/base64.hpp"
 #include "core/base/error.hpp"
 #include "core/format/gzip.hpp"
+#include "core/format/json_string.hpp"
 #include "test_support.hpp"
 
 namespace jpblob {
@@ -185,6 +186,26 @@ TEST_F(TransformTest, InlineContentObjectsBecomeRfdReferences) {
   EXPECT_EQ(do_clean(c).out, c) << "plain references are JP's format in either form";
   // Smudge leaves RFD 066 references alone: JP reads them itself.
   EXPECT_EQ(do_smudge(c).out, c);
+}
+
+// Issue 44: inside arguments and metadata RFD 066's content shapes are
+// the agent's data. Their strings are argument strings: moved out only
+// where the reference pays, with their encoding, and given back exactly.
+TEST_F(TransformTest, ContentShapesInArgumentsAndMetadataComeBackAsWritten) {
+  std::string text;
+  while (text.size() < 300) text += "fn main() {}\\n";
+  const std::string bytes = base64_encode(std::string(200, '\x01'), Base64Alphabet::Standard);
+  const std::string in = R"([{"type":"tool_call_request","arguments":{"content": {"text": ")" + text +
+                         R"("},"short":{"content":{"text":"ls"}},"raw":{"blob":")" + bytes +
+                         R"("}},"metadata":{"content":{"text":"a"}}},)"
+                         R"({"type":"config_delta","metadata":{"content":{"text":"kept"}}}])";
+  const std::string c = round_trip(in);
+  EXPECT_EQ(c, R"([{"type":"tool_call_request","arguments":{"content": {"text": )" +
+                   ref(*decode_json_string("\"" + text + "\""), "text") +
+                   R"(},"short":{"content":{"text":"ls"}},"raw":{"blob":)" + ref(std::string(200, '\x01'), "base64") +
+                   R"(}},"metadata":{"content":{"text":"a"}}},)"
+                   R"({"type":"config_delta","metadata":{"content":{"text":"kept"}}}])");
+  EXPECT_EQ(blob_count(), 2u);
 }
 
 TEST_F(TransformTest, MinSizeKeepsSmallPayloadsInline) {
