@@ -52,7 +52,7 @@ Error refusal(const std::string& name, const std::string& err) {
   constexpr std::string_view prefix = "bad config line ", suffix = " in standard input";
   if (line.starts_with(prefix) && line.ends_with(suffix)) {
     const std::string number = line.substr(prefix.size(), line.size() - prefix.size() - suffix.size());
-    return Error(name + ", line " + number + ": not git config syntax (git config: " + line + ")");
+    return Error(name + ", line " + number + ": git cannot read it as config");
   }
   return Error(name + ": git config cannot read it: " + line);
 }
