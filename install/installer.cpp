@@ -206,8 +206,9 @@ InstallChecks check_before_install(const Repo& repo, const InstallOptions& optio
 void set_git_config(const fs::path& config_cwd, const InstallOptions& options, std::vector<std::string>& done) {
   bool config_changed = false, config_upgraded = false;
   const GitCli config(config_cwd);
+  const ConfigReader current = ConfigReader::through(config, options.scope);
   for (const auto& [key, value] : config_entries()) {
-    const auto old = config.config_get(key, options.scope);
+    const auto old = current.get(key);
     if (old == value) continue;
     // An earlier install named this machine's absolute path.
     if (old && value.starts_with(kProgramName) && !old->starts_with(kProgramName)) config_upgraded = true;
