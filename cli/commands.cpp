@@ -10,6 +10,7 @@
 
 #include "core/base/error.hpp"
 #include "core/base/fs.hpp"
+#include "core/git/config_reader.hpp"
 #include "core/merge/merge.hpp"
 #include "core/documents/render.hpp"
 #include "core/store/restore_budget.hpp"
@@ -170,9 +171,9 @@ void run_git_lfs_pre_push(const std::string& remote, const std::string& url, con
   // Set up by git-lfs (it writes the key to the repository's own config),
   // and not uninstalled since (`git lfs uninstall` leaves the key but
   // takes its filter away).
-  const bool uses_git_lfs = git.config_get("lfs.repositoryformatversion", ConfigScope::Local).has_value() &&
-                            (git.config_get("filter.lfs.process", std::nullopt).has_value() ||
-                             git.config_get("filter.lfs.clean", std::nullopt).has_value());
+  const ConfigReader config = ConfigReader::through(git);
+  const bool uses_git_lfs = ConfigReader::through(git, ConfigScope::Local).get("lfs.repositoryformatversion") &&
+                            (config.get("filter.lfs.process") || config.get("filter.lfs.clean"));
   if (!owes_git_lfs_pre_push(folder, uses_git_lfs, running)) return;
   if (!find_on_path("git-lfs"))
     throw Error("this repository uses Git LFS (its config has lfs.repositoryformatversion and git-lfs's filter), "

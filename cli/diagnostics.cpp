@@ -8,6 +8,7 @@
 
 #include "cli/commands.hpp"
 #include "core/base/error.hpp"
+#include "core/git/config_reader.hpp"
 #include "core/git/git_cli.hpp"
 #include "core/git/git_repo.hpp"
 #include "core/git/subprocess.hpp"
@@ -54,7 +55,7 @@ void add_work_tree(EnvLines& lines, const RepoLayout& layout) {
   add(lines, "repository", layout.top.string());
   const auto repo = GitRepo::open(layout.top);
   add_bool(lines, "lean", repo && is_lean(*repo));
-  add(lines, "jpblob.lean", git.config_get("jpblob.lean", std::nullopt).value_or(""));
+  add(lines, "jpblob.lean", ConfigReader::through(git).get("jpblob.lean").value_or(""));
   add(lines, "hooks", layout.hooks.string());
   const HookFolder folder(layout.hooks, layout.top);
   for (const std::string& name : our_hooks()) add(lines, "hook." + name, whose_hook(folder, name));
@@ -91,7 +92,7 @@ void run_env_command(const std::string& jpblob_version, bool as_json) {
     // The same keys outside a work tree, empty: a script reads one shape.
     add(lines, "repository", "");
     add_bool(lines, "lean", false);
-    add(lines, "jpblob.lean", git.config_get("jpblob.lean", std::nullopt).value_or(""));
+    add(lines, "jpblob.lean", ConfigReader::through(git).get("jpblob.lean").value_or(""));
     add(lines, "hooks", "");
     for (const std::string& name : our_hooks()) add(lines, "hook." + name, "");
     add(lines, "hook_manager", "");

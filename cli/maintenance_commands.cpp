@@ -16,7 +16,7 @@
 #include "core/base/error.hpp"
 #include "core/base/fs.hpp"
 #include "core/artifacts/internal_url.hpp"
-#include "core/maintenance/age.hpp"
+#include "core/git/expiry_date.hpp"
 #include "core/maintenance/gc.hpp"
 #include "core/maintenance/migrate.hpp"
 #include "core/maintenance/purge_list.hpp"
@@ -62,7 +62,7 @@ void run_gc_command(const MaintenanceArgs& args) {
   const Workspace ws = open_workspace(args);
   GcOptions options;
   options.dry_run = args.dry_run;
-  options.grace_seconds = parse_age(args.prune);
+  options.grace_seconds = expiry_age(args.prune, "--prune", ErrorKind::Usage).value_or(INT64_MAX);  // never: keep all
   GcReport r;
   {
     TerminalProgress progress;

@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "core/base/error.hpp"
+#include "core/git/config_reader.hpp"
 #include "core/git/git_cli.hpp"
 #include "core/workspace/workspace.hpp"
 
@@ -29,7 +30,7 @@ PushCheckReport run_pre_push_hook(const fs::path& cwd, const std::string& remote
     if (!all_zeros(remote_id) && repo.has_object(remote_id)) have.push_back(remote_id);
   }
   if (tips.empty()) return {};
-  if (!remote.empty() && repo.config("remote." + remote + ".url")) {
+  if (!remote.empty() && ConfigReader::of(&repo).get("remote." + remote + ".url")) {
     have.push_back("--remotes=" + remote);
   } else if (!remote.empty()) {
     // A URL: only the remote itself can say what it holds. When it cannot

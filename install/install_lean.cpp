@@ -3,6 +3,7 @@
 #include <cstdlib>
 
 #include "core/base/error.hpp"
+#include "core/git/config_reader.hpp"
 #include "core/git/git_repo.hpp"
 #include "core/lean/lean_tree.hpp"
 #include "core/workspace/workspace.hpp"
@@ -28,7 +29,7 @@ fs::path lean_template_dir() {
 // is ours; another template is left alone. Returns the line to print.
 std::optional<std::string> remove_lean_template(const GitCli& git, ConfigScope scope) {
   const fs::path dir = lean_template_dir();
-  const auto current = git.config_get("init.templateDir", scope);
+  const auto current = ConfigReader::through(git, scope).get("init.templateDir");
   std::error_code ignored;
   fs::remove_all(dir, ignored);  // ours alone, whether named or written as an example
   if (!current || fs::path(*current) != dir) return std::nullopt;
@@ -67,10 +68,10 @@ std::vector<std::string> install_lean(const fs::path& cwd, const std::optional<R
                      "your " + config_scope_name(options.scope) + " config.");
     }
     const fs::path dir = lean_template_dir();
-    const auto current = git.config_get("init.templateDir", options.scope);
+    const auto current = ConfigReader::through(git, options.scope).get("init.templateDir");
     if (!options.clone_template) {
       if (auto removed = remove_lean_template(git, options.scope)) done.push_back(*removed);
-    } else if (git.config_get("jpblob.smudge", options.scope) == "refs") {
+    } else if (ConfigReader::through(git, options.scope).get("jpblob.smudge") == "refs") {
       done.push_back("No clone template: jpblob.smudge is refs, and JP reads the blob files.");
     } else {
       write_lean_template(dir);

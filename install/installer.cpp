@@ -9,6 +9,7 @@
 #include "core/documents/document.hpp"
 #include "core/base/error.hpp"
 #include "core/base/fs.hpp"
+#include "core/git/config_reader.hpp"
 #include "core/git/git_cli.hpp"
 #include "core/git/git_repo.hpp"
 #include "core/maintenance/migrate.hpp"
@@ -205,8 +206,9 @@ InstallChecks check_before_install(const Repo& repo, const InstallOptions& optio
 void set_git_config(const fs::path& config_cwd, const InstallOptions& options, std::vector<std::string>& done) {
   bool config_changed = false, config_upgraded = false;
   const GitCli config(config_cwd);
+  const ConfigReader current = ConfigReader::through(config, options.scope);
   for (const auto& [key, value] : config_entries()) {
-    const auto old = config.config_get(key, options.scope);
+    const auto old = current.get(key);
     if (old == value) continue;
     // An earlier install named this machine's absolute path.
     if (old && value.starts_with(kProgramName) && !old->starts_with(kProgramName)) config_upgraded = true;
@@ -318,7 +320,7 @@ std::vector<std::string> install_setup(const fs::path& cwd, const std::optional<
 bool our_hook_in_place(const GitRepo* repo) {
   if (!repo || !repo->workdir()) return false;
   fs::path hooks;
-  if (auto path = repo->config("core.hooksPath")) {
+  if (auto path = ConfigReader::of(repo).get("core.hooksPath")) {
     hooks = *repo->workdir() / *path;
   } else {
     hooks = repo->commondir() / "hooks";
@@ -346,7 +348,7 @@ std::optional<std::string> ensure_hook(const fs::path& cwd, const GitRepo* repo)
     if (commit_ours && std::all_of(our_hooks().begin(), our_hooks().end(),
                                    [&](const std::string& name) { return folder.exists(name); }))
       return std::nullopt;
-    if (GitCli(top).config_get("jpblob.autoInstallHook", std::nullopt, "bool") == "false") return std::nullopt;
+    if (ConfigReader::through(GitCli(top)).get_bool("jpblob.autoInstallHook") == false) return std::nullopt;
     if (auto managed = managed_hooks(*layout, folder)) {
       if (managed->runs_jpblob) return std::nullopt;
       return "warning: commits here are not checked for their blobs: " + managed->advice;
@@ -448,7 +450,7 @@ std::vector<std::string> uninstall(const fs::path& cwd, const InstallOptions& op
     kept += line;
   }
   const GitCli local(repo->top);
-  const bool newline_added = local.config_get(kNewlineKey, ConfigScope::Local) == "true";
+  const bool newline_added = ConfigReader::through(local, ConfigScope::Local).get(kNewlineKey) == "true";
   // The newline install put after the user's last line, when nothing was
   // added after ours since.
   if (removed && newline_added && ours_at_end && kept.ends_with('\n')) kept.pop_back();

@@ -13,8 +13,9 @@
 #include "core/base/error.hpp"
 #include "core/base/fs.hpp"
 #include "core/base/safe_path.hpp"
+#include "core/git/config_reader.hpp"
+#include "core/git/expiry_date.hpp"
 #include "core/git/git_repo.hpp"
-#include "core/git/subprocess.hpp"
 
 namespace jpblob {
 
@@ -25,28 +26,20 @@ std::optional<std::int64_t> parse_artifact_ttl(std::string_view value) {
     return Error(std::string("bad ") + kArtifactTtlKey + " '" + std::string(value) +
                      "': use seconds (3600), a number with s, m, h, d or w (30m, 2h), or never");
   };
-  if (value == "never") return std::nullopt;
-  std::size_t digits = 0;
-  while (digits < value.size() && value[digits] >= '0' && value[digits] <= '9') ++digits;
-  if (digits == 0 || digits > 12) throw bad();
-  const std::int64_t n = std::stoll(std::string(value.substr(0, digits)));
-  static const std::pair<std::string_view, std::int64_t> units[] = {
-      {"", 1}, {"s", 1}, {"m", 60}, {"h", 3600}, {"d", 86400}, {"w", 604800}};
-  for (const auto& [unit, seconds] : units)
-    if (value.substr(digits) == unit) {
-      if (n == 0) throw bad();
-      return n * seconds;
-    }
-  throw bad();
+  std::optional<std::int64_t> ttl;
+  try {
+    ttl = expiry_age(value, kArtifactTtlKey);
+  } catch (const Error&) {
+    throw bad();
+  }
+  // 0, "now" or a date to come: an artifact would expire as it is written.
+  if (ttl && *ttl <= 0) throw bad();
+  return ttl;
 }
 
 std::optional<std::int64_t> configured_artifact_ttl(const fs::path& cwd) {
-  const CommandOutput out = run_command({"git", "config", "--get", kArtifactTtlKey}, cwd);
-  if (out.status == 1) return kDefaultArtifactTtl;  // unset
-  if (out.status != 0) throw Error(std::string("cannot read ") + kArtifactTtlKey + ": " + out.err);
-  std::string value = out.out;
-  while (!value.empty() && (value.back() == '\n' || value.back() == '\r')) value.pop_back();
-  return parse_artifact_ttl(value);
+  const auto value = ConfigReader::through(GitCli(cwd)).get(kArtifactTtlKey);
+  return value ? parse_artifact_ttl(*value) : kDefaultArtifactTtl;
 }
 
 std::string describe_ttl(std::optional<std::int64_t> ttl) {

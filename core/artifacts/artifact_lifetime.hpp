@@ -1,8 +1,9 @@
 // The lifetime of session artifacts (seed artifact-store-ttl): an artifact
-// lives for jpblob.artifactTtl (default one hour, `never` allowed) counted
-// from its file's modification time; then `git jpblob cat` answers that it
-// expired, and `git jpblob artifacts gc` removes it (cleanup_expired), or a
-// whole session's artifacts (cleanup_session). `stats` counts what is kept.
+// lives for jpblob.artifactTtl (default one hour, `never` allowed, in git's
+// grammar for an expiry date) counted from its file's modification time;
+// then `git jpblob cat` answers that it expired, and `git jpblob artifacts
+// gc` removes it (cleanup_expired), or a whole session's artifacts
+// (cleanup_session). `stats` counts what is kept.
 //
 // Removal never follows a link and never leaves the folder it cleans: every
 // file is looked at with fstatat(AT_SYMLINK_NOFOLLOW) through the folder's
@@ -28,13 +29,15 @@ class KeptByGit;  // core/artifacts/kept_by_git
 inline constexpr std::int64_t kDefaultArtifactTtl = 3600;  // the seed's one hour
 inline constexpr const char* kArtifactTtlKey = "jpblob.artifactTtl";
 
-// A TTL value: seconds ("3600"), or a number with s, m, h, d or w ("30m",
-// "2h"); nullopt for "never". Throws Error naming the key
-// otherwise, and for 0.
+// A TTL value in git's expiry-date grammar (core/git/expiry_date): seconds
+// ("3600"), a number with s, m, h, d or w ("30m", "2h"), or any date git
+// reads ("2.hours.ago", "2 days"), as the length of time from now to it;
+// nullopt for "never". Throws Error naming the key otherwise, and for a
+// length of 0 ("0", "now").
 std::optional<std::int64_t> parse_artifact_ttl(std::string_view value);
 
 // jpblob.artifactTtl as git reads it from `cwd` (inside a repository or
-// not); the default when unset.
+// not, `git -c` included); the default when unset.
 std::optional<std::int64_t> configured_artifact_ttl(const std::filesystem::path& cwd);
 
 // "1h", "30m", "90s", "never".

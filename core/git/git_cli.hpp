@@ -232,7 +232,8 @@ class GitCli {
   std::optional<RepoLayout> layout() const;
 
   // A config value at a scope (every scope with nullopt, as git reads it);
-  // nullopt when unset. `type` is git's --type ("bool", …) or empty.
+  // nullopt when unset. `type` is git's --type ("bool", …) or empty. Read
+  // settings through ConfigReader::through (core/git/config_reader).
   std::optional<std::string> config_get(const std::string& key, std::optional<ConfigScope> scope,
                                         const std::string& type = {}) const;
   // The same from where `git config` is told to read (a scope's flag,

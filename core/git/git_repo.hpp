@@ -158,7 +158,8 @@ class GitRepo {
   std::optional<std::string> read_object(const std::string& hex) const;
 
   // A config value from the repository's config files with `git -c`
-  // settings applied on top; nullopt when unset.
+  // settings applied on top; nullopt when unset. Read settings through
+  // ConfigReader::of (core/git/config_reader), which calls this.
   std::optional<std::string> config(const std::string& key) const;
 
   // The remote a partial clone fetches missing objects from

@@ -3,10 +3,10 @@
 // commits the same bytes (docs/FORMAT.md, "Shared settings").
 //
 // The file is input someone else wrote: it is read from the top of the
-// work tree without following a link, parsed here (never handed to a
-// config library that would follow `include.path` outside the
-// repository), and only the keys that change committed bytes are taken
-// from it.
+// work tree without following a link, and its bytes are handed to git to
+// read as a config file (core/git/config_reader: read_config_text), never
+// following `include.path` outside the repository; only the keys that
+// change committed bytes are taken from it.
 #pragma once
 
 #include <string>
@@ -24,12 +24,6 @@ inline constexpr std::string_view kSharedConfigFile = ".jpblobconfig";
 // `git -c` says: they change the bytes clean commits.
 bool is_shared_key(std::string_view key);
 
-// Parses git config text into (section[.subsection].key, value) pairs,
-// section and key lowercased, in file order. A key with no `=` means
-// "true". `[include]` and `[includeIf]` are read as ordinary keys, never
-// followed. Throws Error naming `what` and the line on malformed text.
-std::vector<std::pair<std::string, std::string>> parse_config_text(std::string_view text, const std::string& what);
-
 // What `.jpblobconfig` says, as far as it can be read.
 struct SharedConfig {
   // The shared keys it sets, lowercased, in file order (the last one wins).
@@ -40,10 +34,11 @@ struct SharedConfig {
 };
 
 // The shared keys set by `.jpblobconfig` at the top of `work_tree`; empty
-// when there is no such file. Never throws for the file itself: a file
-// that cannot be read (a folder, a link, a FIFO, unreadable, over 1 MiB)
-// or parsed is ignored whole, with one warning. Checking each value is the
-// caller's (load_settings), which ignores a bad one with a warning too.
+// when there is no such file, and then no git process runs. Never throws
+// for the file itself: a file that cannot be read (a folder, a link, a
+// FIFO, unreadable, over 1 MiB) or that git refuses is ignored whole, with
+// one warning. Checking each value is the caller's (load_settings), which
+// ignores a bad one with a warning too.
 SharedConfig read_shared_config(const SafeDir& work_tree);
 
 }  // namespace jpblob

@@ -8,6 +8,7 @@
 
 #include "core/documents/document.hpp"
 #include "core/base/error.hpp"
+#include "core/git/config_reader.hpp"
 #include "core/workspace/shared_config.hpp"
 
 namespace jpblob {
@@ -27,16 +28,14 @@ int parse_compression_level(const std::string& v) {
 
 Settings load_settings(const GitRepo* repo, const SafeDir* work_tree) {
   Settings s;
-  auto get = [&](const std::string& key) -> std::optional<std::string> {
-    return repo ? repo->config(key) : command_line_config_value(key);
-  };
-  if (auto v = get("jpblob.compressionLevel")) s.store.compression_level = parse_compression_level(*v);
-  if (auto v = get("jpblob.maxBlobSize")) s.store.max_blob_size = parse_config_size("jpblob.maxBlobSize", *v);
-  if (auto v = get("jpblob.minSize")) s.min_size = parse_config_size("jpblob.minSize", *v);
-  if (auto v = get("core.bigFileThreshold"))
-    s.big_file_threshold = parse_config_size("core.bigFileThreshold", *v);
-  if (auto v = get("jpblob.fsync")) s.store.fsync = parse_config_bool("jpblob.fsync", *v);
-  if (auto v = get("jpblob.smudge")) {
+  // In-process: every filter reads these when it starts.
+  const ConfigReader config = ConfigReader::of(repo);
+  if (auto v = config.get("jpblob.compressionLevel")) s.store.compression_level = parse_compression_level(*v);
+  if (auto v = config.get_size("jpblob.maxBlobSize")) s.store.max_blob_size = *v;
+  if (auto v = config.get_size("jpblob.minSize")) s.min_size = *v;
+  if (auto v = config.get_size("core.bigFileThreshold")) s.big_file_threshold = *v;
+  if (auto v = config.get_bool("jpblob.fsync")) s.store.fsync = *v;
+  if (auto v = config.get("jpblob.smudge")) {
     if (*v == "refs") s.smudge_refs_only = s.refs_mode = true;
     else if (*v != "restore")
       throw Error("bad value for git config jpblob.smudge: '" + *v +
@@ -44,8 +43,7 @@ Settings load_settings(const GitRepo* repo, const SafeDir* work_tree) {
   }
   if (const char* skip = std::getenv("JPBLOB_SKIP_SMUDGE"); skip && std::strcmp(skip, "1") == 0)
     s.smudge_refs_only = true;
-  if (auto v = get("jpblob.skipSmudgeErrors"))
-    s.skip_smudge_errors = parse_config_bool("jpblob.skipSmudgeErrors", *v);
+  if (auto v = config.get_bool("jpblob.skipSmudgeErrors")) s.skip_smudge_errors = *v;
   if (const char* skip = std::getenv("JPBLOB_SKIP_SMUDGE_ERRORS"); skip && std::strcmp(skip, "1") == 0)
     s.skip_smudge_errors = true;
   if (work_tree) apply_shared_settings(s, *work_tree);

@@ -117,6 +117,40 @@ gc_prune_now() {
 }
 case_ "gc --prune=now removes a young orphan" gc_prune_now
 
+# `prune_splits DATE OLDER YOUNGER`: gc --prune=DATE removes an orphan
+# OLDER seconds old and keeps one YOUNGER seconds old.
+prune_splits() {
+  local older younger
+  older=$(make_orphan "older than $1" "$2")
+  younger=$(make_orphan "younger than $1" "$3")
+  git jpblob gc --prune="$1" > /dev/null || fail "gc --prune=$1 failed"
+  [ ! -e "$older" ] || fail "--prune=$1 kept an orphan $2 s old"
+  [ -e "$younger" ] || fail "--prune=$1 deleted an orphan $3 s old"
+  git jpblob gc --prune=now > /dev/null
+}
+gc_prune_takes_gits_dates() {
+  local day=86400 ancient rc
+  prune_splits "2 weeks ago" $((15 * day)) $((13 * day))
+  prune_splits "2.weeks.ago" $((15 * day)) $((13 * day))
+  prune_splits "$(date -d '5 days ago' +%F)" $((6 * day)) $((4 * day))
+  prune_splits "yesterday" $((2 * day)) 3600
+  prune_splits "90" 600 10
+  prune_splits "30m" 3600 60
+  ancient=$(make_orphan "kept for ever" $((400 * day)))
+  git jpblob gc --prune=never > /dev/null
+  [ -e "$ancient" ] || fail "--prune=never deleted an orphan"
+  for bad in soon 1.5h; do
+    set +e; git jpblob gc --prune="$bad" > /dev/null 2> "$TEST_ROOT/err"; rc=$?; set -e
+    [ "$rc" -eq 2 ] || fail "gc --prune=$bad exited $rc"
+    grep -q "bad --prune '$bad'" "$TEST_ROOT/err" || fail "gc --prune=$bad said: $(cat "$TEST_ROOT/err")"
+    [ -e "$ancient" ] || fail "gc --prune=$bad deleted an orphan"
+  done
+  git jpblob gc --prune=now > /dev/null
+  [ ! -e "$ancient" ] || fail "--prune=now kept an old orphan"
+}
+case_ "gc --prune takes what git gc --prune takes: 2 weeks ago, 2.weeks.ago, a date, never; and 90, 30m" \
+  gc_prune_takes_gits_dates
+
 gc_leaves_young_temp_file() {
   local temp_young=".jp/blobs/00/00/.jpblob-tmp-2-2-cafef00d"
   mkdir -p "$(dirname "$temp_young")" && echo writing > "$temp_young"

@@ -49,8 +49,17 @@ TEST(ArtifactTtl, AcceptsSecondsUnitsAndNever) {
   EXPECT_EQ(describe_ttl(std::nullopt), "never");
 }
 
+// The TTL is read in git's grammar for an expiry date (core/git/expiry_date),
+// as the length of time from now to the date git names.
+TEST(ArtifactTtl, AcceptsWhatGitReadsAsALengthOfTime) {
+  EXPECT_EQ(parse_artifact_ttl("2.hours.ago"), 7200);
+  EXPECT_EQ(parse_artifact_ttl("2 days"), 2 * 86400);
+  EXPECT_EQ(parse_artifact_ttl("1hour"), 3600);
+  EXPECT_EQ(parse_artifact_ttl("Never"), std::nullopt);
+}
+
 TEST(ArtifactTtl, RefusesAnythingElseNamingTheKey) {
-  for (const char* bad : {"", "h", "1x", "-5", "1.5h", "2 h", "0", "0m", "Never", "1hour", "9999999999999"}) {
+  for (const char* bad : {"", "h", "1x", "-5", "1.5h", "2 h", "0", "0m", "now", "soon", "9999999999999"}) {
     const std::string e = error_of([&] { parse_artifact_ttl(bad); });
     EXPECT_NE(e.find("jpblob.artifactTtl"), std::string::npos) << bad << ": " << e;
   }

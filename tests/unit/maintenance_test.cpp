@@ -1,4 +1,3 @@
-#include "core/maintenance/age.hpp"
 #include "core/maintenance/gc.hpp"
 
 #include <gtest/gtest.h>
@@ -12,20 +11,6 @@ namespace jpblob {
 namespace {
 
 namespace fs = std::filesystem;
-
-TEST(ParseAge, GitAndShortForms) {
-  EXPECT_EQ(parse_age("now"), 0);
-  EXPECT_EQ(parse_age("never"), INT64_MAX);
-  EXPECT_EQ(parse_age("90"), 90);
-  EXPECT_EQ(parse_age("1.hour.ago"), 3600);
-  EXPECT_EQ(parse_age("2.weeks.ago"), 2 * 604800);
-  EXPECT_EQ(parse_age("30m"), 1800);
-  EXPECT_EQ(parse_age("3d"), 3 * 86400);
-  EXPECT_EQ(parse_age("yesterday"), 86400);
-  EXPECT_EQ(parse_age("2.months.ago"), 60 * 86400);
-  EXPECT_EQ(parse_age("1.year.ago"), 365 * 86400);
-  for (const char* bad : {"", "soon", "1.fortnight", "-5", "h"}) EXPECT_THROW(parse_age(bad), Error) << bad;
-}
 
 TEST(ListStore, FindsBlobsAndStrayTemporaryFilesOnly) {
   test::TempDir t;

@@ -1,5 +1,6 @@
-// `.jpblobconfig` (core/workspace/shared_config): git config syntax, parsed without
-// following anything, deciding the settings that change committed bytes.
+// `.jpblobconfig` (core/workspace/shared_config): read by git as a config file
+// (core/git/config_reader, whose tests cover the syntax), without following
+// anything, deciding the settings that change committed bytes.
 #include "core/workspace/shared_config.hpp"
 
 #include <gtest/gtest.h>
@@ -12,43 +13,6 @@
 
 namespace jpblob {
 namespace {
-
-using Pairs = std::vector<std::pair<std::string, std::string>>;
-
-TEST(SharedConfig, ParsesGitConfigSyntax) {
-  const std::string text =
-      "# a comment\n"
-      "[jpblob]\n"
-      "\tminSize = 2k   ; trailing comment\n"
-      "  compressionLevel=9\n"
-      "[Section \"Sub.Case\"]\n"
-      "  flag\n"
-      "  quoted = \"a # not a comment\" tail \n"
-      "  escaped = x\\ty\\\"z\\\\\n"
-      "  joined = one\\\n"
-      "two\n"
-      "[include]\n"
-      "  path = /etc/passwd\n";
-  EXPECT_EQ(parse_config_text(text, "t"), (Pairs{{"jpblob.minsize", "2k"},
-                                                 {"jpblob.compressionlevel", "9"},
-                                                 {"section.Sub.Case.flag", "true"},
-                                                 {"section.Sub.Case.quoted", "a # not a comment tail"},
-                                                 {"section.Sub.Case.escaped", "x\ty\"z\\"},
-                                                 {"section.Sub.Case.joined", "onetwo"},
-                                                 {"include.path", "/etc/passwd"}}));
-}
-
-TEST(SharedConfig, MalformedTextNamesTheLine) {
-  for (const char* text : {"[jpblob\nminSize=1\n", "minSize=1\n", "[jpblob]\nminSize=\"open\n",
-                           "[jpblob]\n=1\n", "[jpblob]\nminSize=a\\q\n"}) {
-    try {
-      parse_config_text(text, ".jpblobconfig");
-      FAIL() << text;
-    } catch (const Error& e) {
-      EXPECT_NE(std::string(e.what()).find(".jpblobconfig, line "), std::string::npos) << e.what();
-    }
-  }
-}
 
 TEST(SharedConfig, DecidesOnlyTheKeysThatChangeCommittedBytes) {
   test::GitSandbox g;
@@ -72,6 +36,24 @@ TEST(SharedConfig, DecidesOnlyTheKeysThatChangeCommittedBytes) {
   // Without the file, the personal settings hold.
   std::filesystem::remove(g.repo() / ".jpblobconfig");
   EXPECT_EQ(load_settings(&*repo, &top).min_size, 1u);
+}
+
+// git reads the file, never following an include: a committed file must
+// not pull settings from elsewhere on a teammate's disk.
+TEST(SharedConfig, AnIncludeIsNeverFollowed) {
+  test::GitSandbox g;
+  g.git("config jpblob.minSize 7");
+  test::TempDir outside;
+  std::ofstream(outside / "cfg") << "[jpblob]\nminSize=5\ncompressionLevel=1\n";
+  std::ofstream(g.repo() / ".jpblobconfig") << "[include]\npath = " << (outside / "cfg").string()
+                                            << "\n[includeIf \"gitdir:/\"]\npath = " << (outside / "cfg").string()
+                                            << "\n[jpblob]\ncompressionLevel=9\n";
+  const SafeDir top = SafeDir::open(g.repo());
+  const SharedConfig c = read_shared_config(top);
+  EXPECT_EQ(c.values, (std::vector<std::pair<std::string, std::string>>{{"jpblob.compressionlevel", "9"}}));
+  EXPECT_TRUE(c.warnings.empty());
+  auto repo = GitRepo::open(g.repo());
+  EXPECT_EQ(load_settings(&*repo, &top).min_size, 7u);
 }
 
 TEST(SharedConfig, ALinkIsIgnoredWithAWarning) {
