@@ -181,7 +181,8 @@ CLI::App* add_maintenance_command(CLI::App& app, jpblob::MaintenanceArgs& m, con
 void add_store_check_commands(CLI::App& app, jpblob::MaintenanceArgs& m) {
   auto* gc = add_maintenance_command(app, m, "gc", "delete blobs nothing references", jpblob::run_gc_command);
   gc->add_flag("--dry-run", m.dry_run, "say what would be deleted");
-  gc->add_option("--prune", m.prune, "keep blobs younger than this (default 1.hour.ago; now; never)");
+  gc->add_option("--prune", m.prune,
+                 "keep unreferenced blobs younger than this date (default gc.pruneExpire, 2.weeks.ago; now; never)");
   gc->add_option("--store", m.store, "a JP storage folder instead of the work tree's .jp");
   gc->add_flag("--json", m.json, "machine output");
   auto* verify =

@@ -62,7 +62,13 @@ void run_gc_command(const MaintenanceArgs& args) {
   const Workspace ws = open_workspace(args);
   GcOptions options;
   options.dry_run = args.dry_run;
-  options.grace_seconds = expiry_age(args.prune, "--prune", ErrorKind::Usage).value_or(INT64_MAX);  // never: keep all
+  // git's lifetime of an unreachable object unless --prune names another,
+  // as `git gc` reads gc.pruneExpire and --prune.
+  const bool given = !args.prune.empty();
+  const std::string prune = given ? args.prune : prune_expire(ws);
+  options.grace_seconds = expiry_age(prune, given ? "--prune" : "gc.pruneExpire", given ? ErrorKind::Usage
+                                                                                       : ErrorKind::Failure)
+                              .value_or(INT64_MAX);  // never: keep all
   GcReport r;
   {
     TerminalProgress progress;
@@ -79,7 +85,7 @@ void run_gc_command(const MaintenanceArgs& args) {
   for (const auto& x : r.removed) std::cout << (r.dry_run ? "would remove " : "removed ") << x.path << '\n';
   std::cout << (r.dry_run ? "Would remove " : "Removed ") << r.removed.size() << " file(s), "
             << (r.dry_run ? "freeing " : "freed ") << human(r.bytes_freed) << "; kept " << r.kept_live
-            << " referenced and " << r.kept_young << " younger than " << args.prune << ".\n";
+            << " referenced and " << r.kept_young << " younger than " << prune << ".\n";
   if (r.retired_purged)
     std::cout << "Deleted " << r.retired_purged << " kept copie(s) a commit had set aside (all committed).\n";
   if (r.unfinished_packs)

@@ -16,7 +16,7 @@ struct MaintenanceArgs {
   bool json = false;
   bool history = false;
   std::vector<std::string> revisions;  // verify --history: the commits to check (rev-list arguments)
-  std::string prune = "1.hour.ago";
+  std::string prune;  // empty: gc.pruneExpire
   std::optional<std::filesystem::path> store;
   std::string target;  // a conversation or a blob name
   std::vector<std::string> targets;  // purge-list: conversations and sessions

@@ -58,7 +58,7 @@ class Filter {
            const SmudgeContext& context = {});
 
   // Records what the clean of `path` that gave `output` references, for
-  // the pre-commit hook (core/workspace/needs_log), when it is a
+  // the pre-commit hook (core/lean/needs_log), when it is a
   // conversation with nothing for a second clean to do. A failure to write
   // is one warning a process: the hook then reads the file from git.
   void record_clean(const std::string& path, std::string_view output);

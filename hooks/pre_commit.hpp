@@ -30,7 +30,7 @@ struct PreCommitReport {
   std::size_t conversations = 0;  // changed conversations checked
   std::size_t restaged = 0;       // conversations cleaned by the hook
   std::size_t blobs_staged = 0;   // blob files added to the index
-  std::size_t restored = 0;       // of those, written again from their kept copies (core/workspace/kept)
+  std::size_t restored = 0;       // of those, written again from their kept copies (core/lean/kept_copies)
   std::vector<Problem> problems;      // one each; non-empty refuses the commit
   std::vector<std::string> warnings;  // one line each (a bad .jpblobconfig)
 };

@@ -30,7 +30,7 @@ struct DocumentRead {
 // one object at a time from a shared one (GitRepo::lock), and reading was
 // half of a 1,000-conversation commit's 1.7 s here. Throws what clean
 // throws for a document it cannot read as its kind.
-// `recorded`: what the filter recorded of its outputs (core/workspace/needs_log),
+// `recorded`: what the filter recorded of its outputs (core/lean/needs_log),
 // by git id; a document found there with the same question (kind, minimum
 // size) is not read.
 std::vector<DocumentRead> read_staged_documents(const Workspace& ws, const std::vector<RawChange>& documents,

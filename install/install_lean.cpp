@@ -37,7 +37,7 @@ std::optional<std::string> remove_lean_template(const GitCli& git, ConfigScope s
   return "New clones check out .jp/blobs again: removed init.templateDir (" + dir.string() + ").";
 }
 
-// The lean work tree's part of install (core/workspace/lean). Nothing here
+// The lean work tree's part of install (core/lean/lean_tree). Nothing here
 // touches a repository install does not run in, unless asked:
 // - in a repository (and no explicit --global or --system), --lean and
 //   --no-lean are this repository's choice (its jpblob.lean) and convert it

@@ -33,7 +33,7 @@ namespace jpblob {
 struct InstallOptions {
   ConfigScope scope = ConfigScope::Global;
   bool force = false;
-  // Lean work trees (core/workspace/lean; install_lean in installer.cpp):
+  // Lean work trees (core/lean/lean_tree; install_lean in install_lean.cpp):
   // --lean / --no-lean, for this repository when install runs in one (and
   // no scope was given), else for new clones at `scope`.
   std::optional<bool> lean;

@@ -36,6 +36,11 @@ std::optional<bool> ConfigReader::get_bool(const std::string& key) const {
   return parse_config_bool(key, *value);
 }
 
+std::optional<std::string> ConfigReader::get_as(const std::string& key, const char* type) const {
+  if (!git_) throw Error(std::string("reading ") + key + " as " + type + " needs the git program");
+  return git_->config_get(key, scope_, type);
+}
+
 std::optional<std::uint64_t> ConfigReader::get_size(const std::string& key) const {
   const auto value = get(key);
   if (!value) return std::nullopt;

@@ -46,6 +46,10 @@ class ConfigReader {
   // negative one refused). Throws Error naming `key` otherwise.
   std::optional<bool> get_bool(const std::string& key) const;
   std::optional<std::uint64_t> get_size(const std::string& key) const;
+  // The value in git's canonical form for `type` ("bool-or-int": true,
+  // false or a number), as git converts it; only through the git program
+  // (Error otherwise). Throws Error when git refuses the value.
+  std::optional<std::string> get_as(const std::string& key, const char* type) const;
 
  private:
   ConfigReader() = default;

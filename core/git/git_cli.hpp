@@ -132,7 +132,7 @@ class GitCli {
     std::string id;               // instead of `file`: a blob git's objects hold already
   };
   // Stages files that live outside the work tree (a lean tree's new blobs,
-  // core/workspace/kept): writes each file's bytes (at most `max_size`) to
+  // core/lean/kept_copies): writes each file's bytes (at most `max_size`) to
   // git's objects and points its index entry at them, marked
   // skip-worktree, so git neither writes nor looks for a work-tree file.
   // Returns the entries with every id filled in, for another index. A few

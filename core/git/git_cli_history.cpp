@@ -52,16 +52,25 @@ std::optional<std::string> GitCli::resolve_commit(const std::string& rev) const 
   return first_line(r.out);
 }
 
-std::vector<std::string> GitCli::stash_commits() const {
-  if (!resolve_commit("refs/stash")) return {};
-  std::vector<std::string> out;
-  // "<entry> <HEAD then> <index> [<untracked>]": all but the HEAD then,
-  // which is an ordinary commit.
-  for (const std::string& line : split_records(must("list the stash", {"log", "-g", "--format=%H %P", "refs/stash"}), '\n')) {
+namespace {
+
+// The commits of stash entries listed as "<entry> <HEAD then> <index>
+// [<untracked>]" a line (`git log --format=%H %P`): all but the HEAD then,
+// which is an ordinary commit.
+void add_stash_parts(const std::string& listing, std::vector<std::string>& out) {
+  for (const std::string& line : split_records(listing, '\n')) {
     const auto f = split_fields(line);
     for (std::size_t i = 0; i < f.size(); ++i)
       if (i != 1 && !f[i].empty()) out.emplace_back(f[i]);
   }
+}
+
+}  // namespace
+
+std::vector<std::string> GitCli::stash_commits() const {
+  if (!resolve_commit("refs/stash")) return {};
+  std::vector<std::string> out;
+  add_stash_parts(must("list the stash", {"log", "-g", "--format=%H %P", "refs/stash"}), out);
   return out;
 }
 
@@ -80,11 +89,8 @@ std::vector<std::string> GitCli::autostash_commits() const {
     }
     const auto id = resolve_commit(first_line(text));
     if (!id) continue;
-    // A stash entry's shape (`git stash create`): all but the HEAD then.
-    const std::string line = first_line(must("read an autostash", {"log", "-1", "--format=%H %P", *id}));
-    const auto f = split_fields(line);
-    for (std::size_t i = 0; i < f.size(); ++i)
-      if (i != 1 && !f[i].empty()) out.emplace_back(f[i]);
+    // A stash entry's shape (`git stash create`).
+    add_stash_parts(must("read an autostash", {"log", "-1", "--format=%H %P", *id}), out);
   }
   return out;
 }

@@ -12,6 +12,7 @@
 #include "core/base/fs.hpp"
 #include "core/base/parallel.hpp"
 #include "core/format/gzip.hpp"
+#include "core/git/config_reader.hpp"
 
 namespace jpblob {
 
@@ -156,21 +157,20 @@ HeldInIndex held_in_index(const GitRepo& repo) {
 }
 
 bool is_lean(const GitRepo& repo) {
-  const auto sparse = repo.config("core.sparseCheckout");
-  if (!sparse || parse_config_bool("core.sparseCheckout", *sparse) != true) return false;
+  if (ConfigReader::of(&repo).get_bool("core.sparseCheckout") != true) return false;
   std::error_code ec;
   const fs::path file = repo.gitdir() / "info" / "sparse-checkout";
   return fs::is_regular_file(file, ec) && holds_line(read_file(file), kStoreExclusion);
 }
 
 std::optional<std::string> lean_refused(const GitCli& git) {
-  if (git.config_get("jpblob.lean", std::nullopt, "bool") == "false")
+  const ConfigReader config = ConfigReader::through(git);
+  if (config.get_bool("jpblob.lean") == false)
     return "jpblob.lean is false here: this clone checks its committed blobs out";
-  if (git.config_get("jpblob.smudge", std::nullopt) == "refs")
+  if (config.get("jpblob.smudge") == "refs")
     return "this clone keeps the reference form (jpblob.smudge=refs): JP with RFD 066 reads .jp/blobs, so its "
            "blobs stay checked out";
-  if (git.config_get("core.sparseCheckoutCone", std::nullopt, "bool") == "true" &&
-      git.config_get("core.sparseCheckout", std::nullopt, "bool") == "true")
+  if (config.get_bool("core.sparseCheckoutCone") == true && config.get_bool("core.sparseCheckout") == true)
     return "this clone uses cone-mode sparse checkout, whose patterns cannot leave .jp/blobs out; "
            "`git sparse-checkout set --no-cone` with your patterns plus !/.jp/blobs/ does it by hand";
   return std::nullopt;
@@ -191,11 +191,11 @@ void own_worktree_settings(const RepoLayout& layout, const GitCli& git) {
 
 bool records_end_of_entries(const GitCli& git) {
   try {
-    if (const auto record = git.config_get("index.recordEndOfIndexEntries", std::nullopt, "bool"))
-      return *record == "true";
+    const ConfigReader config = ConfigReader::through(git);
+    if (const auto record = config.get_bool("index.recordEndOfIndexEntries")) return *record;
     // git's own rule: index.threads set, to any count of threads but one
     // (true and 0 are "as many as there are cores", false is 1).
-    const auto threads = git.config_get(std::string(kIndexThreads), std::nullopt, "bool-or-int");
+    const auto threads = config.get_as(std::string(kIndexThreads), "bool-or-int");
     return threads && *threads != "false" && *threads != "1";
   } catch (const Error&) {
     return false;  // a value git refuses too, at its next read of the index
@@ -206,7 +206,8 @@ void enter_lean(const RepoLayout& layout, const GitCli& git) {
   if (auto why = lean_refused(git)) throw Error(*why);
   std::error_code ec;
   std::string patterns = fs::is_regular_file(layout.sparse_checkout, ec) ? read_file(layout.sparse_checkout) : "";
-  const bool was_sparse = git.config_get("core.sparseCheckout", std::nullopt, "bool") == "true";
+  const ConfigReader config = ConfigReader::through(git);
+  const bool was_sparse = config.get_bool("core.sparseCheckout") == true;
   if (!was_sparse || patterns.find_first_not_of(" \t\r\n") == std::string::npos) {
     patterns = std::string(kLeanPatterns);
   } else if (!holds_line(patterns, kStoreExclusion)) {
@@ -226,7 +227,7 @@ void enter_lean(const RepoLayout& layout, const GitCli& git) {
   // patterns mean nothing; checkout itself does not.
   git.config_set("core.sparseCheckoutCone", "false", ConfigScope::Worktree);
   if (patterns == kLeanPatterns) git.config_set(std::string(kExpectFiles), "true", ConfigScope::Worktree);
-  if (!git.config_get(std::string(kIndexThreads), std::nullopt)) {
+  if (!config.get(std::string(kIndexThreads))) {
     git.config_set(std::string(kIndexThreads), "true", ConfigScope::Worktree);
     git.config_set(std::string(kSetIndexThreads), "true", ConfigScope::Worktree);
   }
@@ -286,8 +287,9 @@ bool leave_lean(const RepoLayout& layout, const GitCli& git) {
   } else {
     write_file_atomic(layout.sparse_checkout, kept);
   }
-  if (git.config_get(std::string(kSetIndexThreads), ConfigScope::Worktree)) {
-    if (git.config_get(std::string(kIndexThreads), ConfigScope::Worktree) == "true")
+  const ConfigReader own = ConfigReader::through(git, ConfigScope::Worktree);
+  if (own.get(std::string(kSetIndexThreads))) {
+    if (own.get(std::string(kIndexThreads)) == "true")
       git.config_unset(std::string(kIndexThreads), ConfigScope::Worktree);
     git.config_unset(std::string(kSetIndexThreads), ConfigScope::Worktree);
   }

@@ -15,6 +15,7 @@
 #include "core/base/fs.hpp"
 #include "core/base/parallel.hpp"
 #include "core/git/blob_pack.hpp"
+#include "core/git/config_reader.hpp"
 #include "core/git/git_cli.hpp"
 #include "core/lean/kept_copies.hpp"
 #include "core/lean/needs_log.hpp"
@@ -341,6 +342,10 @@ class GcRun {
 };
 
 }  // namespace
+
+std::string prune_expire(const Workspace& ws) {
+  return ConfigReader::of(ws.repo()).get("gc.pruneExpire").value_or("2.weeks.ago");
+}
 
 GcReport run_gc(const Workspace& ws, const GcOptions& options, const Progress& progress) {
   return GcRun(ws, options).run(progress);

@@ -1,5 +1,5 @@
 // The blobs the index holds with no file in the work-tree store: in a lean
-// work tree (core/workspace/lean) every committed blob, which git's objects
+// work tree (core/lean/lean_tree) every committed blob, which git's objects
 // alone keep. verify and stats read them there, so that they answer the same
 // in a lean clone and in a clone that checks its store out (SPEC §2, "Every
 // command knows both homes"); gc unstages those nothing needs.

@@ -64,7 +64,7 @@ struct LiveSet {
   // Those a Stashed version needs: a stash's untracked part holds
   // conversations without the blob files clean wrote while it was made, so
   // an index holding the same blob now does not speak for it (gc's kept
-  // copies, core/workspace/kept).
+  // copies, core/lean/kept_copies).
   std::unordered_set<Digest, DigestHash> stashed;
   std::size_t documents = 0;  // documents (conversations, sessions) and staged versions read
   // The documents themselves, by path relative to their work tree's top:

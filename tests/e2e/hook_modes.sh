@@ -137,7 +137,7 @@ hook_respells_references() {
 case_ "a staged committed form with a reference spelled otherwise: the hook writes clean's spelling" hook_respells_references
 
 # The filter records what each output references for the hook
-# (core/workspace/needs_log): the line for the staged id names exactly
+# (core/lean/needs_log): the line for the staged id names exactly
 # the blobs the staged conversation references; a log cut short or
 # garbled costs a read, never a blob; the logs go with the commit.
 needs_records() {

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Kept copies (core/workspace/kept): every blob file clean writes into the work tree is
+# Kept copies (core/lean/kept_copies): every blob file clean writes into the work tree is
 # also linked into the git folder (jpblob/kept), which git never checks out,
 # stashes or cleans. A conversation not committed yet keeps its tool output
 # through `git stash -u` with the store checked out, `git stash -a` and `git
@@ -274,7 +274,7 @@ case_ "a corrupt kept copy refuses the commit and names it, with git jpblob repa
 # A commit that stages every kept copy (a lean tree committing all it
 # added) moves the folder aside whole, and a process of its own deletes
 # it: 114,000 deletions kept a commit of 50,000 conversations waiting five
-# seconds (core/workspace/kept, retire_kept_copies).
+# seconds (core/lean/kept_copies, KeptCopies::retire).
 retired_dir() { echo "$(git rev-parse --git-common-dir)/jpblob/retired"; }
 wait_for_purge() {
   local i

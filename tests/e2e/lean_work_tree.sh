@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Lean work trees (core/workspace/lean): committed blobs stay in git's objects only.
+# Lean work trees (core/lean/lean_tree): committed blobs stay in git's objects only.
 # A teammate who ran `git jpblob install` once (lean is the default) clones
 # with plain `git clone`: the post-checkout hook the filter installs during
 # the clone leaves no blob file, every conversation is JP's form, and
@@ -100,7 +100,7 @@ case_ "a plain git clone after install keeps no blob file, nor does the adopting
 
 # The teammate's first commit in that clone: its new blobs live in the
 # git folder until the hook stages them, and the kept folder then goes
-# aside whole (core/workspace/kept, retire_kept_copies) for a process of
+# aside whole (core/lean/kept_copies, KeptCopies::retire) for a process of
 # its own to delete.
 commit_in_the_lean_clone() {
   cd "$TEST_ROOT/mate"

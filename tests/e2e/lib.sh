@@ -350,7 +350,7 @@ print("\n".join(sorted(set(re.findall(r"\"\$blob\"\s*:\s*\"([0-9a-f]{64})\"", sy
 
 # The store path of the blob holding exactly the text $1.
 # Makes blobs nowhere but in git: their work-tree files and the copies
-# kept in the git folder (core/workspace/kept). Arguments: digests.
+# kept in the git folder (core/lean/kept_copies). Arguments: digests.
 remove_blob_files() {
   local d kept
   kept="$(git rev-parse --git-common-dir)/jpblob/kept"

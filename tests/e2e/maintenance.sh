@@ -74,10 +74,13 @@ verify_all_good() {
 case_ "verify: all good" verify_all_good
 
 # Orphans, old and young, and an old temporary file, for verify and gc.
-orphan_old=$(make_orphan "old orphan" 7200)
+# gc's default lifetime is git's for an unreachable object (gc.pruneExpire,
+# two weeks): three weeks is old, two hours young.
+orphan_old=$(make_orphan "old orphan" $((21 * 86400)))
+orphan_hours=$(make_orphan "orphan of two hours" 7200)
 orphan_young=$(make_orphan "young orphan" 60)
 temp_old=".jp/blobs/00/00/.jpblob-tmp-1-1-deadbeef"
-mkdir -p "$(dirname "$temp_old")" && echo partial > "$temp_old" && touch -d '2 hours ago' "$temp_old"
+mkdir -p "$(dirname "$temp_old")" && echo partial > "$temp_old" && touch -d '3 weeks ago' "$temp_old"
 
 verify_lists_candidates() {
   git jpblob verify | grep -q "unreferenced (gc candidate): $orphan_old" || fail "verify does not list gc candidates"
@@ -93,12 +96,25 @@ case_ "gc --dry-run deletes nothing" gc_dry_run
 gc_removes_old_only() {
   git jpblob gc > "$TEST_ROOT/gc.out"
   grep -q "Removed 2 file" "$TEST_ROOT/gc.out" || fail "gc: $(cat "$TEST_ROOT/gc.out")"
+  grep -q "younger than 2.weeks.ago" "$TEST_ROOT/gc.out" || fail "gc does not name git's lifetime: $(cat "$TEST_ROOT/gc.out")"
   [ ! -e "$orphan_old" ] && [ ! -e "$temp_old" ] || fail "gc kept an old orphan"
+  [ -f "$orphan_hours" ] || fail "gc deleted an orphan younger than gc.pruneExpire"
   [ -f "$orphan_young" ] || fail "gc deleted a young orphan"
   blob_held "$(blob_path "$d_first")" || fail "gc deleted a referenced blob"
   git jpblob verify > /dev/null
 }
-case_ "gc: old orphans and old temp files go, young and referenced blobs stay" gc_removes_old_only
+case_ "gc: orphans older than gc.pruneExpire and old temp files go, young and referenced blobs stay" gc_removes_old_only
+
+# gc.pruneExpire is git's setting, read as git reads it (any scope, -c).
+gc_reads_prune_expire() {
+  git -c gc.pruneExpire=1.hour.ago jpblob gc > "$TEST_ROOT/gc.out"
+  [ ! -e "$orphan_hours" ] || fail "gc kept an orphan older than -c gc.pruneExpire: $(cat "$TEST_ROOT/gc.out")"
+  [ -f "$orphan_young" ] || fail "gc deleted an orphan younger than gc.pruneExpire"
+  git config gc.pruneExpire never
+  git jpblob gc --dry-run | grep -q "younger than never" || fail "gc does not read gc.pruneExpire from the config"
+  git config --unset gc.pruneExpire
+}
+case_ "gc's lifetime is gc.pruneExpire, from any scope or git -c" gc_reads_prune_expire
 
 gc_unstages_tracked() {
   git rm -q -r .jp/conversations/17758406188-second
@@ -163,7 +179,7 @@ case_ "a writer's temporary file is never taken from under it, --prune=now or no
 # The next case breaks the first conversation; it is put back after it.
 cp "$first" "$TEST_ROOT/saved.json"
 gc_refuses_on_corrupt_conversation() {
-  make_orphan "doomed orphan" 7200 > /dev/null
+  make_orphan "doomed orphan" $((21 * 86400)) > /dev/null
   echo '[{"type": ' > "$first"
   local before rc
   before=$({ find .jp/blobs -type f; git ls-files -s .jp/blobs; } | sort | sha256sum)

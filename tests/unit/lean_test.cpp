@@ -1,4 +1,4 @@
-// Lean work trees (core/workspace/lean): what clean asks of git's copies of blobs.
+// Lean work trees (core/lean/lean_tree): what clean asks of git's copies of blobs.
 #include "core/lean/lean_tree.hpp"
 
 #include <gtest/gtest.h>

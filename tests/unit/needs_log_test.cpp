@@ -1,4 +1,4 @@
-// The filter's record of what its outputs reference (core/workspace/needs_log):
+// The filter's record of what its outputs reference (core/lean/needs_log):
 // what is written is read back whole, and a line that is cut short, garbled
 // or says more than its count is left out, never read as something else.
 #include "core/lean/needs_log.hpp"
