@@ -228,8 +228,6 @@ void run_pre_receive() {
 }
 
 int run_merge_driver(const std::vector<std::string>& args) {
-  const Workspace ws = Workspace::open(fs::current_path());
-  for (const auto& w : ws.settings().warnings) std::cerr << "git-jpblob: warning: " << w << '\n';
   int marker_size = 7;
   try {
     marker_size = std::stoi(args[3]);
@@ -237,6 +235,20 @@ int run_merge_driver(const std::vector<std::string>& args) {
     throw Error("merge: bad marker size '" + args[3] + "'", ErrorKind::Usage);
   }
   const std::string& path = args[4];
+  std::optional<Workspace> opened;
+  try {
+    opened.emplace(Workspace::open(fs::current_path()));
+  } catch (const UnsupportedRepository& e) {
+    // git's own line merge, as if no driver were set: a conflict is shown
+    // with git's markers, never one side dropped.
+    std::cerr << "git-jpblob: warning: " << e.what() << "; " << path << " merged by git's line merge\n";
+    const auto m = GitCli(fs::current_path()).merge_texts(read_file(args[1]), read_file(args[0]), read_file(args[2]),
+                                                          marker_size);
+    write_file_atomic(args[1], m.text);
+    return m.conflict ? 1 : 0;
+  }
+  const Workspace& ws = *opened;
+  for (const auto& w : ws.settings().warnings) std::cerr << "git-jpblob: warning: " << w << '\n';
   const MergeOutcome m =
       merge_file(ws, path, read_file(args[0]), read_file(args[1]), read_file(args[2]), marker_size);
   write_file_atomic(args[1], m.content);

@@ -178,6 +178,12 @@ class GitCli {
   // per commit (its id, and with --parents its parents' after it).
   std::vector<std::string> rev_list(const std::vector<std::string>& args) const;
 
+  // The loose commits whose files were written at or after `since`: what
+  // git's prune keeps, with everything they reach, however unreachable (a
+  // dropped stash entry, an amended commit), for as long as gc.pruneExpire
+  // gives an object. One listing of the object folders, one `cat-file`.
+  std::vector<std::string> recent_loose_commits(std::time_t since) const;
+
   // The object ids `remote` (a name or URL) advertises for its refs now
   // (`git ls-remote`); nullopt when it cannot be asked.
   std::optional<std::vector<std::string>> advertised_ids(const std::string& remote) const;

@@ -3,6 +3,11 @@
 // progress, a remote's refs, and blobs read or fetched through git.
 #include "core/git/git_cli.hpp"
 
+#include <sys/stat.h>
+
+#include <cctype>
+#include <ctime>
+
 #include "core/base/error.hpp"
 #include "core/base/fs.hpp"
 #include "core/git/subprocess.hpp"
@@ -71,6 +76,33 @@ std::vector<std::string> GitCli::stash_commits() const {
   if (!resolve_commit("refs/stash")) return {};
   std::vector<std::string> out;
   add_stash_parts(must("list the stash", {"log", "-g", "--format=%H %P", "refs/stash"}), out);
+  return out;
+}
+
+std::vector<std::string> GitCli::recent_loose_commits(std::time_t since) const {
+  const fs::path objects =
+      fs::absolute(cwd_ / first_line(must("find git's objects", {"rev-parse", "--git-path", "objects"})));
+  std::string ids;
+  std::error_code ec;
+  for (fs::directory_iterator dir(objects, ec), end; !ec && dir != end; dir.increment(ec)) {
+    const std::string fan = dir->path().filename().string();
+    if (fan.size() != 2 || !std::isxdigit(static_cast<unsigned char>(fan[0])) ||
+        !std::isxdigit(static_cast<unsigned char>(fan[1])))
+      continue;
+    std::error_code inner;
+    for (fs::directory_iterator file(dir->path(), inner); !inner && file != end; file.increment(inner)) {
+      struct stat st {};
+      if (::lstat(file->path().c_str(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_mtime < since) continue;
+      ids += fan + file->path().filename().string() + "\n";
+    }
+  }
+  std::vector<std::string> out;
+  if (ids.empty()) return out;
+  for (const std::string& line :
+       split_records(must("read git's objects", {"cat-file", "--batch-check=%(objectname) %(objecttype)"}, ids), '\n')) {
+    const auto f = split_fields(line);
+    if (f.size() == 2 && f[1] == "commit") out.emplace_back(f[0]);
+  }
   return out;
 }
 

@@ -30,12 +30,16 @@ namespace {
 using DigestSet = std::unordered_set<Digest, DigestHash>;
 
 // Blobs referenced by a document in a commit some reflog names (in any
-// worktree): the way back to them is `git reset HEAD@{n}` and the like.
+// worktree): the way back to them is `git reset HEAD@{n}` and the like;
+// or in an unreachable commit git still keeps, a loose one written since
+// `since` (a dropped stash entry, an amended commit): git's prune keeps
+// such a commit, and all it reaches, for gc.pruneExpire, and `git fsck
+// --lost-found` gives it back.
 // Only asked for blobs that no git object holds, so usually never built.
 // A version the live set has read is skipped: what it references is live
 // already, so never a candidate (most reflog commits share most of their
 // documents with the index).
-DigestSet reflog_references(const Workspace& ws, const LiveSet& live) {
+DigestSet reflog_references(const Workspace& ws, const LiveSet& live, std::time_t since) {
   DigestSet out;
   std::unordered_set<std::string> commits, documents;
   const GitCli git(ws.top());
@@ -45,6 +49,7 @@ DigestSet reflog_references(const Workspace& ws, const LiveSet& live) {
     if (!fs::exists(wt, ec)) continue;
     for (auto& c : GitCli(wt).rev_list({"--no-walk", "--reflog"})) commits.insert(std::move(c));
   }
+  for (auto& c : git.recent_loose_commits(since)) commits.insert(std::move(c));
   // One walk of every commit's trees, each folder once however many
   // commits hold it unchanged; git's own listing of each commit where
   // libgit2 cannot read a tree (a partial clone: git fetches it).
@@ -234,7 +239,8 @@ class GcRun {
   bool only_copy_in_reflog(const BlobStore& from, const Digest& digest) {
     if (reflogs_) return reflogs_->count(digest) && !in_git_objects(ws_, from, digest);
     if (in_git_objects(ws_, from, digest)) return false;
-    reflogs_ = reflog_references(ws_, live_);
+    const std::int64_t grace = options_.grace_seconds;
+    reflogs_ = reflog_references(ws_, live_, grace >= now_ ? 0 : now_ - static_cast<std::time_t>(grace));
     return reflogs_->count(digest) > 0;
   }
 

@@ -76,7 +76,7 @@ bool add_conversation(const std::string& name, const std::optional<std::string>&
                       PurgeTarget& t) {
   const std::size_t before = t.folders.size();
   std::optional<std::string> id;
-  if (const std::string_view handle = std::string_view(name).starts_with("jp-c") ? name.substr(4) : name;
+  if (const std::string_view handle = std::string_view(name).starts_with("jp-c") ? std::string_view(name).substr(4) : std::string_view(name);
       all_digits(handle))
     id = std::string(handle);
   if (rel) {
@@ -115,7 +115,7 @@ PurgeTarget resolve_purge_target(const std::vector<std::string>& names, const st
                            ? rel && add_session(*rel, known, t)
                            : add_conversation(name, rel, known, folders, t);
     if (found) continue;
-    const std::string_view handle = std::string_view(name).starts_with("jp-c") ? name.substr(4) : name;
+    const std::string_view handle = std::string_view(name).starts_with("jp-c") ? std::string_view(name).substr(4) : std::string_view(name);
     const std::string where = " in any commit reachable from a ref, the index or the work tree";
     if (all_digits(handle)) throw Error("no conversation with id " + std::string(handle) + where, ErrorKind::Usage);
     throw Error("no conversation or session '" + name + "'" + where +

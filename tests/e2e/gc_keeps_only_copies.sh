@@ -262,4 +262,30 @@ lost_found_within_git_lifetime() {
 }
 case_ "a conversation lost to reset --hard comes back whole from fsck --lost-found after gc" lost_found_within_git_lifetime
 
+# A stash entry dropped today: git keeps its commit, and all it reaches,
+# for gc.pruneExpire from the day it was made, and `git stash apply` of
+# the id fsck names gives it back. The blob its conversation needs was
+# written weeks before (the stash reused what `git add` had cleaned).
+dropped_stash_within_git_lifetime() {
+  new_installed_repo dropped-stash
+  write_conversation 11-dropped "tool output of a dropped stash"
+  cp .jp/conversations/11-dropped/events.json "$TEST_ROOT/dropped.json"
+  # Added a second after it was written, and the index refreshed a second
+  # later: no entry is racy, so the stash cleans nothing again (and
+  # freshens no blob).
+  sleep 1.1 && git add .jp/conversations/11-dropped && sleep 1.1 && git status --short > /dev/null
+  local home
+  for home in .jp/blobs "$(git rev-parse --git-common-dir)/jpblob/kept"; do
+    [ -d "$home" ] && find "$home" -type f -exec touch -d "3 weeks ago" {} +
+  done
+  git stash -q && git stash drop -q
+  git jpblob gc > /dev/null 2> "$TEST_ROOT/err" || fail "gc: $(cat "$TEST_ROOT/err")"
+  local dropped
+  dropped=$(git fsck --no-reflogs 2> /dev/null | awk '/dangling commit/ {print $3}' | head -1)
+  [ -n "$dropped" ] || fail "set-up: fsck names no dropped stash"
+  git stash apply -q "$dropped" 2> "$TEST_ROOT/err" || fail "the dropped stash cannot be applied: $(cat "$TEST_ROOT/err")"
+  cmp -s .jp/conversations/11-dropped/events.json "$TEST_ROOT/dropped.json" || fail "the conversation is not back byte for byte"
+}
+case_ "a stash dropped today comes back whole, though its blob was written weeks before" dropped_stash_within_git_lifetime
+
 pass

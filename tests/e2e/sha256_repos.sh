@@ -67,4 +67,21 @@ oneshot_passes_through() {
 }
 case_ "the one-shot filter passes a SHA-256 repository's files through" oneshot_passes_through
 
+# The merge driver the attributes name steps aside too: git's own line
+# merge combines two edits of different lines, as with no driver.
+merge_steps_aside() {
+  cd "$TEST_ROOT/adopted"
+  local f=.jp/conversations/2-merge/events.json
+  mkdir -p "$(dirname "$f")"
+  python3 -c 'import json; print(json.dumps([{"type": "chat_request", "content": "msg %d" % i} for i in range(10)], indent=2))' > "$f"
+  git add -A 2> /dev/null && git commit -qm base 2> /dev/null
+  git checkout -q -b side 2> /dev/null
+  sed -i 's/"msg 0"/"msg 0 edited"/' "$f" && git commit -qam side 2> /dev/null
+  git checkout -q - 2> /dev/null
+  sed -i 's/"msg 9"/"msg 9 edited"/' "$f" && git commit -qam main 2> /dev/null
+  git merge -q --no-edit side > "$TEST_ROOT/out" 2>&1 || fail "the merge conflicted: $(cat "$TEST_ROOT/out")"
+  grep -q '"msg 0 edited"' "$f" && grep -q '"msg 9 edited"' "$f" || fail "the merge dropped a side: $(cat "$f")"
+}
+case_ "the merge driver steps aside in a SHA-256 repository: git's line merge keeps both edits" merge_steps_aside
+
 pass
