@@ -28,6 +28,8 @@ std::uint32_t get_le32(const unsigned char* p) {
          std::uint32_t(p[3]) << 24;
 }
 
+constexpr std::size_t kMaxHeaderFields = 4096;
+
 // Length of the member header, accepting the optional fields other writers
 // (JP itself, gzip(1)) may set, so their blobs stay readable.
 std::size_t header_length(std::string_view gz) {
@@ -59,6 +61,9 @@ std::size_t header_length(std::string_view gz) {
     pos += 2;
   }
   need(0);
+  // A name or a comment is a few bytes; megabytes there would ride along
+  // under a name that checks out, since the check is of the content.
+  if (pos > 10 + kMaxHeaderFields) throw corrupt("its header's optional fields take over 4 KiB");
   return pos;
 }
 

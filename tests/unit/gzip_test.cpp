@@ -81,6 +81,22 @@ TEST(Gzip, ZlibStreamsOfEveryLevelInflateWithZlibAfterWhatWasThere) {
     }
 }
 
+// Other writers may set a name or a comment (read as they are), but the
+// content is what a blob's name vouches for: megabytes in the header would
+// ride along under a name that checks out (red team). Over 4 KiB of
+// optional fields is refused.
+TEST(Gzip, HeaderFieldsAreReadButBounded) {
+  const std::string body = gzip_compress("payload", 6).substr(10);  // deflate data and trailer
+  const auto with_comment = [&](std::size_t n) {
+    std::string gz = "\x1f\x8b\x08\x10";  // FCOMMENT
+    gz += std::string("\0\0\0\0\0\xff", 6);
+    gz += std::string(n, 'c') + std::string(1, '\0');
+    return gz + body;
+  };
+  EXPECT_EQ(gzip_decompress(with_comment(100), 1024), "payload");
+  EXPECT_THROW(gzip_decompress(with_comment(2000000), 1024), Error);
+}
+
 TEST(Gzip, RejectsBadLevel) { EXPECT_THROW(gzip_compress("x", 10), Error); }
 
 void expect_corrupt(const std::string& gz, const std::string& why) {
