@@ -6,6 +6,7 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "cli/quiet.hpp"
 #include "core/artifacts/artifact_lifetime.hpp"
 #include "core/artifacts/artifacts.hpp"
 #include "core/artifacts/kept_by_git.hpp"
@@ -106,8 +107,12 @@ void print_gc_report(const MaintenanceArgs& args, const CleanupReport& r, bool e
     return;
   }
   const char* verb = args.dry_run ? "would remove " : "removed ";
-  for (const auto& p : r.removed) std::cout << verb << p.string() << '\n';
-  for (const auto& p : r.removed_folders) std::cout << "removed folder " << p.string() << '\n';
+  // -q: a dry run still names what it would remove, the rest is notes.
+  if (args.dry_run || !quiet()) {
+    for (const auto& p : r.removed) std::cout << verb << p.string() << '\n';
+    for (const auto& p : r.removed_folders) std::cout << "removed folder " << p.string() << '\n';
+  }
+  if (quiet()) return;
   for (const auto& k : r.kept) std::cout << "kept " << k.path.string() << ": " << k.why << '\n';
   std::cout << (args.dry_run ? "Would remove " : "Removed ") << r.removed.size() << " file(s), "
             << r.removed_bytes << " bytes";

@@ -1,6 +1,7 @@
 #include "commands.hpp"
 
 #include "cli/problem_list.hpp"
+#include "cli/quiet.hpp"
 
 #include <unistd.h>
 
@@ -37,11 +38,13 @@ fs::path program_path() {
 
 void run_install(const InstallOptions& options) {
   if (auto warning = path_warning(options.program)) std::cerr << "git-jpblob: warning: " << *warning << '\n';
-  for (const auto& line : install(fs::current_path(), options)) std::cout << line << '\n';
+  for (const auto& line : install(fs::current_path(), options))
+    if (!quiet()) std::cout << line << '\n';
 }
 
 void run_uninstall(const InstallOptions& options) {
-  for (const auto& line : uninstall(fs::current_path(), options)) std::cout << line << '\n';
+  for (const auto& line : uninstall(fs::current_path(), options))
+    if (!quiet()) std::cout << line << '\n';
 }
 
 namespace {
@@ -113,9 +116,9 @@ namespace {
   if (!mend.empty()) mends.push_back(mend);
   std::string ending = "; " + refused;
   for (std::size_t i = 0; i < mends.size(); ++i) ending += (i ? "; and " : ". To mend it: ") + mends[i];
-  if (list.more) throw Error(list.rest + ", " + std::to_string(problems.size()) + " in all" + ending);
-  throw Error(list.shown.back() + (above ? " (and " + std::to_string(above) + " more above)" : std::string()) +
-              ending);
+  if (list.more) throw Error(list.rest + ", " + std::to_string(problems.size()) + " in all" + ending, ErrorKind::Problem);
+  throw Error(list.shown.back() + (above ? " (and " + std::to_string(above) + " more above)" : std::string()) + ending,
+              ErrorKind::Problem);
 }
 
 }  // namespace
@@ -137,8 +140,8 @@ namespace jpblob {
 
 void run_post_checkout(const std::string& previous) {
   unless_unreadable([&] {
-    if (auto line = run_post_checkout_hook(std::filesystem::current_path(), previous))
-      std::cerr << "git-jpblob: " << *line << '\n';
+    // Nothing to act on: a clone prints nothing of ours (GIT_TRACE shows it).
+    if (auto line = run_post_checkout_hook(std::filesystem::current_path(), previous)) (void)line;  // MERGE-TRACE
   });
 }
 

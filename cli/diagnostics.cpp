@@ -111,8 +111,8 @@ void run_env_command(const std::string& jpblob_version, bool as_json) {
 void run_ls_files_command(const std::optional<std::string>& commit, bool as_json) {
   const GitCli git(fs::current_path());
   const auto repo = GitRepo::open(fs::current_path());
-  if (!repo) throw Error("ls-files must run in a git repository", ErrorKind::Usage);
-  if (!commit && !repo->workdir()) throw Error("ls-files without a commit reads the index: run it in a work tree, or name a commit", ErrorKind::Usage);
+  if (!repo) throw Error("ls-files must run in a git repository");
+  if (!commit && !repo->workdir()) throw Error("ls-files without a commit reads the index: run it in a work tree, or name a commit");
   const auto documents = list_documents_with_blobs(*repo, git, commit);
   auto size_text = [](const ListedBlob& b) { return b.size ? std::to_string(*b.size) : std::string("-"); };
   if (as_json) {
@@ -138,7 +138,7 @@ void run_ls_files_command(const std::optional<std::string>& commit, bool as_json
 void run_status_command(bool as_json) {
   const GitCli git(fs::current_path());
   const auto repo = GitRepo::open(fs::current_path());
-  if (!repo || !repo->workdir()) throw Error("status must run in a work tree", ErrorKind::Usage);
+  if (!repo || !repo->workdir()) throw Error("status must run in a work tree");
   const Workspace ws = Workspace::open(*repo->workdir());
   const StatusReport report = blob_status(ws, *repo, git);
   const auto count = [&](BlobPlace p) { return report.counts[static_cast<int>(p)]; };

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/problem_list.hpp"
+#include "cli/quiet.hpp"
 #include "cli/progress.hpp"
 #include "core/artifacts/artifact_lifetime.hpp"
 #include "core/artifacts/artifacts.hpp"
@@ -82,7 +83,10 @@ void run_gc_command(const MaintenanceArgs& args) {
                 {"retired_purged", r.retired_purged}, {"unfinished_packs", r.unfinished_packs}});
     return;
   }
-  for (const auto& x : r.removed) std::cout << (r.dry_run ? "would remove " : "removed ") << x.path << '\n';
+  // -q: a dry run still names what it would remove, the rest is notes.
+  if (r.dry_run || !quiet())
+    for (const auto& x : r.removed) std::cout << (r.dry_run ? "would remove " : "removed ") << x.path << '\n';
+  if (quiet()) return;
   std::cout << (r.dry_run ? "Would remove " : "Removed ") << r.removed.size() << " file(s), "
             << (r.dry_run ? "freeing " : "freed ") << human(r.bytes_freed) << "; kept " << r.kept_live
             << " referenced and " << r.kept_young << " younger than " << prune << ".\n";
@@ -124,23 +128,26 @@ void run_verify_command(const MaintenanceArgs& args) {
     const ProblemList list = list_problems(r.problems);
     for (const auto& p : list.shown) std::cout << "problem: " << p << '\n';
     if (list.more) std::cout << list.rest << "; --json lists them all\n";
-    for (const auto& n : r.notes) std::cout << "note: " << n << '\n';
-    for (const auto& u : r.unreferenced) std::cout << "unreferenced (gc candidate): " << u << '\n';
+    if (!quiet()) {
+      for (const auto& n : r.notes) std::cout << "note: " << n << '\n';
+      for (const auto& u : r.unreferenced) std::cout << "unreferenced (gc candidate): " << u << '\n';
+    }
     std::string checked = std::to_string(r.blobs) + " blob(s)";
     if (r.kept) checked += ", " + std::to_string(r.kept) + " kept copy(ies)";
-    std::cout << "Checked " << checked << " and " << r.references << " reference(s)"
+    if (!quiet())
+      std::cout << "Checked " << checked << " and " << r.references << " reference(s)"
               << (args.history || !args.revisions.empty() ? " in " + std::to_string(r.commits) + " commit(s)" : std::string()) << ": "
               << (r.problems.empty() ? "all good" : std::to_string(r.problems.size()) + " problem(s)") << ".\n";
   }
   if (!r.problems.empty())
-    throw Error("verify found " + std::to_string(r.problems.size()) + " problem(s)");
+    throw Error("verify found " + std::to_string(r.problems.size()) + " problem(s)", ErrorKind::Problem);
 }
 
 // The document a `files` or `print` argument names, relative to the
 // workspace's base: a session file (.jsonl), or a conversation by folder,
 // events.json, id or handle.
 fs::path resolve_document(const Workspace& ws, const std::string& name) {
-  if (!ws.base()) throw Error("no conversation '" + name + "': " + ws.top().string() + " does not exist", ErrorKind::Usage);
+  if (!ws.base()) throw Error("no conversation '" + name + "': " + ws.top().string() + " does not exist");
   const SafeDir& base = *ws.base();
   if (document_kind(name) == DocumentKind::Session) {
     const fs::path rel = fs::absolute(name).lexically_normal().lexically_relative(base.path());
@@ -200,6 +207,7 @@ void run_purge_list_command(const MaintenanceArgs& args) {
   // Standard output is the paths file; what stays is said beside it.
   if (list.shared.empty()) return;
   const bool one = list.shared.size() == 1;
+  if (quiet()) return;
   std::cerr << "git-jpblob: note: " << list.shared.size() << (one ? " blob" : " blobs")
             << (args.targets.size() == 1 ? " it references " : " they reference ") << (one ? "stays" : "stay") << " in history, since other documents need "
             << (one ? "it" : "them") << " too (" << list.shared.front().first << " by " << list.shared.front().second
@@ -209,7 +217,7 @@ void run_purge_list_command(const MaintenanceArgs& args) {
 
 void run_print_command(const MaintenanceArgs& args) {
   const Workspace ws = open_workspace(args);
-  if (!ws.base()) throw Error("no conversation '" + args.target + "': " + ws.top().string() + " does not exist", ErrorKind::Usage);
+  if (!ws.base()) throw Error("no conversation '" + args.target + "': " + ws.top().string() + " does not exist");
   const fs::path document = resolve_conversation(*ws.base(), ws.storage(), fs::current_path(), args.target) / "events.json";
   write_all(STDOUT_FILENO,
             render_conversation(read_document(ws, document), ws.blobs(), ws.settings().store.max_blob_size,
@@ -292,7 +300,9 @@ void run_migrate_command(const MaintenanceArgs& args) {
     print_json({{"dry_run", args.dry_run}, {"rewritten", r.rewritten}, {"skipped", r.skipped}, {"unchanged", r.unchanged}});
     return;
   }
-  for (const auto& f : r.rewritten) std::cout << (args.dry_run ? "would rewrite " : "rewrote ") << f << '\n';
+  if (args.dry_run || !quiet())
+    for (const auto& f : r.rewritten) std::cout << (args.dry_run ? "would rewrite " : "rewrote ") << f << '\n';
+  if (quiet()) return;
   std::cout << (args.dry_run ? "Would rewrite " : "Rewrote ") << r.rewritten.size() << " conversation(s); "
             << r.unchanged << " already migrated.\n";
 }
@@ -307,27 +317,29 @@ void run_repair_command(const MaintenanceArgs& args) {
   if (args.json) {
     print_json({{"checked", r.checked}, {"repaired", r.repaired}, {"unrecoverable", r.unrecoverable}});
   } else {
-    for (const auto& p : r.repaired) std::cout << "repaired " << p << '\n';
+    if (!quiet())
+      for (const auto& p : r.repaired) std::cout << "repaired " << p << '\n';
     for (const auto& p : r.unrecoverable) std::cout << "cannot repair " << p << '\n';
-    std::cout << "Checked " << r.checked << " blob(s): repaired " << r.repaired.size() << ", "
+    if (!quiet())
+      std::cout << "Checked " << r.checked << " blob(s): repaired " << r.repaired.size() << ", "
               << r.unrecoverable.size() << " without a good copy.\n";
   }
   if (!r.unrecoverable.empty())
-    throw Error(std::to_string(r.unrecoverable.size()) + " blob(s) have no good copy anywhere");
+    throw Error(std::to_string(r.unrecoverable.size()) + " blob(s) have no good copy anywhere", ErrorKind::Problem);
 }
 
 void run_checkout_command(const MaintenanceArgs& args) {
   const Workspace ws = open_workspace(args);
-  if (!ws.in_work_tree()) throw Error("checkout must run in a git work tree", ErrorKind::Usage);
+  if (!ws.in_work_tree()) throw Error("checkout must run in a git work tree");
   if (ws.settings().smudge_refs_only) {
-    std::cout << "Nothing to do: jpblob.smudge=refs (or JPBLOB_SKIP_SMUDGE) keeps the reference form here.\n";
+    if (!quiet()) std::cout << "Nothing to do: jpblob.smudge=refs (or JPBLOB_SKIP_SMUDGE) keeps the reference form here.\n";
     return;
   }
   // Paths as given, relative to the current folder, made relative to the top.
   std::vector<std::string> paths;
   for (const fs::path& p : args.files) {
     const fs::path rel = fs::absolute(p).lexically_normal().lexically_relative(ws.top());
-    if (rel.empty() || *rel.begin() == "..") throw Error(p.string() + " is outside the work tree " + ws.top().string(), ErrorKind::Usage);
+    if (rel.empty() || *rel.begin() == "..") throw Error(p.string() + " is outside the work tree " + ws.top().string());
     std::string r = rel.string();
     while (r.size() > 1 && r.back() == '/') r.pop_back();
     paths.push_back(r);
@@ -342,12 +354,14 @@ void run_checkout_command(const MaintenanceArgs& args) {
     print_json({{"dry_run", args.dry_run}, {"restored", r.restored}, {"unchanged", r.unchanged},
                 {"problems", r.problems}});
   } else {
-    for (const auto& f : r.restored) std::cout << (args.dry_run ? "would restore " : "restored ") << f << '\n';
-    std::cout << (args.dry_run ? "Would restore " : "Restored ") << r.restored.size()
+    if (args.dry_run || !quiet())
+      for (const auto& f : r.restored) std::cout << (args.dry_run ? "would restore " : "restored ") << f << '\n';
+    if (!quiet())
+      std::cout << (args.dry_run ? "Would restore " : "Restored ") << r.restored.size()
               << " document(s) to JP's form; " << r.unchanged << " already were.\n";
   }
   if (!r.problems.empty())
-    throw Error(std::to_string(r.problems.size()) + " document(s) could not be restored (see above)");
+    throw Error(std::to_string(r.problems.size()) + " document(s) could not be restored (see above)", ErrorKind::Problem);
 }
 
 void run_stats_command(const MaintenanceArgs& args) {

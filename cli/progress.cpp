@@ -1,5 +1,7 @@
 #include "progress.hpp"
 
+#include "cli/quiet.hpp"
+
 #include <unistd.h>
 
 #include <exception>
@@ -8,7 +10,7 @@ namespace jpblob {
 
 TerminalProgress::TerminalProgress() : TerminalProgress(stderr, ::isatty(STDERR_FILENO) == 1) {}
 
-TerminalProgress::TerminalProgress(std::FILE* out, bool terminal) : out_(out), enabled_(terminal) {}
+TerminalProgress::TerminalProgress(std::FILE* out, bool terminal) : out_(out), enabled_(terminal && !quiet()) {}
 
 TerminalProgress::~TerminalProgress() {
   std::lock_guard lock(mutex_);

@@ -5,25 +5,27 @@
 # share/bash-completion/completions/git-jpblob) on demand. It runs with
 # git's variables set: cur, prev, words, cword and __git_cmd_idx.
 
-__git_jpblob_commands="install uninstall clean smudge filter-process pre-commit pre-push pre-receive post-checkout purge-retired gc verify
-files purge-list print cat store run artifacts migrate checkout repair stats textconv merge status ls-files env version help"
+# The commands and each command's options come from git-jpblob itself,
+# which makes them from its one definition (cli/commands.json), as git's
+# completion asks `git <command> --git-completion-helper`: nothing here can
+# drift from the program. Each answer is kept for the shell's life.
+__git_jpblob_commands=
 
-# The flags of one command, each ending in "=" when it takes a value.
-__git_jpblob_flags () {
-	case "$1" in
-	install)                echo "--local --global --system --force --lean --no-lean" ;;
-	uninstall)              echo "--local --global --system" ;;
-	clean|smudge|filter-process) echo "--store=" ;;
-	gc)                     echo "--dry-run --prune= --store= --json" ;;
-	verify)                 echo "--history --store= --json" ;;
-	cat)                    echo "--session= --offset= --limit=" ;;
-	store)                  echo "--store=" ;;
-	run)                    echo "--session= --tool= --threshold= --json" ;;
-	artifacts)              echo "--session= --expired --dry-run --json" ;;
-	migrate|checkout)       echo "--dry-run" ;;
-	stats)                  echo "--json --store=" ;;
-	ls-files|env|status|purge-list) echo "--json" ;;
-	esac
+__git_jpblob_command_list () {
+	[ -n "$__git_jpblob_commands" ] ||
+		__git_jpblob_commands=$(git-jpblob --list-cmds 2>/dev/null | tr '\n' ' ')
+	echo "$__git_jpblob_commands"
+}
+
+# The options of one command (each ending in "=" when it takes a value),
+# or the subcommands of one that has them ("artifacts").
+__git_jpblob_options () {
+	local var="__git_jpblob_opts_${1//[^a-zA-Z0-9]/_}"
+	if [ -z "${!var+set}" ]; then
+		# shellcheck disable=SC2086 # "artifacts gc" is two words
+		printf -v "$var" '%s' "$(git-jpblob $1 --git-completion-helper 2>/dev/null)"
+	fi
+	echo "${!var}"
 }
 
 # The ids of the work tree's conversations, for files, print and purge-list.
@@ -40,11 +42,11 @@ __git_jpblob_conversations () {
 
 _git_jpblob () {
 	local subcommand
-	subcommand=$(__git_find_on_cmdline "$__git_jpblob_commands")
+	subcommand=$(__git_find_on_cmdline "$(__git_jpblob_command_list)")
 	if [ -z "$subcommand" ]; then
 		case "$cur" in
 		-*) __gitcomp "--help --version" ;;
-		*)  __gitcomp "$__git_jpblob_commands" ;;
+		*)  __gitcomp "$(__git_jpblob_command_list)" ;;
 		esac
 		return
 	fi
@@ -55,13 +57,17 @@ _git_jpblob () {
 		COMPREPLY=()
 		;;
 	-*)
-		__gitcomp "$(__git_jpblob_flags "$subcommand") --help"
+		local sub=""
+		[ "$subcommand" != artifacts ] || sub=$(__git_find_on_cmdline "$(__git_jpblob_options artifacts)")
+		__gitcomp "$(__git_jpblob_options "$subcommand${sub:+ $sub}") --help"
 		;;
 	*)
 		case "$subcommand" in
 		files|print|purge-list) __gitcomp_nl "$(__git_jpblob_conversations)" ;;
-		help) __gitcomp "$__git_jpblob_commands" ;;
-		artifacts) [ -n "$(__git_find_on_cmdline "gc stats")" ] || __gitcomp "gc stats" ;;
+		help) __gitcomp "$(__git_jpblob_command_list)" ;;
+		artifacts)
+			[ -n "$(__git_find_on_cmdline "$(__git_jpblob_options artifacts)")" ] ||
+				__gitcomp "$(__git_jpblob_options artifacts)" ;;
 		ls-files) __git_complete_refs ;;
 		*) COMPREPLY=() ;;  # files: bash's default completion takes over
 		esac

@@ -301,7 +301,7 @@ void write_hooks(const InstallChecks& checks, std::vector<std::string>& done) {
 std::vector<std::string> install_setup(const fs::path& cwd, const std::optional<Repo>& repo,
                                        const InstallOptions& options) {
   if (options.scope == ConfigScope::Local && !repo)
-    throw Error("install --local must run inside a git repository", ErrorKind::Usage);
+    throw Error("install --local must run inside a git repository");
   std::optional<InstallChecks> checks;
   if (repo) checks.emplace(check_before_install(*repo, options));
   std::vector<std::string> done;
@@ -411,7 +411,7 @@ std::optional<std::string> path_warning(const fs::path& program) {
 std::vector<std::string> uninstall(const fs::path& cwd, const InstallOptions& options) {
   const auto repo = find_repo(cwd);
   if (options.scope == ConfigScope::Local && !repo)
-    throw Error("uninstall --local must run inside a git repository", ErrorKind::Usage);
+    throw Error("uninstall --local must run inside a git repository");
   std::vector<std::string> done;
   const fs::path config_cwd = repo ? repo->top : cwd;
   bool config_changed = false;

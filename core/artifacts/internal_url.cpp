@@ -229,7 +229,8 @@ ResolvedUrl UrlResolver::artifact(std::string_view rest, const PageOptions& page
   if (expiry_ && artifact_state(dir, id, expiry_->ttl, expiry_->now) == ArtifactState::Expired &&
       !kept_by_git(dir, id))
     throw Error("Artifact " + id + " expired: artifacts are kept for " + describe_ttl(expiry_->ttl) + " (" +
-                kArtifactTtlKey + "); run the command again for its output");
+                kArtifactTtlKey + "); run the command again for its output",
+                ErrorKind::Problem);
   const auto name = artifact_file_name(dir, id);
   if (!name) throw Error("Artifact " + id + " not found. Available: " + join(list_artifact_ids(dir)));
   return page_lines(read_artifact_file(dir, *name, "artifact://" + id), "text/plain", page);

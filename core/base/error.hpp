@@ -12,9 +12,11 @@
 
 namespace jpblob {
 
+// git's exit statuses (docs/git-jpblob.1, EXIT STATUS).
 enum class ErrorKind {
-  Failure,  // exit status 1: the operation failed
-  Usage,    // exit status 2: the command line was wrong
+  Failure,  // 128: the command could not do what it was asked (git's die())
+  Problem,  // 1: it ran, and found a problem (verify), or refused (a hook)
+  Usage,    // 129: the command line was wrong
 };
 
 class Error : public std::runtime_error {

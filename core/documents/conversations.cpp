@@ -37,18 +37,16 @@ fs::path resolve_conversation(const SafeDir& base, const fs::path& storage, cons
   if (id.starts_with("jp-c")) id = id.substr(4);
   const bool numeric = !id.empty() && std::all_of(id.begin(), id.end(), [](char c) { return c >= '0' && c <= '9'; });
   if (!numeric)
-    throw Error("no conversation '" + name + "': give its folder, its events.json, or its id",
-                ErrorKind::Usage);
+    throw Error("no conversation '" + name + "': give its folder, its events.json, or its id");
   std::vector<fs::path> matches;
   for (const auto& events : list_conversations(base, storage)) {
     const std::string folder = events.parent_path().filename().string();
     if (folder == id || folder.starts_with(id + "-")) matches.push_back(events.parent_path());
   }
   if (matches.empty())
-    throw Error("no conversation with id " + id + " in " + (base.path() / storage).lexically_normal().string(),
-                ErrorKind::Usage);
+    throw Error("no conversation with id " + id + " in " + (base.path() / storage).lexically_normal().string());
   if (matches.size() > 1)
-    throw Error("id " + id + " names " + std::to_string(matches.size()) + " conversations", ErrorKind::Usage);
+    throw Error("id " + id + " names " + std::to_string(matches.size()) + " conversations");
   return matches[0];
 }
 

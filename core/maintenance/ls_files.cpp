@@ -19,7 +19,7 @@ std::vector<ListedDocument> list_documents_with_blobs(const GitRepo& repo, const
   std::unordered_set<std::string> files;  // every path the tree or index holds as a regular file
   if (commit) {
     const auto resolved = git.resolve_commit(*commit);
-    if (!resolved) throw Error("'" + *commit + "' names no commit", ErrorKind::Usage);
+    if (!resolved) throw Error("'" + *commit + "' names no commit");
     for (const TreeEntry& e : git.tree_entries(*resolved, document_roots())) {
       if (!e.mode.starts_with("100")) continue;
       if (const auto kind = document_kind_at(e.path)) versions.push_back({e.path, e.id, *kind});

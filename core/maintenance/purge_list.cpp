@@ -117,10 +117,9 @@ PurgeTarget resolve_purge_target(const std::vector<std::string>& names, const st
     if (found) continue;
     const std::string_view handle = std::string_view(name).starts_with("jp-c") ? std::string_view(name).substr(4) : std::string_view(name);
     const std::string where = " in any commit reachable from a ref, the index or the work tree";
-    if (all_digits(handle)) throw Error("no conversation with id " + std::string(handle) + where, ErrorKind::Usage);
+    if (all_digits(handle)) throw Error("no conversation with id " + std::string(handle) + where);
     throw Error("no conversation or session '" + name + "'" + where +
-                    ": give its folder, its events.json, its id, or a session's .jsonl",
-                ErrorKind::Usage);
+                ": give its folder, its events.json, its id, or a session's .jsonl");
   }
   sort_unique(t.files);
   sort_unique(t.folders);
@@ -265,7 +264,7 @@ void add_history_versions(const GitRepo& repo, const std::vector<TreeEntry>& ent
 
 PurgeList run_purge_list(const Workspace& ws, const std::vector<std::string>& names, const fs::path& cwd,
                          const Progress& progress) {
-  if (!ws.repo()) throw Error("purge-list must run in a git repository", ErrorKind::Usage);
+  if (!ws.repo()) throw Error("purge-list must run in a git repository");
   const GitRepo& repo = *ws.repo();
   const GitCli git(repo.workdir() ? *repo.workdir() : repo.gitdir());
   PurgeList out;

@@ -103,7 +103,7 @@ lean_only "20 concurrent runs in one session: 20 artifacts, 20 index entries" co
 bad_ttl() {
   local err status=0
   err=$(git -c jpblob.artifactTtl=soon jpblob cat artifact://0 --session "$s1" 2>&1 > /dev/null) || status=$?
-  [ "$status" -eq 1 ] || fail "a bad TTL gave exit $status"
+  [ "$status" -eq 128 ] || fail "a bad TTL gave exit $status (git's 128 for a bad config value)"
   [ "$err" = "git-jpblob: bad jpblob.artifactTtl 'soon': use seconds (3600), a number with s, m, h, d or w (30m, 2h), or never" ] ||
     fail "unexpected: $err"
   err=$(git -c jpblob.artifactTtl=1.5h jpblob artifacts gc 2>&1) && fail "gc ran with a bad TTL"
@@ -111,11 +111,13 @@ bad_ttl() {
 }
 lean_only "a bad jpblob.artifactTtl is an error naming the key" bad_ttl
 
-# `cat_says URL MESSAGE`: cat in session s1 fails with exit 1 saying MESSAGE.
+# `cat_says URL MESSAGE`: cat in session s1 fails saying MESSAGE, with
+# exit 1 for an expired artifact (a problem found), 128 for one not found.
 cat_says() {
-  local err status=0
+  local err status=0 want=1
+  [[ "$2" != *"not found"* ]] || want=128
   err=$(git jpblob cat "$1" --session "$s1" 2>&1 > /dev/null) || status=$?
-  [ "$status" -eq 1 ] || fail "cat $1 gave exit $status"
+  [ "$status" -eq "$want" ] || fail "cat $1 gave exit $status, not $want"
   [ "$err" = "$2" ] || fail "unexpected: $err"
 }
 expired_msg() { echo "git-jpblob: Artifact $1 expired: artifacts are kept for $2 (jpblob.artifactTtl); run the command again for its output"; }
@@ -231,7 +233,7 @@ linked_sessions_root() {
   ln -s "$TEST_ROOT/elsewhere" "$TEST_ROOT/hostile/.jp/sessions"
   local err status=0
   err=$(cd "$TEST_ROOT/hostile" && git jpblob artifacts gc 2>&1) || status=$?
-  [ "$status" -eq 1 ] || fail "gc through a linked .jp/sessions gave exit $status"
+  [ "$status" -eq 128 ] || fail "gc through a linked .jp/sessions gave exit $status"
   [[ "$err" == *"refusing .jp/sessions: it is a symbolic link"* ]] || fail "unexpected: $err"
   [ -f "$TEST_ROOT/elsewhere/x/0.bash.log" ] || fail "gc deleted through the link"
   err=$(cd "$TEST_ROOT/hostile" && git jpblob artifacts gc --session .jp/sessions/x.jsonl 2>&1) && fail "--session through a link was taken"

@@ -65,7 +65,7 @@ outside_a_work_tree() {
   cd "$TEST_ROOT"
   local rc=0
   git jpblob status > /dev/null 2> "$TEST_ROOT/err" || rc=$?
-  [ "$rc" -eq 2 ] || fail "exit $rc outside a repository"
+  [ "$rc" -eq 128 ] || fail "exit $rc outside a repository"
   grep -q "status must run in a work tree" "$TEST_ROOT/err" || fail "message: $(cat "$TEST_ROOT/err")"
 }
 case_ "outside a work tree: a usage error that says why" outside_a_work_tree

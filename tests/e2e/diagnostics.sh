@@ -160,12 +160,14 @@ case_ "gc --json counts each conversation once, not once in the work tree and on
 
 every_command_has_an_example() {
   local names name n=0
-  names=$(git jpblob | sed -n 's/^  \([a-z-]*\) .*/\1/p')
+  names=$(git jpblob help -a | sed -n 's/^  \([a-z-]*\) .*/\1/p')
   [ "$(wc -l <<<"$names")" -gt 20 ] || fail "the command list is short: $names"
   for name in $names; do
-    git jpblob help "$name" | grep -A1 '^Example:$' | grep -q "^  .*$name" ||
-      fail "help $name shows no example naming it"
-    "$JPBLOB_BIN" "$name" --help 2> /dev/null | grep -q '^Example:$' || fail "$name --help shows no example"
+    # The manual page, and the help printed where no page is installed.
+    MANPATH="$JPBLOB_MAN_DIR" MANPAGER=cat git jpblob help "$name" | sed -n '/^EXAMPLES/,/^SEE ALSO/p' |
+      grep -q "$name" || fail "the page of $name shows no example naming it"
+    MANPATH="$TEST_ROOT/nowhere" "$JPBLOB_BIN" "$name" --help 2> /dev/null | grep -A1 '^Examples:$' | grep -q "$name" ||
+      fail "$name --help without a page shows no example naming it"
     n=$((n + 1))
   done
 }
@@ -210,7 +212,7 @@ out_of_memory_names_the_command() {
   local rc=0
   (ulimit -v 300000 && git jpblob smudge .jp/conversations/1-big/events.json < "$TEST_ROOT/cleaned.json") \
     > /dev/null 2> "$TEST_ROOT/err" || rc=$?
-  [ "$rc" = 1 ] || fail "smudge exited $rc: $(cat "$TEST_ROOT/err")"
+  [ "$rc" = 128 ] || fail "smudge exited $rc: $(cat "$TEST_ROOT/err")"
   grep -q "out of memory in \`git-jpblob smudge\`" "$TEST_ROOT/err" || fail "the command is not named: $(cat "$TEST_ROOT/err")"
   grep -q "ulimit -v" "$TEST_ROOT/err" || fail "what bounds memory is not said: $(cat "$TEST_ROOT/err")"
   (ulimit -v 300000 && git jpblob verify) > /dev/null 2>&1 || fail "verify of the same blob needs it whole"

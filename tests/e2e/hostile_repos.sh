@@ -284,7 +284,7 @@ PY
   local rc=0
   git jpblob smudge .jp/conversations/3-bomb/events.json < "$TEST_ROOT/attacker-bomb/.jp/conversations/3-bomb/events.json" \
     > /dev/null 2> "$TEST_ROOT/err" || rc=$?
-  [ "$rc" -eq 1 ] || fail "one-shot smudge of the bomb exited $rc"
+  [ "$rc" -eq 128 ] || fail "one-shot smudge of the bomb exited $rc"
   grep -q "jpblob.maxBlobSize" "$TEST_ROOT/err" || fail "the one-shot message names no setting: $(cat "$TEST_ROOT/err")"
   # What textconv shows (git diff, git log -p): the file as committed, with
   # a warning, never 1.3 GB.

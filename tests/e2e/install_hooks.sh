@@ -24,7 +24,7 @@ refused_without_force() {
   git jpblob install > "$TEST_ROOT/out" 2> "$TEST_ROOT/err"
   rc=$?
   set -e
-  [ "$rc" -eq 1 ] || fail "install over a foreign hook exited $rc"
+  [ "$rc" -eq 128 ] || fail "install over a foreign hook exited $rc"
   grep -q "refusing to replace .*pre-commit" "$TEST_ROOT/err" || fail "message: $(cat "$TEST_ROOT/err")"
   grep -q "pre-commit || exit 1" "$TEST_ROOT/err" || fail "no hint how to chain by hand"
   [ "$(snapshot .git/hooks)" = "$before" ] || fail "a refused install changed something"

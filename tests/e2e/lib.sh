@@ -71,6 +71,9 @@ case_() {
 
 export HOME="$TEST_ROOT/home"
 mkdir -p "$HOME"
+# The manual pages this build made (build/man), never ones installed from
+# another build; shown without a pager.
+export MANPATH="${JPBLOB_MAN_DIR:-$TEST_ROOT/no-man}" MANPAGER=cat
 # python3 itself, not a version manager's shim: pyenv's is a shell script
 # that costs a few tenths of a second a call (over a second under load),
 # and the suites call python3 hundreds of times.

@@ -49,9 +49,9 @@ case_ "files by id, by handle, by folder and by events.json; git add takes them"
 files_of_unknown_id() {
   local rc
   set +e; git jpblob files 99999 > /dev/null 2>&1; rc=$?; set -e
-  [ "$rc" -eq 2 ] || fail "files of an unknown id exited $rc"
+  [ "$rc" -eq 128 ] || fail "files of an unknown id exited $rc"
 }
-case_ "files of an unknown id exits 2" files_of_unknown_id
+case_ "files of an unknown id exits 128 (fatal, as git's not-found)" files_of_unknown_id
 
 print_decodes() {
   git jpblob print 17758406187 | grep -q '"content": "first tool output"' || fail "print does not decode"
@@ -64,7 +64,7 @@ cat_by_url_digest_prefix() {
   [ "$(git jpblob cat "${d_first:0:8}")" = "first tool output" ] || fail "cat prefix"
   local rc
   set +e; git jpblob cat 1234567 > /dev/null 2>&1; rc=$?; set -e
-  [ "$rc" -eq 2 ] || fail "cat of a short prefix exited $rc"
+  [ "$rc" -eq 129 ] || fail "cat of a short prefix exited $rc"
 }
 case_ "cat by URL, digest and prefix; a short prefix is a usage error" cat_by_url_digest_prefix
 
@@ -157,7 +157,7 @@ gc_prune_takes_gits_dates() {
   [ -e "$ancient" ] || fail "--prune=never deleted an orphan"
   for bad in soon 1.5h; do
     set +e; git jpblob gc --prune="$bad" > /dev/null 2> "$TEST_ROOT/err"; rc=$?; set -e
-    [ "$rc" -eq 2 ] || fail "gc --prune=$bad exited $rc"
+    [ "$rc" -eq 129 ] || fail "gc --prune=$bad exited $rc"
     grep -q "bad --prune '$bad'" "$TEST_ROOT/err" || fail "gc --prune=$bad said: $(cat "$TEST_ROOT/err")"
     [ -e "$ancient" ] || fail "gc --prune=$bad deleted an orphan"
   done
@@ -184,7 +184,7 @@ gc_refuses_on_corrupt_conversation() {
   local before rc
   before=$({ find .jp/blobs -type f; git ls-files -s .jp/blobs; } | sort | sha256sum)
   set +e; git jpblob gc > /dev/null 2> "$TEST_ROOT/err"; rc=$?; set -e
-  [ "$rc" -eq 1 ] || fail "gc over a corrupt conversation exited $rc"
+  [ "$rc" -eq 128 ] || fail "gc over a corrupt conversation exited $rc"
   grep -q "cannot build the live set: .*17758406187-first/events.json is not valid JSON" "$TEST_ROOT/err" ||
     fail "gc message: $(cat "$TEST_ROOT/err")"
   [ "$({ find .jp/blobs -type f; git ls-files -s .jp/blobs; } | sort | sha256sum)" = "$before" ] ||
@@ -258,10 +258,10 @@ store_without_repository_refuses() {
   echo "some bytes" > file.txt
   local out rc
   set +e; out=$(git jpblob store file.txt 2>&1); rc=$?; set -e
-  [ "$rc" -eq 1 ] || fail "store outside a repository exited $rc: $out"
+  [ "$rc" -eq 128 ] || fail "store outside a repository exited $rc: $out"
   [[ "$out" == "git-jpblob: "*"not in a git repository; pass --store <folder>" ]] || fail "unexpected: $out"
   set +e; out=$("$JPBLOB_BIN" clean x < "$OLDPWD/$first" 2>&1 > /dev/null); rc=$?; set -e
-  [ "$rc" -eq 1 ] && [[ "$out" == *"not in a git repository; pass --store <folder>" ]] || fail "clean: exit $rc: $out"
+  [ "$rc" -eq 128 ] && [[ "$out" == *"not in a git repository; pass --store <folder>" ]] || fail "clean: exit $rc: $out"
   [ ! -e .jp ] || fail "wrote $(find .jp) in the current folder"
   mkdir "$TEST_ROOT/plain-store"
   git jpblob store file.txt --store "$TEST_ROOT/plain-store" | grep -q "^blob:sha256:" || fail "--store refused"

@@ -37,15 +37,15 @@ missing_blob_at_checkout() {
 }
 case_ "a missing blob at checkout: clear failure naming the digest; the skip variable gets past it" missing_blob_at_checkout
 
-usage_error_exits_2() {
+usage_error_exits_129() {
   local rc
   set +e
   # An unknown option; an unknown command is git's status 1 (git_conventions.sh).
   "$JPBLOB_BIN" verify --frobnicate > /dev/null 2> "$TEST_ROOT/err"; rc=$?
   set -e
-  [ "$rc" -eq 2 ] || fail "usage error exited $rc"
+  [ "$rc" -eq 129 ] || fail "usage error exited $rc"
 }
-case_ "a usage error exits 2" usage_error_exits_2
+case_ "a usage error exits 129, as git's do" usage_error_exits_129
 
 # Cleans the conversation the case before left in the work tree.
 store_link_outside_refused() {
@@ -60,14 +60,14 @@ store_link_outside_refused() {
   "$JPBLOB_BIN" clean < .jp/conversations/2-gone/events.json > /dev/null 2> "$TEST_ROOT/err"; rc=$?
   set -e
   if ! lean_mode || [ "$rc" -ne 0 ]; then
-    [ "$rc" -eq 1 ] || fail "symlinked store: exit $rc"
+    [ "$rc" -eq 128 ] || fail "symlinked store: exit $rc"
     [ "$(wc -l < "$TEST_ROOT/err")" -eq 1 ] || fail "expected one line: $(cat "$TEST_ROOT/err")"
     grep -q '^git-jpblob: refusing blob store' "$TEST_ROOT/err" || fail "message: $(cat "$TEST_ROOT/err")"
   fi
   set +e
   "$JPBLOB_BIN" verify > /dev/null 2> "$TEST_ROOT/err"; rc=$?
   set -e
-  [ "$rc" -eq 1 ] || fail "verify of a symlinked store: exit $rc"
+  [ "$rc" -eq 128 ] || fail "verify of a symlinked store: exit $rc"
   [ "$(wc -l < "$TEST_ROOT/err")" -eq 1 ] || fail "verify: expected one line: $(cat "$TEST_ROOT/err")"
   grep -q '^git-jpblob: refusing blob store' "$TEST_ROOT/err" || fail "verify's message: $(cat "$TEST_ROOT/err")"
   [ -z "$(ls -A "$TEST_ROOT/outside")" ] || fail "wrote outside the repository"

@@ -28,7 +28,7 @@ full_disk() {
     > "$TEST_ROOT/out" 2> "$TEST_ROOT/err"
   rc=$?
   set -e
-  [ "$rc" -eq 1 ] || fail "clean on a full disk exited $rc"
+  [ "$rc" -eq 128 ] || fail "clean on a full disk exited $rc"
   [ "$(wc -l < "$TEST_ROOT/err")" -eq 1 ] || fail "expected one line: $(cat "$TEST_ROOT/err")"
   grep -q 'No space left on device' "$TEST_ROOT/err" || fail "message: $(cat "$TEST_ROOT/err")"
   [ ! -s "$TEST_ROOT/out" ] || fail "clean wrote output despite failing"
@@ -60,7 +60,7 @@ read_only() {
   "$JPBLOB_BIN" clean < "$TEST_ROOT/new.json" > "$TEST_ROOT/out" 2> "$TEST_ROOT/err"
   rc=$?
   set -e
-  [ "$rc" -eq 1 ] || fail "clean on a read-only store exited $rc"
+  [ "$rc" -eq 128 ] || fail "clean on a read-only store exited $rc"
   grep -q 'Read-only file system' "$TEST_ROOT/err" || fail "message: $(cat "$TEST_ROOT/err")"
   [ ! -s "$TEST_ROOT/out" ] || fail "clean wrote output despite failing"
 }
