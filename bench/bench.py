@@ -50,7 +50,7 @@ class Bench(LargeFile, ManyConversations, BigRepository, Scale):
         without a journal (this machine's) the kernel rescans the inodes
         freed in the last minute on every new one, so a timed run that
         creates thousands of files right after thousands were deleted pays
-        for the set-up's deletion, quadratically (docs/ARCHITECTURE.md, "A
+        for the set-up's deletion, quadratically (bench/NOTES.md, "A
         cold clean's cost on disk"). Everything moved here goes with the
         work folder at the end. Both sides of a row get the same treatment."""
         path = Path(path)

@@ -1,4 +1,4 @@
-// The session artifact commands (README, "Artifacts"): `run`, which keeps a
+// The session artifact commands (docs/SESSIONS.md, "Artifacts"): `run`, which keeps a
 // long command's whole output as artifact://<n> and indexes it, and
 // `artifacts gc` / `artifacts stats` around core/artifacts/artifact_lifetime.
 // --json output is documented in docs/FORMAT.md.

@@ -258,7 +258,7 @@ int run_merge_driver(const std::vector<std::string>& args) {
   // git tells an external driver nothing of -X ours / -X theirs: for a
   // merge no variable or file names it, and a rebase's own record of it
   // (rebase-merge/strategy_opts) is there too for a cherry-pick made by hand
-  // while the rebase is stopped (README, "Merges"). So the driver cannot
+  // while the rebase is stopped (docs/USING.md, "Merges"). So the driver cannot
   // honour them for certain: it says how to take one side whole instead.
   if (m.conflict)
     std::cerr << "git-jpblob: " << path << ": conflict, shown in JP's own form. To take one side whole (what -X ours "

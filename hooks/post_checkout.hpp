@@ -1,5 +1,5 @@
 // `git-jpblob post-checkout <previous> <new> <branch?>`: makes a new clone
-// of a repository that holds conversations lean (docs/ARCHITECTURE.md,
+// of a repository that holds conversations lean (docs/lean.md,
 // "Lean work trees"), with no setting outside that clone. The filter
 // installs this hook during a clone's first checkout, when it first runs
 // there (install's ensure_hook), and git runs it after that checkout with

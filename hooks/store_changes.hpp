@@ -1,4 +1,4 @@
-// What a commit does to the store's own files (docs/ARCHITECTURE.md, "The
+// What a commit does to the store's own files (docs/TEAM.md, "The
 // pre-commit hook"): blob files staged by hand (`git add .jp/blobs/…`,
 // `git rm`, what `git jpblob repair` stages), judged before any document.
 #pragma once

@@ -1,4 +1,4 @@
-// The hook managers a team may run (docs/FORMAT.md, "Hook managers"): the
+// The hook managers a team may run (docs/TEAM.md, "Hook managers"): the
 // pre-commit framework, husky and lefthook each own the hooks folder and
 // rewrite it (`pre-commit install`, `npm install`, `lefthook install`), so
 // git-jpblob never writes its hooks there. Each gets a line in the

@@ -1,4 +1,5 @@
-// `git jpblob install` and `git jpblob uninstall` (docs/ARCHITECTURE.md).
+// `git jpblob install` and `git jpblob uninstall` (docs/TEAM.md, "What
+// `install` writes", for users).
 //
 // install writes, in order of least surprise:
 // 1. git config at the chosen scope: filter.jpblob.{process,clean,smudge}
@@ -18,6 +19,15 @@
 //    first: nothing is ever overwritten.
 // Every check happens before any change, and a second run changes nothing.
 // uninstall removes exactly what install added and puts a chained hook back.
+//
+// Found on PATH (since 2026-11-24): the entries and hooks named the absolute
+// path of the binary that ran install before, and a package upgrade or a
+// new prefix then broke every `git status` ("git-jpblob: not found") and
+// every clone's hooks. A hook checks `command -v` first and fails with one
+// line naming the fix; install warns when the first `git-jpblob` on PATH is
+// not the binary it runs as, and replaces an earlier absolute entry or hook
+// of its own in place (hooks are known by their marker, config entries by
+// key, so uninstall takes either).
 #pragma once
 
 #include <filesystem>

@@ -10,7 +10,9 @@
 // never overwrites), and two processes allocating at once never get the
 // same number: a number is claimed by creating its file exclusively, then
 // checking that no other file claims it, and backing off to the next
-// number when one does.
+// number when one does. Claims, not locks: of two racers at least one sees
+// the other and moves on; a gap is harmless, a shared number is not, and
+// there is no lock file to leave behind when an agent is killed.
 //
 // Every id and name is validated before any path is built from it.
 #pragma once

@@ -11,7 +11,12 @@
 //     kDescriptorsPerWorker each: a quarter (worker_slots).
 // A folder walk holds one a level (SafeDir::find_files). So a low limit
 // means fewer at once, never "Too many open files" (e2e descriptor_limit,
-// under `ulimit -n 64`).
+// under `ulimit -n 64`; 16 by hand). Before (issue 44), `git add` of the 21
+// real conversations failed under `ulimit -n 64` where plain git's worked:
+// put_all kept at least 64 new blobs pending, a leaf folder's descriptor
+// each, and each pool started inside another took threads of its own. One
+// count of worker slots for the whole process now bounds every pool
+// (Parallel.PoolsInsidePoolsStayWithinTheDescriptorLimit).
 #pragma once
 
 #include <cstddef>

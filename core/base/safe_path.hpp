@@ -1,5 +1,6 @@
 // The one way git-jpblob opens a path inside a work tree (docs/
-// ARCHITECTURE.md, "The safe path layer").
+// ARCHITECTURE.md, "The safe path layer"; docs/FORMAT.md, "The repository
+// is untrusted").
 //
 // A cloned repository is written by someone else, so a path below its top
 // is untrusted: any component may be a symbolic link a hostile commit
@@ -12,6 +13,14 @@
 //
 // where <path> is the link's path relative to the base. Relative paths
 // must be relative and hold no ".." (a logic Error otherwise).
+//
+// Descriptors are bounded by depth, not by count: the walk of a folder
+// (find_files: conversations, sessions, artifact folders) once kept every
+// subfolder open from listing it until its turn, so 50,000 conversations
+// needed 50,000 descriptors and gc, verify and stats failed with "Too many
+// open files" at the default `ulimit -n`. A folder waiting its turn is now
+// its parent's descriptor (shared) and its name: one descriptor a level
+// (SafePathTest.AWalkHoldsADescriptorALevelNotAFolder, e2e descriptor_limit).
 //
 // Thread safety: a SafeDir holds only its descriptor; calls may run at once.
 #pragma once

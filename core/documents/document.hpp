@@ -3,6 +3,16 @@
 // Everything that reads or transforms such a file — the filter, the
 // pre-commit hook, gc, verify, stats — goes through here, so they agree on
 // what a file needs from the blob store.
+//
+// One table: the filter picks the transform by git's name for the file
+// (`.jsonl` is a session). The hook, gc, verify, stats and migrate ask
+// document_needs what a file references and what clean would store from
+// it; its answer carries `unreadable` when a file is not its kind, so
+// callers decide by a field, never by parsing a message. They find
+// documents with the table's pathspecs and `:(attr:filter=jpblob)`, which
+// catches sessions users route from anywhere; `verify --history` knows
+// documents in old commits by their path alone (document_kind_at), since
+// attributes are not evaluated per commit.
 #pragma once
 
 #include <cstdint>

@@ -17,7 +17,12 @@
 //   are still processed.
 // - Loading a reference whose blob is missing or corrupt leaves the
 //   reference in place with one warning for each such blob, and the rest of
-//   the session still loads.
+//   the session still loads. Lenient where conversations are strict: a
+//   missing conversation blob fails the checkout, because smudge cannot give
+//   back the file that was committed (unless jpblob.skipSmudgeErrors asks
+//   for the committed form); a session keeps its reference as the agent
+//   itself does when it loads one, and the file is still exactly what was
+//   committed, so nothing is lost.
 #pragma once
 
 #include <cstddef>

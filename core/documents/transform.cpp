@@ -237,7 +237,7 @@ TransformReport clean(std::string_view input, const BlobSink& store, const Clean
   // Pass 2: decode the payloads (choosing each string's encoding), store
   // them all at once, build the output. Strings decode into one buffer, a
   // slot each: thousands of separate allocations cost a page fault each
-  // few KiB (docs/ARCHITECTURE.md, "Memory the kernel must map").
+  // few KiB (core/base/buffer.hpp).
   TransformReport report;
   DecodedPayloads decoded;
   decode_payloads(input, splices, options, decoded);

@@ -10,6 +10,24 @@
 //
 // Both write their output through `out` only after the whole input has been
 // validated, so a failure never leaves half a file behind.
+//
+// Why it is built so:
+// - Splice, do not re-serialise. The scanner records the byte span of every
+//   value, so clean replaces payload spans and copies everything else.
+//   Whitespace, key order, escapes and number spelling survive, which is
+//   what makes smudge(clean(x)) == x possible.
+// - Two passes. Pass one validates the whole input and chooses the sites;
+//   pass two stores the blobs and writes the output. Malformed input
+//   therefore stores nothing and writes nothing before the passthrough.
+//   Memory during the scan is bounded by the largest event, not the file.
+// - One walk for clean and smudge. find_payload_sites (core/format/payload)
+//   reports payload strings, inline content objects and references at
+//   payload positions; smudge restores only those references, and only
+//   when clean would recreate the same reference from the restored token.
+//   That is what makes clean(smudge(c)) == c hold for every committed c;
+//   fuzzing found the counter-example that forced it.
+// - Clean knows the form of its input (InputForm, issue 25): see
+//   core/format/literal.hpp.
 #pragma once
 
 #include <cstdint>

@@ -1,6 +1,21 @@
 // The escape for reference-shaped user data (docs/FORMAT.md, "Literal
 // objects"): {"$jpblob-literal":V} stands, at a payload position, for the
 // user's own value V, byte for byte.
+//
+// Why clean must know the form of its input (InputForm, issue 25). An
+// agent's argument shaped like an encoded reference was kept as a reference
+// and replaced by a blob's text on checkout, or refused by the hook for
+// ever. No clean can both be idempotent on its own output and give back
+// every input unless it knows which one it reads, so each caller says: the
+// filter in restore mode, the merge driver and migrate read JP's form and
+// wrap what smudge would interpret in a literal; the refs mode, the skip
+// and the hook's re-clean of the index read the committed form. A file left
+// committed in a restore-mode work tree is listed in
+// `<gitdir>/jpblob/committed-form` (core/workspace/committed_form), merged
+// under a lock when the filter ends, so status does not see its references
+// turn into literals. Escaping in the committed form instead (marking
+// clean's own references) was the other choice: it would change every
+// reference ever committed and what JP with RFD 066 reads.
 #pragma once
 
 #include <cstdint>

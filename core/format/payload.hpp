@@ -1,5 +1,17 @@
 // Which values of a JP conversation are payloads (docs/FORMAT.md, "Payload positions"), and the walk
 // over a conversation's events that every reader of events.json shares.
+//
+// Whose reference it is goes by where it stands (SiteKind::UserObject,
+// issue 44). A plain {"$blob","size"} in a tool argument, naming a blob
+// that never existed, blocked every commit of it: the hook, pre-push,
+// pre-receive and `verify --history` required it. Inside the agent's data
+// (`arguments`, `metadata`) clean writes only encoded references where
+// strings are payloads, so every other blob-naming object there is the
+// agent's: kept alive, never required, never wrapped (smudge never touches
+// it, so no literal is needed and no committed byte changes). RFD 066's
+// content objects are payloads only outside that data, or an agent's
+// {"content": {"text": …}} argument came back in every clone as a plain
+// reference.
 #pragma once
 
 #include <cstdint>

@@ -1,7 +1,7 @@
 // Blob files into git's objects as one pack stream, the way a fetch brings
 // objects in, instead of one `git hash-object -w` loose object (a file,
 // often a folder) each: a commit that stages 11,500 new blobs spent 8 s of
-// its 13 s writing them loose, and 0.15 s as a pack (docs/ARCHITECTURE.md,
+// its 13 s writing them loose, and 0.15 s as a pack (docs/lean.md,
 // "Staging new blobs as a pack").
 #pragma once
 

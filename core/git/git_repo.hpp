@@ -12,6 +12,22 @@
 //   GIT_CONFIG_PARAMETERS (and GIT_CONFIG_COUNT/KEY_n/VALUE_n); config()
 //   applies them on top of the files, as git does.
 // - It honours GIT_INDEX_FILE only when asked; index() does.
+// - It reads no split index (core.splitIndex, the `link` extension): the
+//   index reads and the hook's restaging then go through `git ls-files` and
+//   `git update-index` (also e2e lean_work_tree, a split-index clone).
+// - It opens no SHA-256 repository (extensions.objectformat): open() throws
+//   UnsupportedRepository, install refuses such a repository in one line,
+//   and the filter, the hooks, textconv and the merge driver step aside
+//   there, so no git command is blocked (e2e sha256_repos, and
+//   GitRepo.ASha256RepositoryIsRefusedWithItsOwnError). The code paths that
+//   go through git (packs, index edits) are tested in SHA-256 repositories.
+// - It never returns from reading a truncated loose object (git calls it
+//   corrupt). git-jpblob reads every loose object itself: blobs directly
+//   (read_loose_blob, two to three times faster with libdeflate), trees,
+//   commits and tags through an object-database backend put ahead of
+//   libgit2's (install_loose_reader); a corrupt one is an error naming the
+//   object and its file (GitRepo.ATruncatedLooseTreeOrCommitIsAnErrorNotAHang,
+//   which never returns without the backend). Packed objects are libgit2's.
 //
 // GitRepo is implemented over four files: git_repo.cpp (libgit2's set-up,
 // opening, the environment, index() and config), git_repo_index.cpp (the

@@ -11,7 +11,7 @@
 // this writes the same entries with the bit set, the cache tree as it was,
 // and the file's own timestamp as it was: what was racily clean stays so,
 // and git re-checks it with the filter when next asked, as after any
-// checkout (docs/ARCHITECTURE.md, "What the clone's hook costs").
+// checkout (docs/lean.md, "What the clone's hook costs").
 //
 // index_file.cpp holds the edits (mark_skip_worktree_in_place,
 // add_entries_in_place), index_snapshot.cpp the reading of stat data

@@ -84,7 +84,7 @@ bool each_extension(std::string_view in, const Parsed& parsed, Keep keep) {
 // the offset where the extensions start, and a hash of each extension's
 // signature and size. With it, git reads the extensions (the cache tree of
 // a lean clone's 65,000 store folders: half of reading its index) on a
-// thread of their own while it reads the entries (docs/ARCHITECTURE.md,
+// thread of their own while it reads the entries (docs/lean.md,
 // "The index on two threads"). `out` holds the entries up to
 // `entries_end`, then the extensions.
 void append_end_of_entries(std::string& out, std::size_t entries_end, const std::string& object_format);

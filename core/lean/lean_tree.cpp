@@ -250,8 +250,8 @@ void make_lean(const RepoLayout& layout, const GitCli& git, const LeanParts& par
   // status` to check with the filter as after any checkout, and the cache
   // tree stays whole. git's own write cleaned each of them again here (1.6
   // s of a 1,000-conversation clone's 2.3 s hook), and without the filter
-  // it marked them modified until a refresh (docs/ARCHITECTURE.md, "What
-  // the clone's hook costs").
+  // it marked them modified until a refresh (docs/lean.md, "What the
+  // clone's hook costs").
   bool by_git = false;
   // The checkout wrote the index before the setting was there.
   const bool end_of_entries = records_end_of_entries(git);

@@ -1,6 +1,6 @@
 // What clean's outputs reference, recorded by the filter for the
-// pre-commit hook (docs/ARCHITECTURE.md, "The clean's record of
-// references").
+// pre-commit hook (docs/FORMAT.md, "The record of what cleaned files
+// reference").
 //
 // The hook must know every blob each staged conversation references. It
 // used to read each one back from git's objects and scan it: at 50,000 new

@@ -3,6 +3,13 @@
 // LevelDB's cleanup discipline: gather everything that is referenced, list
 // the store, delete what is not referenced, and delete nothing at all after
 // any error while gathering.
+//
+// Every root git keeps is a root here: each worktree's files, index and
+// operation in progress, the stash, the autostash of a rebase or merge
+// (`rebase-merge/autostash`, `rebase-apply/autostash`, `MERGE_AUTOSTASH`,
+// read as a stash entry), and for a blob in no git object the reflogs'
+// commits. Each document comes with its DocumentOrigin, so `stats` counts
+// the work tree's view without looking at how a name is spelled.
 #pragma once
 
 #include <cstddef>

@@ -1,6 +1,30 @@
 // The commits one push sends, each checked against its own tree
 // (commit_check): the pre-push hook on the sending side and the pre-receive
 // hook on the receiving one (docs/ARCHITECTURE.md, "Second line").
+//
+// - What the receiver has. pre-receive: every ref the server has (`--not
+//   --all`; git updates no ref before the hook accepts). pre-push: the
+//   remote ids on git's input, a named remote's tracking refs, and for a URL
+//   (`git push ../srv.git main`, where no tracking ref speaks for it) what
+//   `git ls-remote` says the URL holds now. Checking the whole history
+//   instead refused a new branch over an old commit the server held.
+// - The quarantine. git keeps a received push's objects in
+//   `objects/incoming-*` until the hooks accept, naming it in
+//   GIT_OBJECT_DIRECTORY with the real objects in
+//   GIT_ALTERNATE_OBJECT_DIRECTORIES. libgit2 reads these only with
+//   GIT_REPOSITORY_OPEN_FROM_ENV, which also changes how the work tree is
+//   found, so GitRepo opens that object database itself. Before, every
+//   pushed document was absent to libgit2 and passed as holding no
+//   reference; a document object git should hold and libgit2 cannot see is
+//   now a problem outside a partial clone.
+// - Whose problem. A problem a new commit shares with a parent (same
+//   document, same blob, same fault) is the parent's: a broken commit the
+//   server took before its hook was installed blocks no teammate's push on
+//   top, and a commit holding its blobs mends it. A broken commit the push
+//   itself sends is refused, since every clone would hold a commit it cannot
+//   check out, and the message says how to amend it (never --no-verify).
+//   Checking only the tips' trees was the other choice: it accepts a commit
+//   that no clone can check out.
 #pragma once
 
 #include <cstdint>

@@ -1,6 +1,6 @@
 // `git jpblob verify [--history]`: every blob's checksum, every reference
 // resolved, and with --history every commit's references against that
-// commit's own tree (docs/ARCHITECTURE.md, "verify").
+// commit's own tree (docs/ARCHITECTURE.md, "Back of the house").
 #pragma once
 
 #include <cstddef>

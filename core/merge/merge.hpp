@@ -1,4 +1,4 @@
-// The merge driver (`merge.jpblob`, README "Merges"): git hands it
+// The merge driver (`merge.jpblob`, docs/USING.md, "Merges"): git hands it
 // the base, ours and theirs of one file in the repository's form and takes
 // the result in that form.
 //

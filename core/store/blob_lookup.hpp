@@ -1,9 +1,10 @@
-// Where smudge and readers find a blob (docs/ARCHITECTURE.md, "Two homes,
-// one truth"): the work-tree store holds what is not committed yet and,
-// where wanted, a checked-out copy; git's objects hold every committed
-// blob. Nothing depends on the work-tree copy existing, nor on git having
-// written the blob files before the conversations (parallel checkout,
-// git-lfs's delayed smudge, `stash -u`).
+// Where smudge and readers find a blob. Two homes, one truth: git's objects
+// hold every committed blob, and are its truth; the work-tree store holds
+// what is not committed yet and, where wanted, a checked-out copy. Reading
+// git wherever the store lacks a blob, nothing depends on the work-tree copy
+// existing, nor on git having written the blob files before the
+// conversations (parallel checkout, git-lfs's delayed smudge, `stash -u`);
+// gc may delete a work-tree file git can give back (core/maintenance/gc.hpp).
 //
 // In order: the store; its kept copies (what clean wrote, where git's
 // stash and clean never delete it); the commit git is checking out (`treeish`, when git

@@ -3,6 +3,17 @@
 // file already under a blob's name, and linking a file into another store.
 // Paths, folders and reads are in blob_store.cpp; the walk in
 // blob_store_walk.cpp.
+//
+// Never rewrite a blob: AtomicFile::commit(Replace::No) publishes with
+// link(), which cannot replace an existing file, so a concurrent writer
+// that loses the race simply discards its copy.
+//
+// A blob file under a name is input: clean compares the file already there
+// with the bytes it stands for (libdeflate into a buffer of the known size,
+// then a compare; a warm clean went from 0.91x to 1.26x `git lfs clean` for
+// it) and refuses, naming `repair`, when they differ. Replacing it would not
+// do: git puts a tracked file back over a replacement (a stash, a reset),
+// and the bytes would be nowhere.
 #include "core/store/blob_store.hpp"
 
 #include <fcntl.h>
@@ -192,8 +203,9 @@ std::vector<BlobStore::PutResult> BlobStore::put_all(const std::vector<std::stri
   // Chunks bound the descriptors held open between writing and publishing
   // (one leaf folder each) while keeping the filesystem syncs few: each one
   // flushes everything, and on a disk each costs a flush of the device
-  // (docs/ARCHITECTURE.md, "Decisions": 84 syncs made a 100 MB clean 1.3x
-  // slower than 6). Half of what the descriptor limit spares leaves the
+  // (bench/NOTES.md, "A cold clean's cost on disk": with 512 a chunk, the
+  // 100 MB clean's 84 syncs took a median 3.0 s against 2.8 s for 6, over 8
+  // interleaved pairs). Half of what the descriptor limit spares leaves the
   // rest to the caller, the workers and libgit2's packs.
   const std::size_t kChunk = chunk_size();
   for (std::size_t start = 0; start < unique.size(); start += kChunk) {

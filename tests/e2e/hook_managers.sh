@@ -288,7 +288,7 @@ framework_push_sees_every_ref() {
   # Two refs, each with commits new to the remote, the good one first: the
   # framework's configuration sees that one alone, so only the legacy run
   # can check the second (with the framework first it goes unchecked: the
-  # README says so, and the server's pre-receive is the line that holds).
+  # docs/TEAM.md says so, and the server's pre-receive is the line that holds).
   [ "$first" = git-jpblob ] || return 0
   git branch good2 "$(git commit-tree -p good -m more "good^{tree}")"
   git push -q origin good2 HEAD:main > "$TEST_ROOT/err" 2>&1 && fail "a second ref lacking its blob went through"

@@ -4,7 +4,7 @@
 # hook; when the merge driver merges a conversation line by line, its
 # result references only blobs the three sides reference (their commits
 # hold them) and new content stays inline until the next `git add`. Tried
-# as the README's adoption steps go: a branch made before adoption edits a
+# as docs/USING.md's adoption steps go: a branch made before adoption edits a
 # conversation that the adopting commit moved to references.
 . "$(dirname "$0")/lib.sh"
 
@@ -62,7 +62,7 @@ check_branch() {
   grep -q "$(expected_of "$text")" .jp/conversations/1-shared/events.json || fail "the merge lost '$text'"
   # The next commit through the hook takes the inline content out. git
   # re-reads the file only when its stat data says so (or it is racily
-  # clean, which a loaded machine makes it not), so as the README says:
+  # clean, which a loaded machine makes it not), so as docs/USING.md says:
   git add --renormalize .jp/conversations
   git commit -qm "after" > /dev/null 2>&1 || true
   git jpblob verify --history > "$TEST_ROOT/out" 2>&1 || fail "the commit after lacks its blobs"
@@ -122,7 +122,7 @@ case_ "git am of a patch mailed from an adopted branch: the applied commit holds
 # git am -3 of a patch made before adoption: git's recursive merge refreshes
 # the merged file against clean's form, which the driver's inline new
 # content is not, so am stops with no commit made (nothing broken). The
-# README's recipe: apply the patch where it was made, then rebase (which
+# docs/USING.md's recipe: apply the patch where it was made, then rebase (which
 # merges through the driver like git merge).
 am_pre_adoption_patch() {
   from_adopted
@@ -143,7 +143,7 @@ am_pre_adoption_patch() {
   git am -3 -q "$TEST_ROOT/old.patch" > "$TEST_ROOT/am.out" 2>&1 || fail "am where the patch was made: $(tail -3 "$TEST_ROOT/am.out")"
   git rebase -q main > /dev/null 2>&1 || fail "the rebase stopped: $(git status --short)"
   # check_branch commits the inline new content through the hook, as the
-  # README says to after a rebase; then main takes the branch.
+  # docs/USING.md says to after a rebase; then main takes the branch.
   check_branch "edited on feature"
   git switch -q main 2> "$TEST_ROOT/switch.err" || fail "back to main: $(cat "$TEST_ROOT/switch.err")"
   git merge -q --ff-only from-patch

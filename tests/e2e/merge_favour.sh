@@ -31,7 +31,7 @@ take_side() {
   cd "$TEST_ROOT/$repo"
   git reset -q --hard ours-point
   if git merge -q -X "$side" --no-edit theirs > /dev/null 2> "$TEST_ROOT/err"; then
-    fail "the merge went through: the driver learnt of -X after all, update this test and the README"
+    fail "the merge went through: the driver learnt of -X after all, update this test and docs/USING.md"
   fi
   grep -q "git checkout --ours -- $conv" "$TEST_ROOT/err" && grep -q "git checkout --theirs -- $conv" "$TEST_ROOT/err" ||
     fail "the conflict message does not give the recipe: $(cat "$TEST_ROOT/err")"

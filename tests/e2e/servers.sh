@@ -149,7 +149,7 @@ held_broken_commit() {
   git push -q origin main 2> "$TEST_ROOT/err" || fail "the mending push was refused: $(cat "$TEST_ROOT/err")"
   [ "$(git ls-remote origin refs/heads/main | cut -f1)" = "$(git rev-parse HEAD)" ] || fail "the server did not take it"
   assert_blobs_committed
-  # CI's check of a pushed range (README, "Servers") looks at that range only.
+  # CI's check of a pushed range (README, "CI on a hosted server") looks at that range only.
   git jpblob verify --history HEAD~1..HEAD > "$TEST_ROOT/out" || fail "the mending commit did not verify: $(cat "$TEST_ROOT/out")"
   grep -q "in 1 commit(s): all good" "$TEST_ROOT/out" || fail "verify --history HEAD~1..HEAD: $(cat "$TEST_ROOT/out")"
   if git jpblob verify --history > "$TEST_ROOT/out"; then fail "verify --history passed the held broken commit"; fi
