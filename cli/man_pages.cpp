@@ -51,8 +51,12 @@ std::string roff_synopsis(const std::string& line) {
 
 std::string paragraph(const std::string& p) {
   if (!p.starts_with("    ")) return ".PP\n" + roff_text(p) + "\n";
+  // Each line without its four spaces of mark: .RS indents the block.
   std::string literal;
-  for (char ch : p) escape(literal, ch);
+  for (std::size_t i = 0; i < p.size(); ++i) {
+    if ((i == 0 || p[i - 1] == '\n') && p.compare(i, 4, "    ") == 0) i += 4;
+    if (i < p.size()) escape(literal, p[i]);
+  }
   return ".PP\n.RS 4\n.nf\n" + guard_lines(literal) + "\n.fi\n.RE\n";
 }
 
