@@ -59,7 +59,7 @@ void add_argument(CLI::App& app, const CommandDef& c, const ArgumentDef& a, Pars
     if (a.count > 0) opt->expected(a.required ? a.count : 0, a.count);
     else if (a.required) opt->expected(-1);
   } else {
-    opt->expected(1);
+    opt->expected(1)->allow_extra_args(false);  // one word, the next is the next argument's
   }
   if (a.required) opt->required();
   if (c.argument_check == "existing-file") opt->check(CLI::ExistingFile);

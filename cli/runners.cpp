@@ -93,8 +93,12 @@ void add_plumbing(std::map<std::string, cli::Runner>& r) {
   r["smudge"] = plain([](const Parsed& p) { run_smudge(filter_args(p)); });
   r["filter-process"] = plain([](const Parsed& p) {
     run_filter_process(0, 1, path_value(p, "store"), [](const Workspace& ws) {
-      // Nothing to act on: a clone prints nothing of ours (GIT_TRACE shows it).
-      if (auto line = ensure_hook(fs::current_path(), ws.repo())) (void)line;  // MERGE-TRACE
+      // A warning is for the user to act on; that the hooks were installed is
+      // not: a clone prints nothing of ours (GIT_TRACE shows it).
+      if (auto line = ensure_hook(fs::current_path(), ws.repo())) {
+        if (line->starts_with("warning: ")) std::cerr << "git-jpblob: " + *line + "\n" << std::flush;
+        else (void)line;  // MERGE-TRACE
+      }
     });
   });
   r["pre-commit"] = plain([](const Parsed&) { run_pre_commit(); });

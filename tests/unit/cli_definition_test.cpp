@@ -57,6 +57,7 @@ const char* kSmall = R"({"program":"git-jpblob","summary":"s","commands":[
    "arguments":[{"name":"paths","help":"where","many":true}],
    "description":["Deletes `git gc` {date} - not .dot", "    literal -x\n    .line"],
    "examples":["git jpblob gc -n"]},
+  {"name":"push","summary":"p","arguments":[{"name":"remote","help":"r"},{"name":"url","help":"u"}]},
   {"name":"run","summary":"run it","options":[{"long":"--tool","value":"<name>","required":true,"help":"t"}],
    "arguments":[{"name":"command","help":"c","required":true,"many":true,"after_dashdash":true}]}]})";
 
@@ -86,7 +87,7 @@ TEST(CliManPages, ReadmeTableBetweenItsMarkers) {
   const Definition def = parse_definition(kSmall);
   const std::string readme = "# x\n<!-- commands: generated from cli/commands.json by jpblob-docs -->\nold\n<!-- /commands -->\nend\n";
   const std::string out = with_readme_table(readme, readme_table(def));
-  EXPECT_NE(out.find("| `git jpblob gc` | delete blobs |\n| `git jpblob run` | run it |\n<!-- /commands -->\nend\n"),
+  EXPECT_NE(out.find("| `git jpblob gc` | delete blobs |\n| `git jpblob push` | p |\n| `git jpblob run` | run it |\n<!-- /commands -->\nend\n"),
             std::string::npos)
       << out;
   EXPECT_EQ(out.find("old"), std::string::npos);
@@ -107,6 +108,11 @@ TEST(CliParser, ParsesByTheDefinitionsNames) {
                             EXPECT_THROW(p.flag("no-such-option"), std::logic_error);
                             return 0;
                           }},
+                         {"push", [&](const Parsed& p) {
+                            paths = p.values("remote");
+                            command = p.values("url");
+                            return 3;
+                          }},
                          {"run", [&](const Parsed& p) {
                             command = p.values("command");
                             return 7;
@@ -119,6 +125,13 @@ TEST(CliParser, ParsesByTheDefinitionsNames) {
   EXPECT_EQ(prune, "2 weeks ago");
   EXPECT_EQ(limit, std::nullopt);
   EXPECT_EQ(paths, (std::vector<std::string>{"a", "b"}));
+
+  words = {"git-jpblob", "push", "origin", "https://example.com/x.git"};
+  argv.clear();
+  for (auto& w : words) argv.push_back(w.data());
+  EXPECT_EQ(line.run(static_cast<int>(argv.size()), argv.data()).status, 3);
+  EXPECT_EQ(paths, (std::vector<std::string>{"origin"}));
+  EXPECT_EQ(command, (std::vector<std::string>{"https://example.com/x.git"}));
 
   words = {"git-jpblob", "run", "--tool", "bash", "--", "sh", "-c", "exit 3"};
   argv.clear();
