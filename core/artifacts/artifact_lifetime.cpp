@@ -24,7 +24,8 @@ namespace fs = std::filesystem;
 std::optional<std::int64_t> parse_artifact_ttl(std::string_view value) {
   const auto bad = [&] {
     return Error(std::string("bad ") + kArtifactTtlKey + " '" + std::string(value) +
-                     "': use seconds (3600), a number with s, m, h, d or w (30m, 2h), or never");
+                     "': use a length git reads as a date (2.hours.ago, 1 day ago), seconds (3600), a number with s, m, h, "
+                     "d or w (30m, 2h), or never");
   };
   std::optional<std::int64_t> ttl;
   try {

@@ -3,7 +3,8 @@
 //
 // git reads the text, as `git gc --prune` and gc.pruneExpire are read
 // (`git config --type=expiry-date`: approxidate, "2.weeks.ago", "2 weeks
-// ago", "2026-11-01", "yesterday", "1.hour"; "now" and "all" mean
+// ago", "2026-11-01", "2026-11-01 10:00", "2026-11-01T10:00:00",
+// "@1790000000", "yesterday", "1.hour"; "now" and "all" mean
 // everything, "never" and "false" nothing), never a copy of its rules that
 // would differ at their edges. One form stays git-jpblob's own, because git
 // reads it as something else ("90" is the year 1990 to git, "30m" the 30th

@@ -87,35 +87,62 @@ void drop_unchanged(const Workspace& ws, const GitCli& git, std::vector<Source>&
     if (!drop[i]) kept.push_back(std::move(sources[i]));
   sources = std::move(kept);
 }
+// for_each_document's progress: conversations, not the versions read.
+// Versions of one path (a work-tree file, its staged version, a stash
+// entry's) are one conversation, finished when its last version is.
+class ConversationCount {
+ public:
+  explicit ConversationCount(const std::vector<Source>& sources) : of_(sources.size()) {
+    std::unordered_map<std::string_view, std::size_t> numbers;
+    for (std::size_t i = 0; i < sources.size(); ++i)
+      of_[i] = numbers.emplace(sources[i].ref.path, numbers.size()).first->second;
+    left_ = std::vector<std::atomic<std::size_t>>(numbers.size());
+    for (std::size_t n : of_) left_[n].fetch_add(1, std::memory_order_relaxed);
+  }
+  std::size_t total() const { return left_.size(); }
+  // Counts sources[i] read; the conversations finished so far when it was
+  // its conversation's last version, else 0.
+  std::size_t read(std::size_t i) { return left_[of_[i]].fetch_sub(1) == 1 ? ++finished_ : 0; }
+
+ private:
+  std::vector<std::size_t> of_;  // each source's conversation
+  std::vector<std::atomic<std::size_t>> left_;  // versions not read yet, by conversation
+  std::atomic<std::size_t> finished_{0};
+};
+
 }  // namespace
 
 void for_each_document(const Workspace& ws, const DocumentFn& fn, const Progress& progress,
-                       std::vector<fs::path>* temporaries, bool skip_unchanged) {
+                       std::vector<fs::path>* temporaries, bool skip_unchanged, DocumentHomes homes) {
   std::vector<Source> sources;
   std::vector<std::unique_ptr<SafeDir>> others;  // other worktrees' tops, kept open for the reads
   if (ws.base()) add_files(*ws.base(), ws.storage(), "", sources, temporaries);
   if (ws.in_work_tree()) {
+    const bool versions = homes == DocumentHomes::All;
     const fs::path top = ws.top();
     const GitCli git(top);
     std::unordered_set<std::string> seen;  // pending document versions
     const std::size_t staged_from = sources.size();
-    add_staged(top, "", sources);
+    if (versions) add_staged(top, "", sources);
     const std::pair staged_here(staged_from, sources.size());
-    add_pending(git, git.stash_commits(), DocumentOrigin::Stashed, seen, sources);
-    add_pending(git, git.autostash_commits(), DocumentOrigin::Stashed, seen, sources);
-    add_pending(git, git.in_progress_commits(), DocumentOrigin::Pending, seen, sources);
+    if (versions) {
+      add_pending(git, git.stash_commits(), DocumentOrigin::Stashed, seen, sources);
+      add_pending(git, git.autostash_commits(), DocumentOrigin::Stashed, seen, sources);
+      add_pending(git, git.in_progress_commits(), DocumentOrigin::Pending, seen, sources);
+    }
     for (const fs::path& wt : git.worktrees()) {
       std::error_code ec;
       if (fs::equivalent(wt, top, ec) || !fs::exists(wt, ec)) continue;
       others.push_back(std::make_unique<SafeDir>(SafeDir::open(wt)));
       add_files(*others.back(), kStorageFolder, (wt / "").string(), sources);
+      if (!versions) continue;
       add_staged(wt, (wt / "").string(), sources);
       add_pending(git, GitCli(wt).autostash_commits(), DocumentOrigin::Stashed, seen, sources);
       add_pending(git, GitCli(wt).in_progress_commits(), DocumentOrigin::Pending, seen, sources);
     }
-    if (skip_unchanged && ws.base()) drop_unchanged(ws, git, sources, staged_here);
+    if (skip_unchanged && versions && ws.base()) drop_unchanged(ws, git, sources, staged_here);
   }
-  std::atomic<std::size_t> done{0};
+  ConversationCount conversations(sources);
   parallel_for(sources.size(), [&](std::size_t i) {
     const Source& s = sources[i];
     std::string text;
@@ -129,7 +156,8 @@ void for_each_document(const Workspace& ws, const DocumentFn& fn, const Progress
       text = std::move(*content);
     }
     fn(s.ref, text);
-    if (progress) progress("Reading conversations", ++done, sources.size());
+    if (const std::size_t done = conversations.read(i); done && progress)
+      progress("Reading conversations", done, conversations.total());
   });
 }
 

@@ -56,14 +56,22 @@ inline InputForm form_of(const Workspace& ws, const DocumentRef& doc) {
 }
 
 using DocumentFn = std::function<void(const DocumentRef& doc, const std::string& text)>;
+// Which documents for_each_document reads: every version the live set is
+// built from, or only the files of the work trees (origin WorkTree), for
+// a reader that asks nothing of the index or of commits (stats).
+enum class DocumentHomes { All, WorkTrees };
 // With `skip_unchanged`, a work-tree document of this work tree that git's
 // index holds with the stat data the file still has
 // (unchanged_since_indexed), under the id of the staged version given to
 // fn, is left out: its clean is that version, which says what it needs.
 // A lean clone's checkout is all such files, and reading and scanning
 // them was most of gc's time.
+// `progress` counts conversations ("Reading conversations"), each by its
+// path: a work-tree file, its staged version and a stash entry's version
+// are one conversation, done when the last of them has been read.
 void for_each_document(const Workspace& ws, const DocumentFn& fn, const Progress& progress,
-                       std::vector<std::filesystem::path>* temporaries = nullptr, bool skip_unchanged = false);
+                       std::vector<std::filesystem::path>* temporaries = nullptr, bool skip_unchanged = false,
+                       DocumentHomes homes = DocumentHomes::All);
 
 struct LiveSet {
   std::unordered_set<Digest, DigestHash> digests;     // every blob something needs

@@ -38,7 +38,6 @@ std::unordered_map<Digest, std::string, DigestHash> from_documents(
   for_each_document(
       ws,
       [&](const DocumentRef& doc, const std::string& text) {
-        if (doc.origin != DocumentOrigin::WorkTree) return;
         const DocumentNeeds needs = document_needs(doc.kind, text, 0, form_of(ws, doc));
         bool useful = false;
         for (const auto& p : needs.inline_payloads) useful = useful || wanted.count(p.digest);
@@ -54,7 +53,7 @@ std::unordered_map<Digest, std::string, DigestHash> from_documents(
               found.emplace(p.digest, std::move(*bytes));
             }
       },
-      {});
+      {}, nullptr, /*skip_unchanged=*/false, DocumentHomes::WorkTrees);
   return found;
 }
 

@@ -16,10 +16,11 @@ StatsReport run_stats(const Workspace& ws, const Progress& progress) {
   // Every payload's blob and size; whether the store holds it is asked
   // once the store has been listed.
   std::vector<std::pair<Digest, std::uint64_t>> payloads;
+  // The work trees' files only: staged and stashed versions would be read
+  // for nothing, and would count each conversation twice.
   for_each_document(
       ws,
       [&](const DocumentRef& doc, const std::string& text) {
-        if (doc.origin != DocumentOrigin::WorkTree) return;  // the work tree's view only
         const DocumentNeeds needs = document_needs(doc.kind, text, 0, form_of(ws, doc));
         if (needs.unreadable) return;
         std::lock_guard lock(mutex);
@@ -38,7 +39,7 @@ StatsReport run_stats(const Workspace& ws, const Progress& progress) {
           payloads.emplace_back(p.digest, p.size.value_or(0));
         }
       },
-      progress);
+      progress, nullptr, /*skip_unchanged=*/false, DocumentHomes::WorkTrees);
   std::unordered_map<Digest, std::uint64_t, DigestHash> stored;  // blob -> uncompressed size
   for (const StoreEntry& e : ws.store().entries()) {
     if (e.kind != StoreEntry::Kind::Blob) continue;

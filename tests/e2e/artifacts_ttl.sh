@@ -104,7 +104,7 @@ bad_ttl() {
   local err status=0
   err=$(git -c jpblob.artifactTtl=soon jpblob cat artifact://0 --session "$s1" 2>&1 > /dev/null) || status=$?
   [ "$status" -eq 128 ] || fail "a bad TTL gave exit $status (git's 128 for a bad config value)"
-  [ "$err" = "git-jpblob: bad jpblob.artifactTtl 'soon': use seconds (3600), a number with s, m, h, d or w (30m, 2h), or never" ] ||
+  [ "$err" = "git-jpblob: bad jpblob.artifactTtl 'soon': use a length git reads as a date (2.hours.ago, 1 day ago), seconds (3600), a number with s, m, h, d or w (30m, 2h), or never" ] ||
     fail "unexpected: $err"
   err=$(git -c jpblob.artifactTtl=1.5h jpblob artifacts gc 2>&1) && fail "gc ran with a bad TTL"
   [[ "$err" == *"jpblob.artifactTtl"* ]] || fail "unexpected: $err"

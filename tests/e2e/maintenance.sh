@@ -167,6 +167,36 @@ gc_prune_takes_gits_dates() {
 case_ "gc --prune takes what git gc --prune takes: 2 weeks ago, 2.weeks.ago, a date, never; and 90, 30m" \
   gc_prune_takes_gits_dates
 
+# The rest of git's dates: a date with a time of day (as `git log` prints
+# it, or ISO 8601's), a Unix time, lengths of several units; the same in
+# gc.pruneExpire; and --dry-run naming what such a date would remove.
+# `dry_run_splits DATE OLDER YOUNGER gc-command...`: the dry run lists the
+# OLDER orphan, not the YOUNGER, names DATE and deletes neither.
+dry_run_splits() {
+  local date=$1 older=$2 younger=$3 out
+  shift 3
+  out=$("$@")
+  grep -qx "would remove $older" <<<"$out" || fail "$* does not list the older orphan: $out"
+  ! grep -q "$younger" <<<"$out" || fail "$* lists the younger orphan: $out"
+  grep -q "younger than $date\.\$" <<<"$out" || fail "$* does not name the date: $out"
+  [ -e "$older" ] && [ -e "$younger" ] || fail "$* deleted"
+}
+gc_prune_takes_dates_with_times() {
+  local day=86400 stamp older younger
+  stamp=$(date -d '3 days ago' '+%F %H:%M')
+  prune_splits "$stamp" $((4 * day)) $((2 * day))
+  prune_splits "$(date -d '3 days ago' '+%FT%T')" $((4 * day)) $((2 * day))
+  prune_splits "@$(($(date +%s) - 3 * day))" $((4 * day)) $((2 * day))
+  prune_splits "1 week 2 days ago" $((10 * day)) $((8 * day))
+  older=$(make_orphan "older than $stamp" $((4 * day)))
+  younger=$(make_orphan "younger than $stamp" $((2 * day)))
+  dry_run_splits "$stamp" "$older" "$younger" git jpblob gc --dry-run --prune="$stamp"
+  dry_run_splits "$stamp" "$older" "$younger" git -c gc.pruneExpire="$stamp" jpblob gc --dry-run
+  git jpblob gc --prune=now > /dev/null
+}
+case_ "gc --prune and gc.pruneExpire take a date with a time, ISO 8601, @<unix time>, 1 week 2 days ago" \
+  gc_prune_takes_dates_with_times
+
 gc_leaves_young_temp_file() {
   local temp_young=".jp/blobs/00/00/.jpblob-tmp-2-2-cafef00d"
   mkdir -p "$(dirname "$temp_young")" && echo writing > "$temp_young"

@@ -44,4 +44,31 @@ stats_text() {
   grep -qx "  in the store:    5 ($(( 2 * ${#a} + 3 * ${#CONVERSATION_ARGUMENT} )) bytes)" <<<"$out" || fail "in-store line: $out"
 }
 case_ "stats says the same in words" stats_text
+
+# The progress line, on a terminal (script(1) gives one), counts what its
+# label says: "Reading conversations" ends at the number of conversations,
+# not at the versions read (a work-tree file and its staged version are
+# one), and after git's delay only (GIT_PROGRESS_DELAY).
+progress_counts_conversations() {
+  new_installed_repo many
+  local i
+  for i in $(seq 1 12); do write_conversation "$i-c" "payload $i"; done
+  git add .jp/conversations && git commit -qm twelve
+  for i in 3 4; do write_conversation "$i-c" "payload $i, changed"; done  # a file and its staged version
+  for i in $(seq 13 15); do write_conversation "$i-c" "payload $i"; done  # not added yet
+  local cmd out
+  for cmd in "stats" "gc --dry-run" "verify"; do
+    out=$(GIT_PROGRESS_DELAY=0 script -qec "git jpblob $cmd" /dev/null)
+    grep -q "Reading conversations: 100% (15/15), done\." <<<"$out" || fail "$cmd on 15 conversations: $out"
+    ! grep -Eq "Reading conversations: +[0-9]+% \([0-9]+/(1[6-9]|[2-9][0-9])\)" <<<"$out" ||
+      fail "$cmd counts more than 15: $out"
+  done
+  out=$(GIT_PROGRESS_DELAY=100 script -qec "git jpblob stats" /dev/null)
+  ! grep -q "Reading conversations" <<<"$out" || fail "a progress line within GIT_PROGRESS_DELAY: $out"
+  out=$(GIT_PROGRESS_DELAY=0 git jpblob stats 2>&1)
+  ! grep -q "Reading conversations" <<<"$out" || fail "a progress line off a terminal: $out"
+}
+if command -v script > /dev/null; then
+  case_ "the progress line counts conversations, after git's delay, on a terminal only" progress_counts_conversations
+fi
 pass

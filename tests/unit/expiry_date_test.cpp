@@ -60,6 +60,47 @@ TEST(ExpiryAge, GitReadsEverythingElse) {
   EXPECT_EQ(expiry_age(local_date(30), "--prune"), 0) << "a date to come is now";
 }
 
+// The seconds since the epoch of `days` from today at hh:mm, local time.
+std::int64_t local_time(int days, int hour, int minute) {
+  const std::time_t t = std::time(nullptr) + days * kDay;
+  std::tm tm{};
+  ::localtime_r(&t, &tm);
+  tm.tm_hour = hour;
+  tm.tm_min = minute;
+  tm.tm_sec = 0;
+  tm.tm_isdst = -1;
+  return std::mktime(&tm);
+}
+
+// "YYYY-MM-DD<sep>HH:MM[:SS]" of that moment.
+std::string local_stamp(std::int64_t at, const char* format) {
+  const std::time_t t = at;
+  std::tm tm{};
+  ::localtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, format, &tm);
+  return buf;
+}
+
+// What `git gc --prune=<date>` takes besides the forms above: a date with a
+// time of day (as git log prints it, or ISO 8601's "T"), a Unix time, and
+// lengths of several units.
+TEST(ExpiryAge, GitsDatesWithATimeOfDayAndItsOtherForms) {
+  const std::int64_t ten_days_ago = local_time(-10, 10, 0);
+  for (const char* format : {"%Y-%m-%d %H:%M", "%Y-%m-%dT%H:%M:%S", "%Y.%m.%d %H:%M"}) {
+    const std::string text = local_stamp(ten_days_ago, format);
+    const auto got = expiry_age(text, "--prune");
+    ASSERT_TRUE(got) << text;
+    EXPECT_LE(std::abs(*got - (std::time(nullptr) - ten_days_ago)), 2) << text;
+  }
+  const std::int64_t at = std::time(nullptr) - 3 * kDay;
+  EXPECT_LE(std::abs(*age(("@" + std::to_string(at)).c_str()) - 3 * kDay), 2);
+  EXPECT_EQ(age("1 week 2 days ago"), 9 * kDay);
+  EXPECT_EQ(age("10.minutes.ago"), 600);
+  EXPECT_EQ(age("2 days"), 2 * kDay);
+  EXPECT_EQ(expiry_age(local_stamp(local_time(30, 10, 0), "%Y-%m-%d %H:%M"), "--prune"), 0) << "to come: now";
+}
+
 TEST(ExpiryAge, RefusesWhatGitDoesNotReadAndMalformedShortForms) {
   // The short form's shape is never handed to git, which would read "1.5h"
   // as the first of May and "-5" as the fifth of this month.
