@@ -43,7 +43,7 @@ void add_option(CLI::App& app, const OptionDef& o, Parsed& parsed) {
     return;
   }
   CLI::Option* opt = app.add_option(option_names(o), parsed.value_slot(o.key()), o.help)
-                         ->expected(1)
+                         ->expected(o.value_optional ? 0 : 1, 1)
                          ->allow_extra_args(false)  // one word: the next is an argument, not a second value
                          ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast)
                          ->type_name(o.value);

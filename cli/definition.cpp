@@ -27,6 +27,7 @@ OptionDef parse_option(const json& j) {
   o.value = text(j, "value");
   o.check = text(j, "check");
   o.required = j.value("required", false);
+  o.value_optional = j.value("value_optional", false);
   o.help = text(j, "help");
   if (!o.long_name.starts_with("--") || o.help.empty()) throw std::runtime_error("an option needs --long and help: " + j.dump());
   if (!o.check.empty() && o.check != "count" && o.check != "positive")

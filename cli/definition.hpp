@@ -24,6 +24,7 @@ struct OptionDef {
   std::string value;       // "<date>" for an option that takes one; empty for a flag
   std::string check;       // "count" (0 or more), "positive" (1 or more), or empty
   bool required = false;
+  bool value_optional = false;  // --prune alone, as git's --prune[=<date>]
   std::string help;
   // The name the command's code asks for: the long name without its dashes.
   std::string key() const { return long_name.substr(2); }

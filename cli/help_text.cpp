@@ -14,7 +14,7 @@ constexpr std::size_t kWidth = 80;
 
 std::string option_words(const OptionDef& o) {
   std::string out = o.short_name.empty() ? o.long_name : o.short_name + " | " + o.long_name;
-  if (!o.value.empty()) out = o.long_name + "=" + o.value;
+  if (!o.value.empty()) out = o.long_name + (o.value_optional ? "[=" + o.value + "]" : "=" + o.value);
   return out;
 }
 

@@ -66,7 +66,7 @@ std::string options_section(const CommandDef& c) {
   for (const OptionDef& o : c.options) {
     std::string names = o.short_name.empty() ? "" : "\\fB" + roff_synopsis(o.short_name) + "\\fR, ";
     names += "\\fB" + roff_synopsis(o.long_name) + "\\fR";
-    if (!o.value.empty()) names += "=" + roff_synopsis(o.value);
+    if (!o.value.empty()) names += (o.value_optional ? "[=" : "=") + roff_synopsis(o.value) + (o.value_optional ? "]" : "");
     out += ".TP\n" + names + "\n" + roff_text(o.help) + "\n";
   }
   return out;

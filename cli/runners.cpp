@@ -43,7 +43,8 @@ MaintenanceArgs maintenance_args(const Parsed& p) {
   m.json = p.flag("json");
   m.history = p.flag("history");
   m.revisions = p.values("revisions");
-  m.prune = p.value("prune").value_or("");
+  m.prune = p.value("prune").value_or("");  // alone, or not given: gc.pruneExpire, as git gc
+  if (p.flag("no-prune")) m.prune = "never";
   m.store = path_value(p, "store");
   m.target = first(p.values("conversation"));
   if (m.target.empty()) m.target = first(p.values("url"));

@@ -61,9 +61,11 @@ cp -r .jp/conversations "$TEST_ROOT/original"
 lean_clone() {
   [ -z "$(git config --global init.templateDir)" ] || fail "install set a clone template unasked"
   [ "$(cd "$TEST_ROOT/team" && blob_files)" -eq 0 ] || fail "the adopting repository kept its blob files after its commit"
-  GIT_TRACE2_PERF="$TEST_ROOT/clone.trace" git clone -q "$TEST_ROOT/team" "$TEST_ROOT/mate" 2> "$TEST_ROOT/err" ||
-    fail "clone failed: $(cat "$TEST_ROOT/err")"
-  grep -q "lean work tree" "$TEST_ROOT/err" || fail "the clone did not say it is lean: $(cat "$TEST_ROOT/err")"
+  GIT_TRACE2_PERF="$TEST_ROOT/clone.trace" GIT_TRACE="$TEST_ROOT/clone.git-trace" \
+    git clone -q "$TEST_ROOT/team" "$TEST_ROOT/mate" 2> "$TEST_ROOT/err" || fail "clone failed: $(cat "$TEST_ROOT/err")"
+  # Nothing to act on, so nothing on the terminal (git clone -q prints nothing); the trace says it.
+  [ ! -s "$TEST_ROOT/err" ] || fail "the clone printed: $(cat "$TEST_ROOT/err")"
+  grep -q "trace: git-jpblob: .*lean work tree" "$TEST_ROOT/clone.git-trace" || fail "the trace does not say the clone is lean"
   # The hook marks the blobs in the index file itself, which leaves the
   # conversations the checkout wrote in the index's second to git's racy
   # re-check, as plain git leaves them, rather than clean every one of them

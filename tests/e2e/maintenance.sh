@@ -161,10 +161,18 @@ gc_prune_takes_gits_dates() {
     grep -q "bad --prune '$bad'" "$TEST_ROOT/err" || fail "gc --prune=$bad said: $(cat "$TEST_ROOT/err")"
     [ -e "$ancient" ] || fail "gc --prune=$bad deleted an orphan"
   done
+  # git gc's own forms: --no-prune keeps all; --prune alone is gc.pruneExpire.
+  git jpblob gc --no-prune > /dev/null
+  [ -e "$ancient" ] || fail "--no-prune deleted an orphan"
+  git -c gc.pruneExpire=never jpblob gc --prune > /dev/null
+  [ -e "$ancient" ] || fail "--prune alone did not read gc.pruneExpire"
+  git jpblob gc --prune > /dev/null
+  [ ! -e "$ancient" ] || fail "--prune alone kept an orphan older than 2.weeks.ago"
+  ancient=$(make_orphan "kept for ever, again" $((400 * day)))
   git jpblob gc --prune=now > /dev/null
   [ ! -e "$ancient" ] || fail "--prune=now kept an old orphan"
 }
-case_ "gc --prune takes what git gc --prune takes: 2 weeks ago, 2.weeks.ago, a date, never; and 90, 30m" \
+case_ "gc --prune takes what git gc --prune takes: 2 weeks ago, 2.weeks.ago, a date, never, alone; --no-prune" \
   gc_prune_takes_gits_dates
 
 # The rest of git's dates: a date with a time of day (as `git log` prints

@@ -84,7 +84,7 @@ TEST(PurgeList, ResolvesEveryFolderAConversationsIdHad) {
       resolve_purge_target({"17758406187", unknown}, known, top, top);
       ADD_FAILURE() << unknown << " resolved";
     } catch (const Error& e) {
-      EXPECT_EQ(e.kind(), ErrorKind::Usage) << unknown;
+      EXPECT_EQ(e.kind(), ErrorKind::Failure) << unknown;  // not found: fatal, 128, as git
       EXPECT_NE(std::string(e.what()).find(std::string(unknown).substr(std::string(unknown).starts_with("jp-c") ? 4 : 0)),
                 std::string::npos)
           << e.what();
