@@ -20,6 +20,7 @@
 #include "cli/manual.hpp"
 #include "cli/runners.hpp"
 #include "core/base/error.hpp"
+#include "core/base/trace.hpp"
 
 namespace {
 
@@ -122,6 +123,7 @@ int run_without_command(const std::string& first) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  JPBLOB_TRACE("built-in: git-jpblob" + jpblob::quote_argv_pretty({argv + 1, argv + argc}));
   // A closed pipe must surface as a write error (EPIPE), not as a death by
   // signal: the filters report it, and the other commands then end quietly
   // (cli/closed_pipe.hpp) once the pipe is known to be the cause.

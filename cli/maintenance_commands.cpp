@@ -16,6 +16,7 @@
 #include "core/documents/document.hpp"
 #include "core/base/error.hpp"
 #include "core/base/fs.hpp"
+#include "core/base/trace.hpp"
 #include "core/artifacts/internal_url.hpp"
 #include "core/git/expiry_date.hpp"
 #include "core/maintenance/gc.hpp"
@@ -70,6 +71,7 @@ void run_gc_command(const MaintenanceArgs& args) {
   options.grace_seconds = expiry_age(prune, given ? "--prune" : "gc.pruneExpire", given ? ErrorKind::Usage
                                                                                        : ErrorKind::Failure)
                               .value_or(INT64_MAX);  // never: keep all
+  JPBLOB_TRACE("gc: an unreferenced blob lives until " + prune + (given ? " (--prune)" : " (gc.pruneExpire)"));
   GcReport r;
   {
     TerminalProgress progress;

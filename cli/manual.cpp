@@ -5,6 +5,7 @@
 #include <csignal>
 #include <filesystem>
 
+#include "core/base/trace.hpp"
 #include "core/git/subprocess.hpp"
 
 namespace jpblob {
@@ -21,6 +22,7 @@ void exec_manual_page(const std::string& page) {
   std::string name = page;
   char man[] = "man";
   char* argv[] = {man, name.data(), nullptr};
+  JPBLOB_TRACE("exec: man" + quote_argv_pretty({name}));
   ::execvp(man, argv);
   std::signal(SIGPIPE, SIG_IGN);  // the caller's setting, for its fallback
 }

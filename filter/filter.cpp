@@ -4,6 +4,7 @@
 
 #include "core/documents/document.hpp"
 #include "core/base/error.hpp"
+#include "core/base/trace.hpp"
 #include "core/git/blob_pack.hpp"
 #include "core/store/restore_budget.hpp"
 
@@ -62,8 +63,12 @@ void Filter::run(FilterMode mode, std::string_view input, const std::string& pat
     for (const auto& w : workspace_.read_shared_settings()) std::cerr << "git-jpblob: warning: " + w + "\n";
     report = clean_document(kind, input, workspace_.new_blobs(),
                             workspace_.settings().clean_options(name, workspace_.work_tree_form(name)), out);
+    JPBLOB_TRACE("filter: clean " + name + ": " + std::to_string(report.replaced) + " payloads referenced, " +
+                 std::to_string(report.blobs_written) + " blobs newly stored" +
+                 (report.passthrough ? " (passed through unchanged)" : ""));
   } else if (workspace_.settings().smudge_refs_only) {
     out(input);  // JPBLOB_SKIP_SMUDGE=1 or jpblob.smudge=refs: the committed form
+    JPBLOB_TRACE("filter: smudge " + name + ": left in the committed form (JPBLOB_SKIP_SMUDGE or jpblob.smudge=refs)");
     // Left so for one checkout: clean must read it as committed until
     // `git jpblob checkout` restores it (core/workspace/committed_form).
     if (context.checkout && !workspace_.settings().refs_mode) note_form(name, true);
@@ -79,6 +84,8 @@ void Filter::run(FilterMode mode, std::string_view input, const std::string& pat
     options.stream_piece = context.stream && context.checkout && !skip_errors ? kStreamPiece : 0;
     try {
       report = smudge_document(kind, input, *workspace_.blobs().at(context.treeish), options, out);
+      JPBLOB_TRACE("filter: smudge " + name + ": " + std::to_string(report.replaced) + " references restored" +
+                   (context.checkout ? "" : " (for a display)"));
       if (context.checkout) note_form(name, false);
     } catch (const Error& e) {
       // A checkout that cannot restore this file: nothing was written to
@@ -87,6 +94,7 @@ void Filter::run(FilterMode mode, std::string_view input, const std::string& pat
       if (!skip_errors)
         throw Error(std::string(e.what()) + way_out_of_smudge(!dynamic_cast<const TooLargeToRestore*>(&e)));
       out(input);
+      JPBLOB_TRACE("filter: smudge " + name + ": left in the committed form (jpblob.skipSmudgeErrors): " + e.what());
       if (context.checkout) note_form(name, true);
       report = TransformReport{};
       report.warnings.push_back(std::string(e.what()) + "; left in its committed reference form " +

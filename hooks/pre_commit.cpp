@@ -10,6 +10,7 @@
 
 #include "core/base/error.hpp"
 #include "core/base/fs.hpp"
+#include "core/base/trace.hpp"
 #include "core/documents/document.hpp"
 #include "core/git/git_cli.hpp"
 #include "core/lean/commit_blobs.hpp"
@@ -74,6 +75,7 @@ class Hook {
       room().after_staging({to_stage_, store_.staged_paths, out_of_tree_});
       remove_needs_logs(needs_logs_);
     }
+    if (trace_enabled()) trace_decisions();
     return report_;
   }
 
@@ -123,6 +125,12 @@ class Hook {
         continue;
       }
       if (reads[i].replaced > 0) restage(c.path, reads[i].cleaned);
+      if (trace_enabled())
+        traced_[c.path].read = std::to_string(reads[i].references.size()) + " references (" +
+                               (reads[i].recorded ? "the filter's record"
+                                : reads[i].replaced ? "cleaned again: " + std::to_string(reads[i].replaced) +
+                                                          " payloads stored"
+                                                    : "read from git") + ")";
       // Every reference, wherever it stands, needs its blob in the commit.
       for (const auto& ref : reads[i].references)
         if (referenced_.emplace(ref.digest).second) check_blob(c.path, ref);
@@ -148,7 +156,7 @@ class Hook {
     // Once a blob: a lean tree's commit of everything added asks 114,000.
     const std::string path = tracked_blob_path(ref.digest);
     if (auto staged = store_.staged.find(path); staged != store_.staged.end()) {
-      verify(conversation, ref, staged->second, path + " (index)", path);
+      note_found(conversation, verify(conversation, ref, staged->second, path + " (index)", path), "staged by hand");
       return;
     }
     const std::string file = top_str_ + path;
@@ -160,6 +168,7 @@ class Hook {
       return;
     }
     if (!S_ISREG(st.st_mode)) {
+      note_found(conversation, false, "");
       problem(ProblemKind::NotAFile,
               "blob " + ref.digest.hex() + " referenced by " + conversation + " is not a regular file: " + path);
       return;
@@ -168,13 +177,16 @@ class Hook {
     try {
       raw = read_file(file, ws_.store().options().max_file_size());
     } catch (const Error& err) {
+      note_found(conversation, false, "");
       problem(ProblemKind::CorruptBlob, std::string(err.what()));
       return;
     }
     // Content that matches its name is the one right content for this path,
     // so a verified file may be staged whether or not it is tracked; one
     // that does not match refuses the commit, tracked or not.
-    if (verify(conversation, ref, raw, path, path)) to_stage_.push_back(path);
+    const bool sound = verify(conversation, ref, raw, path, path);
+    if (sound) to_stage_.push_back(path);
+    note_found(conversation, sound, "the work tree's file");
   }
 
   // A problem names the ways back to `restorable`'s blob file, if given.
@@ -207,6 +219,7 @@ class Hook {
       const std::string& path = wanted_[i].path;
       const BlobCopy& copy = found[i];
       const std::string blob = "blob " + ref.digest.hex() + " referenced by " + conversation;
+      const std::size_t problems = report_.problems.size();
       switch (copy.is) {
         case BlobCopy::Is::Nowhere:
           problem(ProblemKind::MissingBlob, blob + " is missing: " + path, kHowToRestore);
@@ -229,7 +242,45 @@ class Hook {
             out_of_tree_.push_back(copy.entry);
           break;
       }
+      note_found(conversation, report_.problems.size() == problems, where_found(copy));
     }
+  }
+
+  // Where check_missing found a copy, for the trace.
+  static std::string where_found(const BlobCopy& copy) {
+    switch (copy.is) {
+      case BlobCopy::Is::Staged: return "already staged";
+      case BlobCopy::Is::Restored: return "its kept copy, written back";
+      case BlobCopy::Is::OutOfTree:
+        return copy.detail.empty() ? "its kept copy" : copy.detail.substr(1, copy.detail.size() - 2);
+      default: return "";
+    }
+  }
+
+  // What the trace says of each document (GIT_TRACE): how the hook read
+  // it, and where each blob it is the first to reference was found
+  // ("" for one refused: missing, corrupt, not a file).
+  struct Traced {
+    std::string read;
+    std::map<std::string, std::size_t> blobs;
+  };
+  void note_found(const std::string& conversation, bool sound, const std::string& where) {
+    if (trace_enabled()) ++traced_[conversation].blobs[sound ? where : ""];
+  }
+
+  void trace_decisions() const {
+    for (const auto& [path, t] : traced_) {
+      std::string line = "pre-commit: " + path + ": " + (t.read.empty() ? "unchanged" : t.read);
+      for (const auto& [where, n] : t.blobs)
+        line += "; " + std::to_string(n) + (where.empty() ? " refused" : " from " + where);
+      JPBLOB_TRACE(line);
+    }
+    JPBLOB_TRACE("pre-commit: " + std::to_string(report_.conversations) + " documents, " +
+                 std::to_string(report_.blobs_staged) + " blobs staged (" + std::to_string(report_.restored) +
+                 " written back from kept copies), " + std::to_string(report_.restaged) + " cleaned again: " +
+                 (report_.problems.empty() ? "commit allowed"
+                                           : "commit refused (" + std::to_string(report_.problems.size()) +
+                                                 " problems)"));
   }
 
   // One `git update-index --add` per index file: git stats and hashes the
@@ -264,6 +315,7 @@ class Hook {
   std::vector<WantedBlob> wanted_;  // referenced blobs with no work-tree file
   std::vector<fs::path> needs_logs_;  // read by check_documents
   PreCommitReport report_;
+  std::map<std::string, Traced> traced_;  // filled only while tracing
 };
 
 }  // namespace

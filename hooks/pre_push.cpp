@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "core/base/error.hpp"
+#include "core/base/trace.hpp"
 #include "core/git/config_reader.hpp"
 #include "core/git/git_cli.hpp"
 #include "core/workspace/workspace.hpp"
@@ -39,7 +40,9 @@ PushCheckReport run_pre_push_hook(const fs::path& cwd, const std::string& remote
       for (std::string& id : *ids)
         if (repo.has_object(id)) have.push_back(std::move(id));
   }
-  return check_push(repo, git, ws.settings().store.max_blob_size, tips, have);
+  PushCheckReport report = check_push(repo, git, ws.settings().store.max_blob_size, tips, have);
+  trace_push_verdict("pre-push", tips, report);
+  return report;
 }
 
 }  // namespace jpblob

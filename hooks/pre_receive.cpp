@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "core/base/error.hpp"
+#include "core/base/trace.hpp"
 #include "core/git/git_cli.hpp"
 #include "core/workspace/workspace.hpp"
 
@@ -22,7 +23,9 @@ PushCheckReport run_pre_receive_hook(const fs::path& cwd, const std::string& upd
     if (new_id.find_first_not_of('0') != std::string::npos) tips.push_back(new_id);  // not a deletion
   // The refs are not updated before the hook accepts: --all is what the
   // server held before this push.
-  return check_push(repo, git, ws.settings().store.max_blob_size, tips, {"--all"});
+  PushCheckReport report = check_push(repo, git, ws.settings().store.max_blob_size, tips, {"--all"});
+  trace_push_verdict("pre-receive", tips, report);
+  return report;
 }
 
 }  // namespace jpblob

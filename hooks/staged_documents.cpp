@@ -20,6 +20,7 @@ DocumentRead read_document(const Workspace& ws, const RawChange& c, const GitRep
   if (const auto r = recorded.find(c.new_id); r != recorded.end() && kind == DocumentKind::Conversation &&
       r->second.kind == kind && r->second.min_size == options.min_size && r->second.size <= options.max_file_size) {
     out.references = r->second.references;
+    out.recorded = true;
     return out;
   }
   std::optional<std::string> staged;

@@ -18,6 +18,7 @@ namespace jpblob {
 
 struct DocumentRead {
   bool missing = false;  // not in git's objects
+  bool recorded = false;  // answered by the filter's record (`recorded` below), not read
   std::size_t replaced = 0;  // inline payloads a second clean took out (no filter ran)
   std::string cleaned;  // the staged document cleaned again, kept only when replaced > 0
   std::vector<BlobUse> references;  // every blob the (cleaned) document references

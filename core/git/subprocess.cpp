@@ -15,6 +15,7 @@
 
 #include "core/base/error.hpp"
 #include "core/base/fs.hpp"
+#include "core/base/trace.hpp"
 
 extern char** environ;
 
@@ -38,6 +39,16 @@ struct DefaultSignals {
   ~DefaultSignals() { posix_spawnattr_destroy(&attr); }
 };
 
+// A program about to start, as git traces one (run-command.c,
+// trace_run_command): "cd <dir>; <VAR>=<value> … <argv>", quoted where the
+// shell would need it.
+std::string traced_command(const std::vector<std::string>& argv, const std::filesystem::path& cwd,
+                           const Environment& overrides) {
+  std::string line = "run_command: cd" + quote_argv_pretty({cwd.string()}) + ";";
+  for (const auto& [name, value] : overrides) line += " " + name + "=" + quote_argv_pretty({value}).substr(1);
+  return line + quote_argv_pretty(argv);
+}
+
 // Starts argv[0] (looked up on PATH) with the given file actions, in `cwd`,
 // and frees the actions. Throws Error when it cannot be started.
 pid_t spawn(const std::vector<std::string>& argv, const std::filesystem::path& cwd,
@@ -59,6 +70,7 @@ pid_t spawn(const std::vector<std::string>& argv, const std::filesystem::path& c
   for (const auto& [name, value] : overrides) owned.push_back(name + "=" + value);
   for (auto& e : owned) envp.push_back(e.data());
   envp.push_back(nullptr);
+  JPBLOB_TRACE(traced_command(argv, cwd, overrides));
   pid_t pid = 0;
   const DefaultSignals signals;
   const int rc = ::posix_spawnp(&pid, args[0], &actions, &signals.attr, args.data(), envp.data());
@@ -87,6 +99,7 @@ void start_detached(const std::vector<std::string>& argv, const std::filesystem:
   args.push_back(nullptr);
   DefaultSignals signals;
   posix_spawnattr_setflags(&signals.attr, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSID);
+  JPBLOB_TRACE(traced_command(argv, cwd, {}) + " &");
   pid_t pid = 0;
   const int rc = ::posix_spawn(&pid, args[0], &actions, &signals.attr, args.data(), environ);
   posix_spawn_file_actions_destroy(&actions);

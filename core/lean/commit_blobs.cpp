@@ -7,6 +7,7 @@
 
 #include "core/base/error.hpp"
 #include "core/base/parallel.hpp"
+#include "core/base/trace.hpp"
 
 namespace jpblob {
 
@@ -238,6 +239,7 @@ void CommitBlobs::leave_work_tree(const Staged& staged) const {
     const auto layout = git_.layout();
     if (!layout) return;
     enter_lean(*layout, git_);
+    JPBLOB_TRACE("lean: this work tree becomes lean at its first commit that tracks blobs");
     entering = true;
   }
   std::set<std::string> paths(staged.files.begin(), staged.files.end());

@@ -11,6 +11,7 @@
 #include "core/base/error.hpp"
 #include "core/base/fs.hpp"
 #include "core/base/parallel.hpp"
+#include "core/base/trace.hpp"
 #include "core/format/gzip.hpp"
 #include "core/git/config_reader.hpp"
 
@@ -111,6 +112,8 @@ std::size_t drop_blob_files(const LeanParts& parts, const std::vector<GitCli>& i
   std::vector<Digest> digests;
   for (const Candidate& c : drop) digests.push_back(c.digest);
   if (parts.kept) parts.kept->drop_held(staged, digests);
+  JPBLOB_TRACE("lean: " + std::to_string(drop.size()) + " of " + std::to_string(paths.size()) +
+               " blob files left the work tree (git's objects give them back); the others stay");
   return drop.size();
 }
 
@@ -163,7 +166,9 @@ bool is_lean(const GitRepo& repo) {
   return fs::is_regular_file(file, ec) && holds_line(read_file(file), kStoreExclusion);
 }
 
-std::optional<std::string> lean_refused(const GitCli& git) {
+namespace {
+
+std::optional<std::string> lean_refusal(const GitCli& git) {
   const ConfigReader config = ConfigReader::through(git);
   if (config.get_bool("jpblob.lean") == false)
     return "jpblob.lean is false here: this clone checks its committed blobs out";
@@ -174,6 +179,14 @@ std::optional<std::string> lean_refused(const GitCli& git) {
     return "this clone uses cone-mode sparse checkout, whose patterns cannot leave .jp/blobs out; "
            "`git sparse-checkout set --no-cone` with your patterns plus !/.jp/blobs/ does it by hand";
   return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<std::string> lean_refused(const GitCli& git) {
+  auto why = lean_refusal(git);
+  if (why) JPBLOB_TRACE("lean: this work tree keeps its blob files: " + *why);
+  return why;
 }
 
 bool tracks_blobs(const GitCli& git) { return git.tracks_any(std::string(kWorkTreeStore)); }
@@ -236,6 +249,7 @@ void enter_lean(const RepoLayout& layout, const GitCli& git) {
 
 void make_lean(const RepoLayout& layout, const GitCli& git, const LeanParts& parts) {
   enter_lean(layout, git);
+  JPBLOB_TRACE("lean: this work tree becomes lean: its checked-out blob files leave it");
   // The blobs this clone checked out leave (git's own `sparse-checkout
   // reapply` keeps any file whose stat data is racy, so the store does it).
   std::vector<std::string> checked_out;
@@ -306,6 +320,8 @@ bool leave_lean(const RepoLayout& layout, const GitCli& git) {
     if (e.skip_worktree && e.stage == 0) skipped.push_back(e.path);
   git.set_skip_worktree(skipped, false);
   git.check_out_from_index(skipped);
+  JPBLOB_TRACE("lean: this work tree leaves lean: git writes its " + std::to_string(skipped.size()) +
+               " committed blob files back");
   return true;
 }
 

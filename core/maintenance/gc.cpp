@@ -14,6 +14,7 @@
 #include "core/base/error.hpp"
 #include "core/base/fs.hpp"
 #include "core/base/parallel.hpp"
+#include "core/base/trace.hpp"
 #include "core/git/blob_pack.hpp"
 #include "core/git/config_reader.hpp"
 #include "core/git/git_cli.hpp"
@@ -153,6 +154,7 @@ class GcRun {
     }
     delete_doomed();
     sweep_temporaries(ws_, options_, now_, live_.temporaries, report_);
+    if (trace_enabled()) trace_decisions(unstage.size());
     std::sort(report_.removed.begin(), report_.removed.end(),
               [](const GcReport::Removed& a, const GcReport::Removed& b) { return a.path < b.path; });
     return report_;
@@ -213,6 +215,7 @@ class GcRun {
     if (e.digest && !is_kept(from)) present_.insert(*e.digest);
     if (staged_kept(from, e)) {
       doomed_.push_back({&from, &e});
+      ++staged_kept_doomed_;
       return;
     }
     if (e.digest && live_.digests.count(*e.digest)) {
@@ -226,6 +229,7 @@ class GcRun {
     }
     if (e.digest && ws_.in_work_tree() && only_copy_in_reflog(from, *e.digest)) {
       ++report_.kept_live;
+      ++held_by_reflog_;
       return;
     }
     doomed_.push_back({&from, &e});
@@ -328,6 +332,22 @@ class GcRun {
     }
   }
 
+  // What gc kept and deleted, and why, for GIT_TRACE.
+  void trace_decisions(std::size_t unstaged) const {
+    const std::int64_t grace = options_.grace_seconds;
+    JPBLOB_TRACE("gc: " + std::to_string(entries_.size()) + " blob files and " + std::to_string(kept_entries_.size()) +
+                 " kept copies listed; the live set holds " + std::to_string(live_.digests.size()) + " blobs of " +
+                 std::to_string(live_.documents) + " documents and staged versions");
+    JPBLOB_TRACE("gc: keeps " + std::to_string(report_.kept_live - held_by_reflog_) + " referenced, " +
+                 std::to_string(held_by_reflog_) + " only copies a reflog or unreachable commit references, " +
+                 std::to_string(report_.kept_young) + " unreferenced but young (gc.pruneExpire or --prune: " +
+                 (grace == INT64_MAX ? std::string("never") : std::to_string(grace) + " s") + ")");
+    JPBLOB_TRACE("gc: deletes " + std::to_string(report_.removed.size()) + " files (" +
+                 std::to_string(report_.bytes_freed) + " bytes; " + std::to_string(staged_kept_doomed_) +
+                 " kept copies the index holds), unstages " + std::to_string(unstaged) + " index entries" +
+                 (options_.dry_run ? " (--dry-run: nothing changed)" : ""));
+  }
+
   const Workspace& ws_;
   const GcOptions& options_;
   const BlobStore& store_;
@@ -345,6 +365,8 @@ class GcRun {
   std::optional<DigestSet> reflogs_;  // built on first need
   std::vector<Doomed> doomed_;
   DigestSet present_;  // blobs with a work-tree file
+  std::size_t held_by_reflog_ = 0;      // of report_.kept_live: only_copy_in_reflog
+  std::size_t staged_kept_doomed_ = 0;  // of doomed_: kept copies the index holds
 };
 
 }  // namespace

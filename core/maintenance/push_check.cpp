@@ -4,6 +4,7 @@
 #include <unordered_set>
 
 #include "core/base/error.hpp"
+#include "core/base/trace.hpp"
 #include "core/maintenance/commit_check.hpp"
 
 namespace jpblob {
@@ -84,6 +85,13 @@ PushCheckReport check_push(const GitRepo& repo, const GitCli& git, std::uint64_t
     problems_of[ids[0]] = std::move(lines);
   }
   return report;
+}
+
+void trace_push_verdict(const std::string& hook, const std::vector<std::string>& tips, const PushCheckReport& report) {
+  JPBLOB_TRACE(hook + ": " + std::to_string(report.commits) + " commits of" + quote_argv_pretty(tips) + " checked, " +
+               std::to_string(report.references) + " references: " +
+               (report.problems.empty() ? "push accepted"
+                                        : "push refused (" + std::to_string(report.problems.size()) + " problems)"));
 }
 
 }  // namespace jpblob

@@ -56,4 +56,8 @@ struct PushCheckReport {
 PushCheckReport check_push(const GitRepo& repo, const GitCli& git, std::uint64_t max_blob_size,
                            const std::vector<std::string>& tips, const std::vector<std::string>& have);
 
+// Traces (GIT_TRACE) what `hook` decided of a push of `tips`: the commits
+// and references checked, and whether the push goes.
+void trace_push_verdict(const std::string& hook, const std::vector<std::string>& tips, const PushCheckReport& report);
+
 }  // namespace jpblob
