@@ -10,6 +10,7 @@
 #include <iostream>
 
 #include "core/base/error.hpp"
+#include "core/base/trace.hpp"
 #include "core/base/fs.hpp"
 #include "core/git/config_reader.hpp"
 #include "core/merge/merge.hpp"
@@ -141,7 +142,7 @@ namespace jpblob {
 void run_post_checkout(const std::string& previous) {
   unless_unreadable([&] {
     // Nothing to act on: a clone prints nothing of ours (GIT_TRACE shows it).
-    if (auto line = run_post_checkout_hook(std::filesystem::current_path(), previous)) (void)line;  // MERGE-TRACE
+    if (auto line = run_post_checkout_hook(std::filesystem::current_path(), previous)) JPBLOB_TRACE(*line);
   });
 }
 

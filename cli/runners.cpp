@@ -12,6 +12,7 @@
 #include "cli/quiet.hpp"
 #include "cli/suggest.hpp"
 #include "core/base/error.hpp"
+#include "core/base/trace.hpp"
 #include "filter/oneshot.hpp"
 #include "filter/process.hpp"
 
@@ -98,7 +99,7 @@ void add_plumbing(std::map<std::string, cli::Runner>& r) {
       // not: a clone prints nothing of ours (GIT_TRACE shows it).
       if (auto line = ensure_hook(fs::current_path(), ws.repo())) {
         if (line->starts_with("warning: ")) std::cerr << "git-jpblob: " + *line + "\n" << std::flush;
-        else (void)line;  // MERGE-TRACE
+        else JPBLOB_TRACE(*line);
       }
     });
   });
