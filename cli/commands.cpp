@@ -36,16 +36,25 @@ fs::path program_path() {
   return self;
 }
 
-void run_install(const InstallOptions& options) {
-  if (auto warning = path_warning(options.program)) std::cerr << "git-jpblob: warning: " << *warning << '\n';
-  for (const auto& line : install(fs::current_path(), options))
-    if (!quiet()) std::cout << line << '\n';
+namespace {
+
+// What install and uninstall did, one line each; a warning goes to
+// standard error, -q or not.
+void print_lines(const std::vector<std::string>& lines) {
+  for (const auto& line : lines) {
+    if (line.starts_with("warning: ")) std::cerr << "git-jpblob: " << line << '\n';
+    else if (!quiet()) std::cout << line << '\n';
+  }
 }
 
-void run_uninstall(const InstallOptions& options) {
-  for (const auto& line : uninstall(fs::current_path(), options))
-    if (!quiet()) std::cout << line << '\n';
+}  // namespace
+
+void run_install(const InstallOptions& options) {
+  if (auto warning = path_warning(options.program)) std::cerr << "git-jpblob: warning: " << *warning << '\n';
+  print_lines(install(fs::current_path(), options));
 }
+
+void run_uninstall(const InstallOptions& options) { print_lines(uninstall(fs::current_path(), options)); }
 
 namespace {
 
