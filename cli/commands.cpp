@@ -20,6 +20,7 @@
 #include "hooks/pre_commit.hpp"
 #include "core/git/git_cli.hpp"
 #include "core/git/subprocess.hpp"
+#include "install/exporter.hpp"
 #include "install/hook_folder.hpp"
 #include "install/hook_managers.hpp"
 #include "hooks/post_checkout.hpp"
@@ -37,15 +38,42 @@ fs::path program_path() {
   return self;
 }
 
-void run_install(const InstallOptions& options) {
-  if (auto warning = path_warning(options.program)) std::cerr << "git-jpblob: warning: " << *warning << '\n';
-  for (const auto& line : install(fs::current_path(), options))
-    if (!quiet()) std::cout << line << '\n';
+namespace {
+
+// What install and uninstall did, one line each; a warning goes to
+// standard error, -q or not.
+void print_lines(const std::vector<std::string>& lines) {
+  for (const auto& line : lines) {
+    if (line.starts_with("warning: ")) std::cerr << "git-jpblob: " << line << '\n';
+    else if (!quiet()) std::cout << line << '\n';
+  }
 }
 
-void run_uninstall(const InstallOptions& options) {
-  for (const auto& line : uninstall(fs::current_path(), options))
-    if (!quiet()) std::cout << line << '\n';
+}  // namespace
+
+void run_install(const InstallOptions& options) {
+  if (auto warning = path_warning(options.program)) std::cerr << "git-jpblob: warning: " << *warning << '\n';
+  print_lines(install(fs::current_path(), options));
+}
+
+void run_uninstall(const InstallOptions& options) { print_lines(uninstall(fs::current_path(), options)); }
+
+void run_export(bool dry_run) {
+  const ExportReport r = export_repository(fs::current_path(), dry_run);
+  if (r.nothing_to_do()) {
+    if (!quiet()) std::cout << "Nothing to export: no document here holds a reference, .gitattributes holds no line of "
+                               "git-jpblob's and the index no blob file.\n";
+    return;
+  }
+  if (dry_run || !quiet())
+    for (const auto& f : r.documents) std::cout << (dry_run ? "would commit " : "committed ") << f << " in JP's form\n";
+  if (quiet() && !dry_run) return;
+  std::cout << (dry_run ? "Would commit " : "Committed ") << r.documents.size() << " document(s) in JP's form, "
+            << r.attribute_lines << " line(s) out of .gitattributes and " << r.blobs << " blob file(s) out of the index"
+            << (r.commit ? " in " + r.commit->substr(0, 12) : std::string()) << ".\n";
+  if (r.commit)
+    std::cout << "Push it for the team (`git push`). Earlier commits still need git-jpblob to check out; "
+                 "`git jpblob uninstall` removes git-jpblob's set-up from this machine.\n";
 }
 
 namespace {

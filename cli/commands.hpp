@@ -16,6 +16,8 @@ std::filesystem::path program_path();
 
 void run_install(const InstallOptions& options);
 void run_uninstall(const InstallOptions& options);
+// `git jpblob export [--dry-run]` (install/exporter).
+void run_export(bool dry_run);
 void run_textconv(const std::filesystem::path& file);
 // The merge driver: {base, ours, theirs, marker size, path} as git passes
 // %O %A %B %L %P. Writes the result into ours; returns 0 when merged, 1 on

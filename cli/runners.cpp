@@ -118,6 +118,10 @@ std::map<std::string, cli::Runner> command_runners(const std::string& version) {
   std::map<std::string, cli::Runner> r;
   r["install"] = plain([](const Parsed& p) { run_install(install_options(p)); });
   r["uninstall"] = plain([](const Parsed& p) { run_uninstall(install_options(p)); });
+  r["export"] = plain([](const Parsed& p) {
+    set_quiet(p.flag("quiet"));
+    run_export(p.flag("dry-run"));
+  });
   r["gc"] = maintenance(run_gc_command);
   r["verify"] = maintenance(run_verify_command);
   r["files"] = maintenance(run_files_command);

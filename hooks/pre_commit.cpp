@@ -67,6 +67,7 @@ class Hook {
         documents_.push_back(c);  // a conversation or a session (document_pathspecs)
       }
     }
+    keep_filtered_documents();
     check_documents();
     check_unchanged_documents();
     check_missing();
@@ -100,6 +101,22 @@ class Hook {
       for (const auto& ref : document_needs(document_kind(e.path), *text, 0, InputForm::Committed).references)
         if (store_.deleted.count(ref.digest) && referenced_.emplace(ref.digest).second) check_blob(e.path, ref);
     }
+  }
+
+  // A document no attribute routes to the filter is a plain file, kept as
+  // it is: a repository that left git-jpblob (`git jpblob export`) or never
+  // adopted it commits its conversations inline, and a second clean here
+  // would move their payloads out behind the team's back. One `git
+  // check-attr`, reading the attributes as the filter does.
+  void keep_filtered_documents() {
+    if (documents_.empty()) return;
+    std::vector<std::string> paths;
+    for (const RawChange& c : documents_) paths.push_back(c.path);
+    const auto filter_of = git_->filters_of(paths);
+    std::erase_if(documents_, [&](const RawChange& c) {
+      const auto f = filter_of.find(c.path);
+      return f == filter_of.end() || f->second != "jpblob";
+    });
   }
 
   // What each document needs is judged in order, so the messages and the

@@ -12,25 +12,22 @@
 #include "core/git/config_reader.hpp"
 #include "core/git/git_cli.hpp"
 #include "core/git/git_repo.hpp"
-#include "core/maintenance/migrate.hpp"
 #include "core/lean/lean_tree.hpp"
 #include "core/workspace/workspace.hpp"
 #include "core/base/safe_path.hpp"
 #include "core/git/subprocess.hpp"
 #include "hook_folder.hpp"
 #include "install_lean.hpp"
+#include "install_parts.hpp"
+#include "adoption.hpp"
 #include "hook_managers.hpp"
 
 namespace jpblob {
 
 namespace fs = std::filesystem;
 
-namespace {
-
 using Repo = RepoLayout;
 
-// The repository around cwd, if any, asked of git itself so that
-// core.hooksPath and linked worktrees resolve exactly as git resolves them.
 std::optional<Repo> find_repo(const fs::path& cwd) { return GitCli(cwd).layout(); }
 
 // Each names git-jpblob, found on PATH (hook_folder.hpp, kProgramName).
@@ -45,8 +42,6 @@ std::vector<std::pair<std::string, std::string>> config_entries() {
           {"merge.jpblob.driver", q + " merge %O %A %B %L %P"}};
 }
 
-// The lines of a text, each with its '\n' when it has one (only the last
-// may lack it), so that joining them gives back the same bytes.
 std::vector<std::string> split_lines(const std::string& text) {
   std::vector<std::string> lines;
   for (std::size_t start = 0; start < text.size();) {
@@ -57,6 +52,12 @@ std::vector<std::string> split_lines(const std::string& text) {
   }
   return lines;
 }
+
+std::string without_newline(const std::string& line) {
+  return line.ends_with('\n') ? line.substr(0, line.size() - 1) : line;
+}
+
+namespace {
 
 // The hooks folder, relative to the top, when the repository tracks files
 // in it (core.hooksPath=.githooks, say): what is written there is
@@ -76,17 +77,9 @@ std::string tracked_hooks_advice(const std::string& folder) {
          "/pre-push, for the whole team";
 }
 
-std::string without_newline(const std::string& line) {
-  return line.ends_with('\n') ? line.substr(0, line.size() - 1) : line;
-}
-
 bool contains(const std::vector<std::string>& lines, const std::string& line) {
   return std::find(lines.begin(), lines.end(), line) != lines.end();
 }
-
-// Where install records that it ended the user's last line (local config:
-// .gitattributes belongs to the repository, whatever the scope).
-constexpr const char* kNewlineKey = "jpblob.attributesNewlineAdded";
 
 }  // namespace
 
@@ -117,28 +110,12 @@ std::vector<std::string> install_setup(const fs::path& cwd, const std::optional<
 
 }  // namespace
 
-namespace {
-
-// A clone checked out before git-jpblob was installed holds its
-// conversations in the committed reference form: JP today reads only the
-// inline form. Said, not done: `git jpblob checkout` rewrites the user's
-// files, which install leaves to them.
-std::optional<std::string> reference_form_hint(const fs::path& cwd, const std::optional<Repo>& repo) {
-  if (!repo) return std::nullopt;
-  try {
-    const Workspace ws = Workspace::open(cwd, std::nullopt, SharedSettings::Later);
-    if (!ws.in_work_tree() || ws.settings().smudge_refs_only) return std::nullopt;
-    const CheckoutReport would = run_checkout(ws, {}, true, {});
-    if (would.restored.empty()) return std::nullopt;
-    return std::to_string(would.restored.size()) + " conversation file(s) here are in their committed reference "
-           "form (checked out before git-jpblob was installed, " + would.restored.front() +
-           " among them): run `git jpblob checkout` to give them JP's form.";
-  } catch (const Error&) {
-    return std::nullopt;  // a hint only
-  }
+bool is_our_attribute_line(const std::string& line) {
+  if (contains(attribute_lines(), line)) return true;
+  for (const auto& legacy : legacy_attribute_lines())
+    if (legacy.first == line) return true;
+  return false;
 }
-
-}  // namespace
 
 std::vector<std::string> install(const fs::path& cwd, const InstallOptions& options) {
   const auto repo = find_repo(cwd);
@@ -150,10 +127,16 @@ std::vector<std::string> install(const fs::path& cwd, const InstallOptions& opti
       throw Error(std::string(e.what()) + "; nothing was installed");
     }
   std::vector<std::string> done = install_setup(cwd, repo, options);
-  auto lean = install_lean(cwd, repo, options);
-  if (done.size() == 1 && done[0] == "Nothing to change." && !lean.empty()) done.clear();
-  done.insert(done.end(), lean.begin(), lean.end());
-  if (auto hint = reference_form_hint(cwd, repo)) done.push_back(*hint);
+  auto more = install_lean(cwd, repo, options);
+  // The documents already here, once the filter and the tree are set up
+  // (install/adoption): JP's form back after a clone made without
+  // git-jpblob, the next step where the committed ones are inline.
+  if (repo) {
+    const auto after = documents_after_install(*repo);
+    more.insert(more.end(), after.begin(), after.end());
+  }
+  if (done.size() == 1 && done[0] == "Nothing to change." && !more.empty()) done.clear();
+  done.insert(done.end(), more.begin(), more.end());
   return done;
 }
 
@@ -309,6 +292,7 @@ std::vector<std::string> install_setup(const fs::path& cwd, const std::optional<
   if (checks) {
     add_attribute_lines(*repo, checks->top, checks->attributes, done);
     write_hooks(*checks, done);
+    forget_uninstall_record(*repo, done);
   }
   return done.empty() ? std::vector<std::string>{"Nothing to change."} : done;
 }
@@ -406,73 +390,6 @@ std::optional<std::string> path_warning(const fs::path& program) {
   if (fs::equivalent(*found, program, ec)) return std::nullopt;
   return "the first git-jpblob on PATH is " + found->string() + ", not this one (" + program.string() +
          "): git will run that one; put " + program.parent_path().string() + " ahead of it on PATH, or remove it";
-}
-
-std::vector<std::string> uninstall(const fs::path& cwd, const InstallOptions& options) {
-  const auto repo = find_repo(cwd);
-  if (options.scope == ConfigScope::Local && !repo)
-    throw Error("uninstall --local must run inside a git repository");
-  std::vector<std::string> done;
-  const fs::path config_cwd = repo ? repo->top : cwd;
-  bool config_changed = false;
-  const GitCli config(config_cwd);
-  // By key: either form, the absolute path an earlier install wrote or the
-  // name on PATH.
-  for (const auto& [key, value] : config_entries())
-    if (config.config_unset(key, options.scope)) config_changed = true;
-  // Drop the section headers git leaves behind, but only when empty.
-  for (const char* section : {"filter.jpblob", "diff.jpblob"}) config.config_remove_empty_section(section, options.scope);
-  if (config_changed) done.push_back("Removed the jpblob filter and diff driver from the " +
-                                     config_scope_name(options.scope) + " git config.");
-  if (options.scope != ConfigScope::Local)
-    if (auto removed = remove_lean_template(config, options.scope)) done.push_back(*removed);
-  if (config.config_unset("jpblob.lean", options.scope))
-    done.push_back("Removed jpblob.lean from the " + config_scope_name(options.scope) + " git config.");
-  if (!repo) return done.empty() ? std::vector<std::string>{"Nothing to change."} : done;
-
-  const SafeDir top = SafeDir::open(repo->top);
-  const std::string text = top.read(".gitattributes").value_or("");
-  auto ours = [](const std::string& line) {
-    if (contains(attribute_lines(), line)) return true;
-    for (const auto& legacy : legacy_attribute_lines())
-      if (legacy.first == line) return true;
-    return false;
-  };
-  std::string kept;
-  std::size_t removed = 0;
-  bool ours_at_end = false;  // the file ends with lines of ours
-  for (const auto& line : split_lines(text)) {
-    ours_at_end = ours(without_newline(line));
-    if (ours_at_end) {
-      ++removed;
-      continue;
-    }
-    kept += line;
-  }
-  const GitCli local(repo->top);
-  const bool newline_added = ConfigReader::through(local, ConfigScope::Local).get(kNewlineKey) == "true";
-  // The newline install put after the user's last line, when nothing was
-  // added after ours since.
-  if (removed && newline_added && ours_at_end && kept.ends_with('\n')) kept.pop_back();
-  if (newline_added && local.config_unset(kNewlineKey, ConfigScope::Local))
-    local.config_remove_empty_section("jpblob", ConfigScope::Local);
-  if (removed) {
-    if (kept.find_first_not_of(" \t\n") == std::string::npos) top.remove(".gitattributes");
-    else top.write_atomic(".gitattributes", kept);
-    done.push_back("Removed " + std::to_string(removed) + " line(s) from .gitattributes.");
-  }
-
-  const HookFolder hooks(repo->hooks, repo->top);
-  for (const std::string& name : our_hooks()) {
-    if (!hooks.is_ours(name)) continue;
-    hooks.remove(name);
-    done.push_back("Removed the " + name + " hook from " + repo->hooks.string() + ".");
-    if (hooks.exists(chained_name(name))) {
-      hooks.rename(chained_name(name), name);
-      done.push_back("Put the chained " + name + " hook back in place.");
-    }
-  }
-  return done.empty() ? std::vector<std::string>{"Nothing to change."} : done;
 }
 
 }  // namespace jpblob

@@ -167,6 +167,19 @@ class GitCli {
 
   // `git add` of exact paths (the filter runs, as for a user's add).
   void add(const std::vector<std::string>& paths) const;
+  // `git rm -r` of a folder (literal), inside a sparse checkout's patterns
+  // or out of them: its entries leave the index, and its work-tree files
+  // that match them leave the work tree. Refused, changing nothing, when
+  // a file differs from its entry (git's message).
+  void remove_tracked(const std::string& folder) const;
+  // Refreshes the stat data of every index entry whose file holds what it
+  // stages (`git update-index -q --refresh`), so that status need not
+  // read them again; an entry whose file differs stays as it is.
+  void refresh_index() const;
+  // Commits the index as `git commit` does, with no hook run (the commit
+  // is git-jpblob's own, as `git lfs migrate` writes its commits), and
+  // returns the new commit's id.
+  std::string commit(const std::string& message) const;
 
   // Every entry below `pathspecs` in a commit's tree, at any depth.
   std::vector<TreeEntry> tree_entries(const std::string& commit, const std::vector<std::string>& pathspecs) const;

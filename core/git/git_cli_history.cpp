@@ -197,4 +197,11 @@ std::optional<std::string> GitCli::lfs_smudge(const std::string& pointer, const 
   return std::move(r.out);
 }
 
+std::string GitCli::commit(const std::string& message) const {
+  must("commit", {"commit", "-q", "--no-verify", "-F", "-"}, message);
+  const auto head = resolve_commit("HEAD");
+  if (!head) throw Error("cannot read the commit just made");
+  return *head;
+}
+
 }  // namespace jpblob

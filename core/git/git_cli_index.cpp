@@ -188,6 +188,15 @@ void GitCli::set_index_ids(const std::vector<IndexEntry>& entries) const {
   must("restage the files", {"update-index", "-z", "--index-info"}, info);
 }
 
+void GitCli::remove_tracked(const std::string& folder) const {
+  must("remove " + folder + " from the index",
+       {"rm", "-r", "-q", "--sparse", "--ignore-unmatch", "--", literal_pathspec(folder)});
+}
+
+void GitCli::refresh_index() const {
+  run({"update-index", "-q", "--refresh"});  // exit 1 names what differs: nothing to refresh there
+}
+
 std::size_t GitCli::remove_from_index(const std::vector<std::string>& paths) const {
   const auto tracked = index_ids(paths);
   if (tracked.empty()) return 0;

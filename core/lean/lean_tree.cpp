@@ -295,7 +295,8 @@ bool leave_lean(const RepoLayout& layout, const GitCli& git) {
   for (std::string l; std::getline(in, l);)
     if (l != kStoreExclusion) kept.append(l).push_back('\n');
   if (kept == "/*\n") {
-    git.config_set("core.sparseCheckout", "false", ConfigScope::Worktree);
+    git.config_set("core.sparseCheckout", "false", ConfigScope::Worktree);  // as `git sparse-checkout disable`
+    git.config_unset("core.sparseCheckoutCone", ConfigScope::Worktree);       // enter_lean's
     git.config_unset(std::string(kExpectFiles), ConfigScope::Worktree);
     fs::remove(layout.sparse_checkout, ec);
   } else {

@@ -115,13 +115,12 @@ MigrateReport run_migrate(const Workspace& ws, bool dry_run, const Progress& pro
   return report;
 }
 
-CheckoutReport run_checkout(const Workspace& ws, const std::vector<std::string>& paths, bool dry_run,
-                            const Progress& progress) {
+namespace {
+
+// checkout's loop over `files`: each restored to JP's form in place.
+CheckoutReport check_out_files(const Workspace& ws, const std::vector<fs::path>& files, bool dry_run,
+                               const Progress& progress) {
   CheckoutReport report;
-  if (!ws.base()) return report;
-  std::vector<fs::path> files;
-  for (const fs::path& f : list_documents(*ws.base(), ws.storage()))
-    if (selected(f.lexically_normal().string(), paths)) files.push_back(f);
   rewrite_in_place(ws, files, dry_run, "Restoring documents", progress,
                    [&](const std::string& name, const std::string& input) -> std::optional<InPlace> {
     std::string restored;
@@ -143,6 +142,37 @@ CheckoutReport run_checkout(const Workspace& ws, const std::vector<std::string>&
     return InPlace{std::move(restored), input};  // the reference form is what it cleans back to
   });
   return report;
+}
+
+}  // namespace
+
+CheckoutReport run_checkout(const Workspace& ws, const std::vector<std::string>& paths, bool dry_run,
+                            const Progress& progress) {
+  if (!ws.base()) return {};
+  std::vector<fs::path> files;
+  for (const fs::path& f : list_documents(*ws.base(), ws.storage()))
+    if (selected(f.lexically_normal().string(), paths)) files.push_back(f);
+  return check_out_files(ws, files, dry_run, progress);
+}
+
+CheckoutReport restore_unfiltered_checkout(const Workspace& ws, const Progress& progress) {
+  if (!ws.base() || !ws.in_work_tree() || !ws.repo() || ws.settings().smudge_refs_only) return {};
+  const SafeDir& base = *ws.base();
+  const std::vector<fs::path> documents = list_documents(base, ws.storage());
+  std::vector<std::string> names;
+  for (const fs::path& f : documents) names.push_back(f.lexically_normal().string());
+  const auto staged = GitCli(ws.top()).index_ids(names);
+  std::vector<fs::path> files;
+  for (std::size_t i = 0; i < documents.size(); ++i) {
+    const auto id = staged.find(names[i]);
+    if (id == staged.end() || (ws.committed_form() && ws.committed_form()->contains(names[i]))) continue;
+    const auto bytes = base.read(documents[i]);
+    // A conversation's reference, a session's URL: nothing else to restore.
+    if (!bytes || (bytes->find("\"$blob\"") == std::string::npos && bytes->find("blob:sha256:") == std::string::npos))
+      continue;
+    if (ws.repo()->hash_blob(*bytes) == id->second) files.push_back(documents[i]);
+  }
+  return check_out_files(ws, files, false, progress);
 }
 
 }  // namespace jpblob

@@ -41,4 +41,14 @@ struct CheckoutReport {
 CheckoutReport run_checkout(const Workspace& ws, const std::vector<std::string>& paths, bool dry_run,
                             const Progress& progress);
 
+// install's half of checkout (install/adoption): JP's form back for each
+// document git checked out without the filter, in a clone made before
+// git-jpblob was installed. Only a document whose bytes are the index's
+// own (the committed form, unchanged since) and that the committed-form
+// record does not list (migrate's output, JPBLOB_SKIP_SMUDGE's, a blob
+// smudge could not find: left in that form on purpose) is rewritten.
+// Nothing in refs mode (jpblob.smudge=refs), where the committed form is
+// the one wanted.
+CheckoutReport restore_unfiltered_checkout(const Workspace& ws, const Progress& progress);
+
 }  // namespace jpblob

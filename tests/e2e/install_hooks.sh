@@ -64,10 +64,12 @@ uninstall_restores() {
   cmp .git/hooks/pre-commit "$TEST_ROOT/user-hook" || fail "uninstall did not restore the user hook"
   [ ! -e .git/hooks/pre-commit.jpblob-chained ] || fail "chained copy left behind"
   [ -z "$(git config --global --get-regexp '^(filter|diff)\.jpblob\.' || true)" ] || fail "config left behind"
-  ! grep -q jpblob .gitattributes 2>/dev/null || fail "attributes left behind"
+  # The repository commits its attributes: they are the team's, and stay.
+  git diff --quiet HEAD -- .gitattributes || fail "uninstall edited the committed .gitattributes: $(git diff HEAD -- .gitattributes)"
   git jpblob uninstall | grep -qx "Nothing to change." || fail "second uninstall changed something"
 }
-case_ "uninstall: our hook gone, the user's back in place, byte for byte" uninstall_restores
+case_ "uninstall: our hook gone, the user's back in place, byte for byte, the committed attributes kept" uninstall_restores
+
 
 hooks_path() {
   git init -q "$TEST_ROOT/hookspath"
@@ -164,4 +166,17 @@ old_store_line_upgraded() {
   done
 }
 case_ "install upgrades the store's old line in place; uninstall removes either form" old_store_line_upgraded
+# Lines install added that nobody committed leave; committed ones stay,
+# and an older committed line install upgraded gets its old form back.
+uncommitted_lines_leave() {
+  attributes_repo attrs-committed
+  local conversations='.jp/conversations/**/events.json filter=jpblob diff=jpblob merge=jpblob -text'
+  printf '%s\n' '*.png binary' "$conversations" '.jp/blobs/** -text -diff' > .gitattributes
+  git add .gitattributes && git commit -qm "the team's attributes"
+  git jpblob install --local > /dev/null
+  git jpblob uninstall --local > "$TEST_ROOT/out"
+  git diff --quiet HEAD -- .gitattributes || fail "uninstall did not give back the committed file: $(git diff HEAD -- .gitattributes)"
+  grep -q "Left the 2 jpblob line(s) of .gitattributes" "$TEST_ROOT/out" || fail "uninstall said: $(cat "$TEST_ROOT/out")"
+}
+case_ "uninstall keeps the committed lines and takes out only those install added" uncommitted_lines_leave
 pass
