@@ -239,9 +239,15 @@ void run_pre_push(const std::string& remote_given, const std::string& url) {
     return v ? v : "";
   };
   if (remote.empty()) remote = env("PRE_COMMIT_REMOTE_NAME").empty() ? "origin" : env("PRE_COMMIT_REMOTE_NAME");
+  std::string where = url.empty() ? env("PRE_COMMIT_REMOTE_URL") : url;
+  if (where.empty()) where = remote;
   if (updates.empty() && !env("PRE_COMMIT_TO_REF").empty()) {
-    const std::string from = env("PRE_COMMIT_FROM_REF").empty() ? std::string(40, '0') : env("PRE_COMMIT_FROM_REF");
-    updates = "HEAD " + env("PRE_COMMIT_TO_REF") + " refs/heads/pushed " + from + "\n";
+    // The framework's PRE_COMMIT_FROM_REF is the remote's id only for a
+    // branch the remote has; for a new one it is what the remote-tracking
+    // refs say, which may be stale. So it is not taken for the remote's
+    // answer: the remote is asked (hooks/pre_push).
+    updates = "HEAD " + env("PRE_COMMIT_TO_REF") + " refs/heads/pushed " +
+              std::string(env("PRE_COMMIT_TO_REF").size(), '0') + "\n";
   } else if (updates.empty() && !env("PRE_COMMIT_LOCAL_BRANCH").empty()) {
     // A push that holds its root commit: the framework gives no range, only
     // the local ref, which is pushed whole (the remote holds none of it).
@@ -250,7 +256,7 @@ void run_pre_push(const std::string& remote_given, const std::string& url) {
     updates = env("PRE_COMMIT_LOCAL_BRANCH") + " " + *tip + " " + env("PRE_COMMIT_REMOTE_BRANCH") + " " +
               std::string(tip->size(), '0') + "\n";
   }
-  unless_unreadable([&] { refuse_push(run_pre_push_hook(std::filesystem::current_path(), remote, updates)); });
+  unless_unreadable([&] { refuse_push(run_pre_push_hook(std::filesystem::current_path(), where, updates)); });
   run_git_lfs_pre_push(remote, url, updates, framework == FrameworkPush::Legacy ? "pre-push.legacy" : "pre-push");
 }
 

@@ -44,10 +44,13 @@ void add_bool(EnvLines& lines, std::string key, bool value) {
 }
 
 // "git-jpblob", "git-jpblob+chained" (ours, running a hook it chained
-// first), "other" (a hook git-jpblob did not write) or "absent".
+// first), "other+git-jpblob" (the pre-commit framework's, running ours as
+// its legacy hook: install/hook_managers, framework_slot), "other" (a hook
+// git-jpblob did not write) or "absent".
 std::string whose_hook(const HookFolder& folder, const std::string& name) {
   if (folder.is_ours(name)) return folder.exists(chained_name(name)) ? "git-jpblob+chained" : "git-jpblob";
-  return folder.exists(name) ? "other" : "absent";
+  if (!folder.exists(name)) return "absent";
+  return folder.is_ours(name, name + ".legacy") ? "other+git-jpblob" : "other";
 }
 
 void add_work_tree(EnvLines& lines, const RepoLayout& layout) {

@@ -15,6 +15,7 @@
 #include "core/base/trace.hpp"
 #include "filter/oneshot.hpp"
 #include "filter/process.hpp"
+#include "install/hook_guard.hpp"
 
 namespace jpblob {
 
@@ -94,10 +95,18 @@ void add_plumbing(std::map<std::string, cli::Runner>& r) {
   r["clean"] = plain([](const Parsed& p) { run_clean(filter_args(p)); });
   r["smudge"] = plain([](const Parsed& p) { run_smudge(filter_args(p)); });
   r["filter-process"] = plain([](const Parsed& p) {
-    run_filter_process(0, 1, path_value(p, "store"), [](const Workspace& ws) {
+    run_filter_process(0, 1, path_value(p, "store"), [](Filter& filter) {
+      const Workspace& ws = filter.workspace();
       // A warning is for the user to act on; that the hooks were installed is
-      // not: a clone prints nothing of ours (GIT_TRACE shows it).
-      if (auto line = ensure_hook(fs::current_path(), ws.repo())) {
+      // not: a clone prints nothing of ours (GIT_TRACE shows it). Where no
+      // hook runs git-jpblob's check (install/hook_guard), new content is
+      // refused at `git add`, and the warning says why and what to do.
+      auto line = ensure_hook(fs::current_path(), ws.repo());
+      if (auto why = unchecked_commits(fs::current_path(), ws.repo())) {
+        filter.refuse_new_blobs();
+        line = "warning: commits here are not checked for their blobs, so `git add` of new content is refused: " + *why;
+      }
+      if (line) {
         if (line->starts_with("warning: ")) std::cerr << "git-jpblob: " + *line + "\n" << std::flush;
         else JPBLOB_TRACE(*line);
       }

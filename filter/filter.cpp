@@ -6,6 +6,7 @@
 #include "core/base/error.hpp"
 #include "core/base/trace.hpp"
 #include "core/git/blob_pack.hpp"
+#include "core/format/digest.hpp"
 #include "core/store/restore_budget.hpp"
 
 namespace jpblob {
@@ -20,6 +21,34 @@ std::string way_out_of_smudge(bool blob) {
          "config jpblob.skipSmudgeErrors true`): this file is then left in its committed reference form, and "
          "`git jpblob checkout` restores it later";
 }
+
+// The sink of a clean where no hook runs git-jpblob's check: a blob the
+// index holds goes to `inner` as usual; any other fails the file before
+// anything is stored, naming the blob (the warning the filter printed at
+// its start says why and what to do). Staged or committed is all that
+// counts: a blob stored by an earlier clean but in no index would not
+// reach a commit either.
+class CommittedBlobsOnly : public BlobSink {
+ public:
+  CommittedBlobsOnly(const BlobSink& inner, const HeldInIndex& held, const std::string& path)
+      : inner_(inner), held_(held), path_(path) {}
+
+  std::vector<BlobPut> put_all(const std::vector<std::string_view>& payloads) const override {
+    for (std::string_view payload : payloads) {
+      const Digest digest = Sha256::of(payload);
+      if (held_(digest, payload) == GitCopy::Holds) continue;
+      throw Error(path_ + ": refusing to store its new content (blob " + digest.hex() +
+                  "): a commit would lack that blob, and every checkout of it fail, since no hook git runs here "
+                  "runs git-jpblob's check. The warning above says how to set one up; then add the file again");
+    }
+    return inner_.put_all(payloads);
+  }
+
+ private:
+  const BlobSink& inner_;
+  const HeldInIndex& held_;
+  const std::string& path_;
+};
 
 }  // namespace
 
@@ -61,8 +90,14 @@ void Filter::run(FilterMode mode, std::string_view input, const std::string& pat
   TransformReport report;
   if (mode == FilterMode::Clean) {
     for (const auto& w : workspace_.read_shared_settings()) std::cerr << "git-jpblob: warning: " + w + "\n";
-    report = clean_document(kind, input, workspace_.new_blobs(),
-                            workspace_.settings().clean_options(name, workspace_.work_tree_form(name)), out);
+    const CleanOptions options = workspace_.settings().clean_options(name, workspace_.work_tree_form(name));
+    if (refuse_new_blobs_ && workspace_.repo()) {
+      if (!held_) held_ = held_in_index(*workspace_.repo());
+      report = clean_document(kind, input, CommittedBlobsOnly(workspace_.new_blobs(), held_, name),
+                              options, out);
+    } else {
+      report = clean_document(kind, input, workspace_.new_blobs(), options, out);
+    }
     JPBLOB_TRACE("filter: clean " + name + ": " + std::to_string(report.replaced) + " payloads referenced, " +
                  std::to_string(report.blobs_written) + " blobs newly stored" +
                  (report.passthrough ? " (passed through unchanged)" : ""));

@@ -11,6 +11,7 @@
 #include <string_view>
 
 #include "core/documents/transform.hpp"
+#include "core/lean/lean_tree.hpp"
 #include "core/lean/needs_log.hpp"
 #include "core/workspace/workspace.hpp"
 
@@ -63,6 +64,13 @@ class Filter {
   // is one warning a process: the hook then reads the file from git.
   void record_clean(const std::string& path, std::string_view output);
 
+  // From now on, a clean that would store a blob the index does not hold
+  // yet fails, saying that no hook git runs here runs git-jpblob's check
+  // (install/hook_guard: unchecked_commits; the caller has said why and
+  // what to do). Blobs the index holds pass, so files whose content is
+  // committed clean as ever.
+  void refuse_new_blobs() { refuse_new_blobs_ = true; }
+
   const Workspace& workspace() const { return workspace_; }
 
  private:
@@ -72,6 +80,8 @@ class Filter {
   Workspace workspace_;
   std::unique_ptr<NeedsLog> needs_log_;  // in a work tree of a repository libgit2 opens
   bool needs_log_warned_ = false;
+  bool refuse_new_blobs_ = false;
+  HeldInIndex held_;  // made at the first clean refuse_new_blobs_ checks
 };
 
 // Workspace::finish() once git is done with a filter, its failure a

@@ -158,7 +158,7 @@ DelayedSmudges::Job delayed_smudge(Filter& filter, std::string input, const std:
 class FilterServer {
  public:
   FilterServer(PktWriter& out, bool may_delay, const std::optional<std::filesystem::path>& store_dir,
-               const std::function<void(const Workspace&)>& on_ready);
+               const std::function<void(Filter&)>& on_ready);
 
   // A request naming a file (clean or smudge) and the content git sent.
   void answer_file(const std::vector<std::string>& request, std::string input);
@@ -183,7 +183,7 @@ class FilterServer {
 };
 
 FilterServer::FilterServer(PktWriter& out, bool may_delay, const std::optional<std::filesystem::path>& store_dir,
-                           const std::function<void(const Workspace&)>& on_ready)
+                           const std::function<void(Filter&)>& on_ready)
     : out_(out), may_delay_(may_delay) {
   // A workspace that cannot be opened (a store refused as a link, a
   // malformed personal setting) fails every file with its reason, rather than
@@ -199,7 +199,7 @@ FilterServer::FilterServer(PktWriter& out, bool may_delay, const std::optional<s
   } catch (const Error& e) {
     unusable_ = e.what();
   }
-  if (filter_ && on_ready) on_ready(filter_->workspace());
+  if (filter_ && on_ready) on_ready(*filter_);
   try {
     delayed_ = std::make_unique<DelayedSmudges>(DelayedSmudges::kDefaultBudget, threads_from_environment());
   } catch (const Error& e) {
@@ -294,7 +294,7 @@ void FilterServer::end_of_requests() {
 }  // namespace
 
 void run_filter_process(int in_fd, int out_fd, const std::optional<std::filesystem::path>& store_dir,
-                        const std::function<void(const Workspace&)>& on_ready) {
+                        const std::function<void(Filter&)>& on_ready) {
   PktReader in(in_fd);
   PktWriter out(out_fd);
   const bool may_delay = handshake(in, out);

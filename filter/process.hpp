@@ -16,14 +16,15 @@
 #include <functional>
 #include <optional>
 
-#include "core/workspace/workspace.hpp"
+#include "filter.hpp"
 
 namespace jpblob {
 
 // Serves git on `in`/`out` until git closes the pipe. `on_ready`, when
-// given, is called once with the opened workspace after the handshake, so
-// the caller can use the repository the filter already opened.
+// given, is called once with the opened filter after the handshake, so
+// the caller can use the repository the filter already opened (its
+// workspace()) and set the filter up (Filter::refuse_new_blobs).
 void run_filter_process(int in, int out, const std::optional<std::filesystem::path>& store_dir,
-                        const std::function<void(const Workspace&)>& on_ready = nullptr);
+                        const std::function<void(Filter&)>& on_ready = nullptr);
 
 }  // namespace jpblob

@@ -2,10 +2,10 @@
 // of a repository that holds conversations lean (docs/lean.md,
 // "Lean work trees"), with no setting outside that clone. The filter
 // installs this hook during a clone's first checkout, when it first runs
-// there (install's ensure_hook), and git runs it after that checkout with
-// the null id as the previous HEAD; `git worktree add` does the same for a
-// new worktree. Any other checkout leaves it with nothing to do: a lean
-// tree's sparse patterns keep git from writing blob files.
+// there (install/hook_guard: ensure_hook), and git runs it after that
+// checkout with the null id as the previous HEAD; `git worktree add` does
+// the same for a new worktree. Any other checkout leaves it with nothing
+// to do: a lean tree's sparse patterns keep git from writing blob files.
 #pragma once
 
 #include <filesystem>

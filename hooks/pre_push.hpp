@@ -7,11 +7,19 @@
 //
 // The commits checked are those the push would send (core/maintenance/
 // push_check): each pushed commit and its ancestors reachable from nothing
-// the remote has. What the remote has: every remote id on git's input this
-// repository holds, and the remote's tracking refs when `remote` names a
-// configured remote; when it is a URL (`git push ../srv.git main`), the
-// ids the URL advertises now (`git ls-remote`), since no tracking ref
-// speaks for it.
+// the remote has. What the remote has is the remote's own answer, never a
+// remote-tracking ref: a force push on the server drops commits that
+// origin/<branch> still names until the next fetch, and a commit checked
+// away by a stale ref went through unchecked (issue 46). The answer comes
+// from git's input first (the remote ids are what the server advertised to
+// this push), then, when that does not say enough, from one `git ls-remote`
+// of the URL git pushes to: when a pushed ref is new to the remote (or its
+// remote id is not here), since nothing else bounds the check then; and
+// when the check finds a problem, since the commit may be one the server
+// holds on another ref (a broken commit taken before its hook was
+// installed blocks no push). A push of existing branches that passes asks
+// nothing more of the server. When it cannot be asked, more commits are
+// checked, never fewer.
 #pragma once
 
 #include <filesystem>
@@ -22,9 +30,10 @@
 namespace jpblob {
 
 // `updates` is what git writes on the hook's standard input: lines of
-// "<local ref> <local id> <remote ref> <remote id>". Throws Error when git
-// cannot be asked.
-PushCheckReport run_pre_push_hook(const std::filesystem::path& cwd, const std::string& remote,
+// "<local ref> <local id> <remote ref> <remote id>". `where`: the URL git
+// pushes to (its second argument), else the remote's name. Throws Error
+// when git cannot be asked.
+PushCheckReport run_pre_push_hook(const std::filesystem::path& cwd, const std::string& where,
                                   const std::string& updates);
 
 }  // namespace jpblob

@@ -36,6 +36,28 @@ std::string found_on_path(const std::string& hook) {
 
 }  // namespace
 
+std::optional<std::string> tracked_hooks_folder(const RepoLayout& repo) {
+  const fs::path rel = repo.hooks.lexically_normal().lexically_relative(repo.top.lexically_normal());
+  if (rel.empty() || *rel.begin() == ".." || *rel.begin() == ".git") return std::nullopt;
+  if (GitCli(repo.top).index_entries({literal_pathspec(rel.string())}).empty()) return std::nullopt;
+  return rel.string();
+}
+
+std::string tracked_hooks_advice(const std::string& folder) {
+  return "the hooks folder " + folder + " is tracked by this repository, so git-jpblob does not write its hooks "
+         "there (they would be committed for the whole team, without asking it). Add the line `git jpblob pre-commit || exit 1` "
+         "to " + folder + "/pre-commit and `git jpblob pre-push \"$@\" || exit 1` to " + folder +
+         "/pre-push, for the whole team";
+}
+
+bool shared_hooks_folder(const RepoLayout& repo) {
+  const auto inside = [&](const fs::path& dir) {
+    const auto rel = repo.hooks.lexically_normal().lexically_relative(dir.lexically_normal());
+    return !rel.empty() && *rel.begin() != "..";
+  };
+  return !inside(repo.top) && !inside(repo.common_dir);
+}
+
 const std::vector<std::string>& our_hooks() {
   static const std::vector<std::string> hooks = {"pre-commit", "pre-push", "post-checkout"};
   return hooks;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/base/safe_path.hpp"
+#include "core/git/git_cli.hpp"
 
 namespace jpblob {
 
@@ -32,6 +33,16 @@ std::string chained_name(const std::string& hook);
 // True when `text` is git-lfs's own `hook` (what `git lfs install` and its
 // filter write): chaining it keeps git-lfs's work and adds git-jpblob's.
 bool is_git_lfs_hook(const std::string& text, const std::string& hook);
+
+// The hooks folder, relative to the top, when the repository tracks files
+// in it (core.hooksPath=.githooks, say): what is written there is
+// committed, and a hook holding this machine's path must not be.
+std::optional<std::string> tracked_hooks_folder(const RepoLayout& repo);
+// What to do instead of writing into a tracked hooks folder.
+std::string tracked_hooks_advice(const std::string& folder);
+// True when `hooks` lies outside the work tree at `top` and the git folder
+// at `common` (core.hooksPath naming a folder many repositories share).
+bool shared_hooks_folder(const RepoLayout& repo);
 
 class HookFolder;
 // True when git-jpblob's pre-push hook stands in `folder` where git-lfs's

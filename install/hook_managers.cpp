@@ -117,6 +117,14 @@ std::optional<ManagedHooks> managed_hooks(const RepoLayout& layout, const HookFo
   return std::nullopt;
 }
 
+std::optional<std::string> framework_slot(const HookFolder& folder, const std::string& hook) {
+  if (!folder.exists(hook) || folder.is_ours(hook)) return hook;
+  if (!framework_wrote(folder.read(hook).value_or(""))) return std::nullopt;
+  const std::string legacy = hook + ".legacy";
+  if (!folder.exists(legacy) || folder.is_ours(hook, legacy)) return legacy;
+  return std::nullopt;
+}
+
 bool legacy_run_under_framework(const fs::path& cwd, const std::string& hook) {
   if (std::getenv("PRE_COMMIT")) return false;  // the framework's run of its configuration
   try {

@@ -30,6 +30,17 @@ struct ManagedHooks {
 // work tree without following a link.
 std::optional<ManagedHooks> managed_hooks(const RepoLayout& layout, const HookFolder& folder);
 
+// The file git-jpblob's `hook` goes in, in a hooks folder the pre-commit
+// framework owns: beside the framework's own script, <hook>.legacy, the
+// place `pre-commit install` keeps a hook that was there before it, runs
+// first with git's own arguments and input, and puts back on `pre-commit
+// uninstall`; where the framework has no script for `hook`, <hook> itself
+// (`pre-commit install --hook-type <hook>` then moves it to .legacy).
+// nullopt where a hook of someone else's stands in that place. So the
+// check sees every ref of a push, which the framework's configuration
+// cannot (FrameworkPush), and runs once (legacy_run_under_framework).
+std::optional<std::string> framework_slot(const HookFolder& folder, const std::string& hook);
+
 // True when this run of git-jpblob's pre-commit in the repository around
 // `cwd` is the framework's "legacy" run: `pre-commit install` over
 // git-jpblob's own hook moves it to pre-commit.legacy and runs it before

@@ -59,24 +59,6 @@ std::string without_newline(const std::string& line) {
 
 namespace {
 
-// The hooks folder, relative to the top, when the repository tracks files
-// in it (core.hooksPath=.githooks, say): what is written there is
-// committed, and a hook holding this machine's path must not be.
-std::optional<std::string> tracked_hooks_folder(const Repo& repo) {
-  const fs::path rel = repo.hooks.lexically_normal().lexically_relative(repo.top.lexically_normal());
-  if (rel.empty() || *rel.begin() == ".." || *rel.begin() == ".git") return std::nullopt;
-  if (GitCli(repo.top).index_entries({literal_pathspec(rel.string())}).empty()) return std::nullopt;
-  return rel.string();
-}
-
-// What to do instead of writing into a tracked hooks folder.
-std::string tracked_hooks_advice(const std::string& folder) {
-  return "the hooks folder " + folder + " is tracked by this repository, so git-jpblob does not write its hooks "
-         "there (they would be committed for the whole team, without asking it). Add the line `git jpblob pre-commit || exit 1` "
-         "to " + folder + "/pre-commit and `git jpblob pre-push \"$@\" || exit 1` to " + folder +
-         "/pre-push, for the whole team";
-}
-
 bool contains(const std::vector<std::string>& lines, const std::string& line) {
   return std::find(lines.begin(), lines.end(), line) != lines.end();
 }
@@ -169,7 +151,11 @@ InstallChecks check_before_install(const Repo& repo, const InstallOptions& optio
     if (hooks.exists(chained_name(name)))
       throw Error("cannot chain " + hook.string() + ": " + (hooks.path() / chained_name(name)).string() +
                   " already exists; merge the two hooks by hand, then run install again");
-    if (options.force) {
+    // git-lfs's own hook (`git lfs install` before git-jpblob's) is chained
+    // unasked, as the filter chains it in a clone: left in place, it would
+    // run without git-jpblob's check, and a commit made past the pre-commit
+    // hook would be pushed unchecked.
+    if (options.force || is_git_lfs_hook(hooks.read(name).value_or(""), name)) {
       checks.to_chain.push_back(name);
     } else if (name == "pre-commit") {
       throw Error("refusing to replace " + hook.string() +
@@ -243,10 +229,38 @@ void add_attribute_lines(const Repo& repo, const SafeDir& top, const std::string
   if (upgraded) done.push_back("Updated " + std::to_string(upgraded) + " line(s) of .gitattributes.");
 }
 
+// 3, where the pre-commit framework owns the hooks folder: git-jpblob's
+// hooks where the framework runs them first, with git's own input
+// (framework_slot), so that its check sees every ref of a push; the
+// framework's own scripts stay.
+void write_framework_hooks(const InstallChecks& checks, std::vector<std::string>& done) {
+  const HookFolder& hooks = checks.hooks;
+  const ManagedHooks& managed = *checks.managed;
+  done.push_back(managed.runs_jpblob ? "Left the hooks to " + managed.name + ", whose configuration runs git-jpblob's check."
+                 : framework_slot(hooks, "pre-commit") ? "Left the hooks to " + managed.name + "."
+                                                        : "Left the hooks to " + managed.name + ": " + managed.advice + ".");
+  for (const std::string& name : our_hooks()) {
+    const auto slot = framework_slot(hooks, name);
+    if (!slot) {
+      done.push_back("Left " + (hooks.path() / (name + ".legacy")).string() + " alone: git-jpblob did not write "
+                     "it. Add `" + kProgramName + " " + name + " \"$@\"` to it.");
+      continue;
+    }
+    if (hooks.read(*slot) == hook_text(name)) continue;
+    hooks.write_hook(*slot, hook_text(name));
+    done.push_back("Installed the " + name + " hook in " + hooks.path().string() + " as " + *slot +
+                   (*slot == name ? "." : ", which the framework runs before its configuration, with git's input."));
+  }
+}
+
 // 3. The hooks, as check_before_install found them.
 void write_hooks(const InstallChecks& checks, std::vector<std::string>& done) {
   const HookFolder& hooks = checks.hooks;
   if (const auto& managed = checks.managed) {
+    if (managed->manager == HookManager::PreCommit) {
+      write_framework_hooks(checks, done);
+      return;
+    }
     done.push_back(managed->runs_jpblob ? "Left the hooks to " + managed->name +
                                               ", whose configuration runs git-jpblob's check."
                                         : "Left the hooks to " + managed->name + ": " + managed->advice + ".");
@@ -298,88 +312,6 @@ std::vector<std::string> install_setup(const fs::path& cwd, const std::optional<
 }
 
 }  // namespace
-
-// The hook git would run, as libgit2 reads the config, when that is
-// git-jpblob's: the common case, answered without starting git.
-bool our_hook_in_place(const GitRepo* repo) {
-  if (!repo || !repo->workdir()) return false;
-  fs::path hooks;
-  if (auto path = ConfigReader::of(repo).get("core.hooksPath")) {
-    hooks = *repo->workdir() / *path;
-  } else {
-    hooks = repo->commondir() / "hooks";
-  }
-  // Nothing to do: our pre-commit hook, and a pre-push hook (ours, or the
-  // user's, which ensure_hook leaves alone).
-  const HookFolder folder(hooks, *repo->workdir());
-  if (!folder.is_ours("pre-commit")) return false;
-  for (const std::string& name : our_hooks())
-    if (!folder.exists(name)) return false;
-  return true;
-}
-
-std::optional<std::string> ensure_hook(const fs::path& cwd, const GitRepo* repo) {
-  try {
-    if (our_hook_in_place(repo)) return std::nullopt;
-    const auto layout = GitCli(cwd).layout();
-    if (!layout) return std::nullopt;  // not in a work tree: nothing to protect
-    const fs::path& top = layout->top;
-    const fs::path& hooks = layout->hooks;
-    const fs::path& common = layout->common_dir;
-    const fs::path hook = hooks / "pre-commit";
-    const HookFolder folder(hooks, top);
-    const bool commit_ours = folder.is_ours("pre-commit");
-    if (commit_ours && std::all_of(our_hooks().begin(), our_hooks().end(),
-                                   [&](const std::string& name) { return folder.exists(name); }))
-      return std::nullopt;
-    if (ConfigReader::through(GitCli(top)).get_bool("jpblob.autoInstallHook") == false) return std::nullopt;
-    if (auto managed = managed_hooks(*layout, folder)) {
-      if (managed->runs_jpblob) return std::nullopt;
-      return "warning: commits here are not checked for their blobs: " + managed->advice;
-    }
-    if (auto tracked = tracked_hooks_folder(*layout)) {
-      // Quiet once the team's own hook calls git-jpblob's check.
-      if (folder.read("pre-commit").value_or("").find("jpblob pre-commit") != std::string::npos) return std::nullopt;
-      return "warning: " + tracked_hooks_advice(*tracked);
-    }
-    if (!commit_ours && folder.exists("pre-commit"))
-      return "warning: " + hook.string() +
-             " is not git-jpblob's, so commits here are not checked for their blobs; run "
-             "`git jpblob install --force` to chain it";
-    // A hooks folder outside this repository (core.hooksPath shared by
-    // many) is the user's to change, not a filter's.
-    auto inside = [&](const fs::path& dir) {
-      const auto rel = hooks.lexically_relative(dir);
-      return !rel.empty() && *rel.begin() != "..";
-    };
-    if (!inside(top) && !inside(common))
-      return "warning: no pre-commit hook in " + hooks.string() +
-             " (core.hooksPath, outside this repository), so commits here are not checked for their "
-             "blobs; run `git jpblob install` to put one there";
-    std::vector<std::string> installed;
-    for (const std::string& name : our_hooks()) {
-      if (folder.exists(name)) {
-        // Ours already, or the user's, left alone; git-lfs's own hook
-        // (its filter writes them during the same clone, and .jp/blobs may
-        // be in git-lfs) is chained, as `install --force` would.
-        if (folder.is_ours(name) || !is_git_lfs_hook(folder.read(name).value_or(""), name) ||
-            folder.exists(chained_name(name)))
-          continue;
-        folder.rename(name, chained_name(name));
-      }
-      folder.write_hook(name, hook_text(name));
-      installed.push_back(name);
-    }
-    if (installed.empty()) return std::nullopt;
-    std::string names = installed[0];
-    for (std::size_t i = 1; i < installed.size(); ++i) names += (i + 1 == installed.size() ? " and " : ", ") + installed[i];
-    return "installed the " + names + " hook" + (installed.size() > 1 ? "s" : "") + " in " + hooks.string() +
-           " (commits get their blobs checked and staged, pushes checked, and a clone of conversations "
-           "keeps its blobs in git's objects only)";
-  } catch (const std::exception& e) {
-    return std::string("warning: cannot install the pre-commit hook: ") + e.what();
-  }
-}
 
 std::optional<std::string> path_warning(const fs::path& program) {
   const auto found = find_on_path(kProgramName);

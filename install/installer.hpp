@@ -16,7 +16,10 @@
 //    from (core.hooksPath, or the main repository's hooks from a linked
 //    worktree). A hook git-jpblob did not write is refused unless --force,
 //    which keeps it beside ours as pre-commit.jpblob-chained and runs it
-//    first: nothing is ever overwritten.
+//    first: nothing is ever overwritten. git-lfs's own hooks are chained so
+//    unasked (left alone, git-lfs's pre-push would push commits git-jpblob
+//    never checked); where the pre-commit framework owns the folder, the
+//    hooks go where it runs them first (hook_managers: framework_slot).
 // Every check happens before any change, and a second run changes nothing.
 // uninstall removes exactly what install added and puts a chained hook back.
 //
@@ -57,18 +60,7 @@ struct InstallOptions {
 std::vector<std::string> install(const std::filesystem::path& cwd, const InstallOptions& options);
 std::vector<std::string> uninstall(const std::filesystem::path& cwd, const InstallOptions& options);
 
-// What the long-running filter does when git starts it: a fresh clone has
-// no pre-commit hook, and without one a commit can reference blobs it does
-// not contain. So, as git-lfs does for its hooks, the filter installs
-// git-jpblob's hook where git runs hooks from when none is there, provided
-// that folder belongs to the repository (its git folder or work tree): a
-// core.hooksPath shared by many repositories gets a warning instead. A hook
-// git-jpblob did not write is left alone, with a warning too. `git config jpblob.autoInstallHook false` turns this off. Returns
-// the line to print (the hook installed, or the warning), if any. Never
-// throws: the filter's job comes first.
-// `repo`, when given, is the repository already open for `cwd`: the common
-// case (our hook in place) is then answered without starting git.
-std::optional<std::string> ensure_hook(const std::filesystem::path& cwd, const GitRepo* repo);
+// What the filter does about hooks when git starts it: install/hook_guard.
 
 // Why git will not run `program` (the running binary) by the name install
 // writes: no git-jpblob on PATH, or another one ahead of it. nullopt when

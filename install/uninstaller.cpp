@@ -112,6 +112,11 @@ void remove_attribute_lines(const RepoLayout& repo, bool say_kept, std::vector<s
 void remove_hooks(const RepoLayout& repo, std::vector<std::string>& done) {
   const HookFolder hooks(repo.hooks, repo.top);
   for (const std::string& name : our_hooks()) {
+    // Where the pre-commit framework owns the folder (framework_slot).
+    if (hooks.is_ours(name, name + ".legacy")) {
+      hooks.remove(name + ".legacy");
+      done.push_back("Removed the " + name + " hook from " + repo.hooks.string() + " (" + name + ".legacy).");
+    }
     if (!hooks.is_ours(name)) continue;
     hooks.remove(name);
     done.push_back("Removed the " + name + " hook from " + repo.hooks.string() + ".");
@@ -142,7 +147,7 @@ std::optional<std::string> record_uninstalled(const RepoLayout& repo, std::vecto
 bool set_up_here(const RepoLayout& repo, const std::optional<GitRepo>& git_repo) {
   const HookFolder hooks(repo.hooks, repo.top);
   for (const std::string& name : our_hooks())
-    if (hooks.is_ours(name)) return true;
+    if (hooks.is_ours(name) || hooks.is_ours(name, name + ".legacy")) return true;
   return git_repo && is_lean(*git_repo);
 }
 

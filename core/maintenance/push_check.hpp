@@ -4,10 +4,11 @@
 //
 // - What the receiver has. pre-receive: every ref the server has (`--not
 //   --all`; git updates no ref before the hook accepts). pre-push: the
-//   remote ids on git's input, a named remote's tracking refs, and for a URL
-//   (`git push ../srv.git main`, where no tracking ref speaks for it) what
-//   `git ls-remote` says the URL holds now. Checking the whole history
-//   instead refused a new branch over an old commit the server held.
+//   remote ids on git's input and, when those do not bound the push or a
+//   problem is found, what `git ls-remote` says the URL holds now; never a
+//   remote-tracking ref, which a force push on the server makes stale
+//   (hooks/pre_push.hpp). Checking the whole history instead refused a new
+//   branch over an old commit the server held.
 // - The quarantine. git keeps a received push's objects in
 //   `objects/incoming-*` until the hooks accept, naming it in
 //   GIT_OBJECT_DIRECTORY with the real objects in

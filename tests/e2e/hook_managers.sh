@@ -72,20 +72,41 @@ pre_commit_framework() {
 }
 case_ "pre-commit (the framework): git-jpblob runs from .pre-commit-config.yaml in all three commit modes" pre_commit_framework
 
+# Without git-jpblob in the framework's configuration, install puts its
+# hooks where the framework runs them first (<hook>.legacy, or the hook
+# itself where the framework has none): commits are checked all the same.
+# Where that place is taken by a hook of the user's, `git add` of new
+# content is refused, and the warning names the configuration, never
+# --force (which would break the framework).
 pre_commit_framework_warns() {
   managed_repo framework-warn
   printf 'repos: []\n' > .pre-commit-config.yaml
   pre-commit install > /dev/null
   git config --unset jpblob.autoInstallHook
   git jpblob install > "$TEST_ROOT/out"
+  grep -q "as pre-commit.legacy, which the framework runs before its configuration" "$TEST_ROOT/out" ||
+    fail "install did not put its hook where the framework runs it: $(cat "$TEST_ROOT/out")"
+  grep -q "pre-commit.com" .git/hooks/pre-commit || fail "install replaced the framework's hook"
+  git add .gitattributes .pre-commit-config.yaml && git commit -qm setup > /dev/null
+  write_conversation 1-checked "tool output checked through the legacy hook"
+  git add .jp/conversations 2> "$TEST_ROOT/err"
+  git commit -qm checked > /dev/null 2>> "$TEST_ROOT/err" || fail "the commit failed: $(cat "$TEST_ROOT/err")"
+  assert_blobs_committed
+  ! grep -q "warning" "$TEST_ROOT/err" || fail "a warning though the check runs: $(cat "$TEST_ROOT/err")"
+  # The legacy place taken by a hook of the user's.
+  git jpblob uninstall > /dev/null
+  [ ! -e .git/hooks/pre-commit.legacy ] || fail "uninstall left git-jpblob's legacy hook"
+  printf '#!/bin/sh\nexit 0\n' > .git/hooks/pre-commit.legacy && chmod +x .git/hooks/pre-commit.legacy
+  git jpblob install > "$TEST_ROOT/out"
   grep -q ".pre-commit-config.yaml" "$TEST_ROOT/out" || fail "install gave no advice: $(cat "$TEST_ROOT/out")"
-  write_conversation 1-warn
-  git add .jp 2> "$TEST_ROOT/err"
+  write_conversation 2-warn "tool output no hook checks"
+  if git add .jp/conversations 2> "$TEST_ROOT/err"; then fail "new content was taken though no hook checks it"; fi
   grep -q "warning: commits here are not checked.*\.pre-commit-config\.yaml" "$TEST_ROOT/err" ||
     fail "the warning does not name the framework's config: $(cat "$TEST_ROOT/err")"
   if grep -q -- "--force" "$TEST_ROOT/err" "$TEST_ROOT/out"; then fail "--force advised, which breaks the framework"; fi
 }
-case_ "pre-commit (the framework) without git-jpblob in its config: the warning names the config, never --force" pre_commit_framework_warns
+case_ "pre-commit (the framework) without git-jpblob in its config: its legacy hook checks, else the warning names the config, never --force" \
+  pre_commit_framework_warns
 
 manifest() {
   local src="${JPBLOB_SOURCE_DIR:-}" rev
@@ -248,11 +269,11 @@ YAML
 case_ "git-lfs taken up after git-jpblob, then the framework's pre-push over git-jpblob's: the LFS objects reach the server, the check runs once" framework_over_lfs_pre_push
 
 # The framework hands its configuration one ref of a push at most, and no
-# range at all for a branch new to the remote. Over git-jpblob's own hook
-# the check sees the whole push (its legacy run has git's input); with the
-# framework first, as the README sets it up, a first push, root commit and
-# all, is checked (the configuration's run resolves the branch the
-# framework names).
+# range at all for a branch new to the remote. git-jpblob's own hook, as
+# the framework's legacy hook, sees the whole push (its run has git's
+# input): over git-jpblob's hook, which `pre-commit install` moved there,
+# and with the framework first, as the README sets it up, where install
+# puts it there.
 framework_push_sees_every_ref() {
   local first="$1" remote="$TEST_ROOT/every-$1.git"
   git init -q --bare "$remote"
@@ -271,7 +292,7 @@ framework_push_sees_every_ref() {
     pre-commit install --hook-type pre-commit --hook-type pre-push > /dev/null
     git config --unset jpblob.autoInstallHook
     git jpblob install > /dev/null
-    [ ! -e .git/hooks/pre-push.legacy ] || fail "a legacy hook in the framework-first set-up"
+    grep -q "git-jpblob pre-push hook" .git/hooks/pre-push.legacy || fail "install put no hook where the framework runs it"
     git add .gitattributes && git commit -q --no-verify -m attributes
   fi
   git remote add origin "$remote"
@@ -287,9 +308,8 @@ framework_push_sees_every_ref() {
   git push -q origin good > "$TEST_ROOT/err" 2>&1 || fail "the push of a good branch failed: $(cat "$TEST_ROOT/err")"
   # Two refs, each with commits new to the remote, the good one first: the
   # framework's configuration sees that one alone, so only the legacy run
-  # can check the second (with the framework first it goes unchecked: the
-  # docs/TEAM.md says so, and the server's pre-receive is the line that holds).
-  [ "$first" = git-jpblob ] || return 0
+  # can check the second (where the framework came first, install put
+  # git-jpblob's hook there).
   git branch good2 "$(git commit-tree -p good -m more "good^{tree}")"
   git push -q origin good2 HEAD:main > "$TEST_ROOT/err" 2>&1 && fail "a second ref lacking its blob went through"
   grep -q "1-lacking/events.json" "$TEST_ROOT/err" || fail "the refusal names no conversation: $(cat "$TEST_ROOT/err")"
@@ -297,7 +317,7 @@ framework_push_sees_every_ref() {
 }
 case_ "the framework's pre-push over git-jpblob's own: a first push and the second of two refs are checked" \
   framework_push_sees_every_ref git-jpblob
-case_ "the framework first, as the README sets it up: a first push, root commit and all, is checked" \
+case_ "the framework first, as the README sets it up: a first push, root commit and all, and the second of two refs are checked" \
   framework_push_sees_every_ref framework
 
 # The framework's variables alone make no legacy run: a push made inside
