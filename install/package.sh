@@ -12,7 +12,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 # Only the package's own file is looked for: build/ may hold an older one.
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-cpack -G DEB --config "$root/build/CPackConfig.cmake" -B "$out" > "$out/cpack.log" || {
+cpack -G DEB --config "$root/build/CPackConfig.cmake" -B "$out" > "$out/cpack.log" 2>&1 || {
   cat "$out/cpack.log" >&2
   exit 1
 }

@@ -2,8 +2,9 @@
 # ctest `version`: the version is set once, in CMakeLists.txt's project(),
 # and everything a user reads it from agrees: CHANGELOG.md's newest entry,
 # `git-jpblob version` and `--version` (the package takes it from the same
-# project() and e2e package compares them), and the pre-commit framework
-# recipe's `rev:`, the release's tag v<version>.
+# project() and e2e package compares them), the pre-commit framework
+# recipe's `rev:`, the release's tag v<version>, and the package file the
+# docs name.
 # Usage: check_version.sh <project version> <git-jpblob binary> <source dir>
 set -euo pipefail
 [ $# -eq 3 ] || { echo "usage: check_version.sh <version> <binary> <source dir>" >&2; exit 2; }
@@ -35,5 +36,10 @@ while IFS= read -r line; do
 done < <(grep -n -H -E '^\s*rev: ' "$src/README.md" "$src/docs/TEAM.md" || true)
 grep -q -E "^\s*rev: v$version( |\$)" "$src/README.md" || problem "README.md's pre-commit recipe names no 'rev: v$version'"
 
-[ "$failed" -eq 0 ] && echo "version $version: CHANGELOG.md, git-jpblob version and the pre-commit recipe agree"
+# The package file the docs tell a user to install is this version's.
+while IFS= read -r hit; do
+  [ "${hit##*:}" = "git-jpblob_${version}_" ] || problem "$hit: the package of this version is git-jpblob_${version}_<arch>.deb"
+done < <(grep -o -H -E 'git-jpblob_[^_ ]+_' "$src/README.md" "$src/docs/TEAM.md" || true)
+
+[ "$failed" -eq 0 ] && echo "version $version: CHANGELOG.md, git-jpblob version, the pre-commit recipe and the package's name agree"
 exit "$failed"
