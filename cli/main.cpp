@@ -24,7 +24,7 @@
 
 namespace {
 
-constexpr const char* kVersion = "0.1.0";
+constexpr const char* kVersion = JPBLOB_VERSION;  // project(VERSION) in CMakeLists.txt, the one place it is set
 constexpr int kFatal = 128;
 
 // When a closed pipe on standard output ends a command quietly: every

@@ -16,6 +16,7 @@ packages=(
   pre-commit  # the hook managers' e2e tests: the pre-commit framework
   lighttpd  # e2e servers: git http-backend behind a web server, for the pre-receive hook
   git-filter-repo  # e2e purge: the README's recipe for removing a leaked conversation from history
+  dpkg-dev  # dpkg-shlibdeps: the Debian package's Depends (install/package.sh, e2e package)
 )
 # npm, for husky and lefthook (install/hook-managers.sh), unless a Node.js
 # is already there.
