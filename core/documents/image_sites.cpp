@@ -118,12 +118,16 @@ void tool_result_sites(const JsonTree& t, std::uint32_t obj, std::vector<ImageSi
   }
 }
 
-// Claude Code's copy of what a tool read: the line's
-// `toolUseResult.file`, `base64` for an image or a PDF, `content` for text.
+// Claude Code's copy of a tool's result: the line's `toolUseResult`, its
+// `stdout` (Bash) and string `content` (what Write wrote), and its `file`:
+// `base64` for an image or a PDF the Read tool read, `content` for text.
 void tool_use_result_sites(const JsonTree& t, std::vector<ImageSite>& out) {
   if (t.node(t.root()).kind != JsonKind::Object) return;
   const auto result = t.member(t.root(), "toolUseResult");
   if (result == kNoNode || t.node(result).kind != JsonKind::Object) return;
+  for (const std::string_view key : {"stdout", "content"})
+    if (const auto text = string_member(t, result, key); text != kNoNode)
+      out.push_back({text, ImageEncoding::Text, kTextSiteMinChars});
   const auto file = t.member(result, "file");
   if (file == kNoNode || t.node(file).kind != JsonKind::Object) return;
   if (const auto b = string_member(t, file, "base64"); b != kNoNode) out.push_back({b, ImageEncoding::Base64, 1});

@@ -66,7 +66,8 @@ inline bool site_stores(const ImageSite& site, std::size_t bytes, std::uint64_t 
 // - Claude Code tool-result text: the string `content` of a
 //   "type": "tool_result" object, or the `text` of each "type": "text"
 //   element of its array `content`, and the line's
-//   `toolUseResult.file.content` (Text, kTextSiteMinChars).
+//   `toolUseResult.file.content`, `toolUseResult.stdout` and string
+//   `toolUseResult.content` (Text, kTextSiteMinChars).
 // Sites come out in document order.
 // As oh-my-pi, it does not look inside blocks bound to their exact bytes
 // by a signature (signed thinking, text and tool calls, redacted thinking,
