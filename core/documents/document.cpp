@@ -180,7 +180,7 @@ TransformReport smudge_document(DocumentKind kind, std::string_view input, const
 DocumentNeeds document_needs(DocumentKind kind, std::string_view text, std::uint64_t min_size, InputForm form) {
   DocumentNeeds out;
   if (kind == DocumentKind::Session) {
-    const SessionImages images = session_images(text);
+    const SessionImages images = session_images(text, min_size);
     for (const auto& d : images.referenced) out.references.push_back({d, std::nullopt});
     for (const auto& i : images.inline_images) out.inline_payloads.push_back({i.digest, i.size});
     return out;

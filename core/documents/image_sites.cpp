@@ -1,5 +1,7 @@
 #include "core/documents/image_sites.hpp"
 
+#include <algorithm>
+
 #include "core/format/base64.hpp"
 #include "core/format/json_string.hpp"
 
@@ -70,6 +72,8 @@ struct Visit {
   bool in_content_array;  // an element of an array that is itself under `content`
 };
 
+void tool_result_sites(const JsonTree& t, std::uint32_t obj, std::vector<ImageSite>& out);
+
 void sites_of_object(const JsonTree& t, const Visit& v, std::vector<ImageSite>& out) {
   const std::uint32_t obj = v.node;
   if (member_is(t, obj, "type", "image_generation_call")) {
@@ -85,17 +89,57 @@ void sites_of_object(const JsonTree& t, const Visit& v, std::vector<ImageSite>& 
       return;
     }
   }
-  if (v.in_content_array && image_type) {  // Claude Code: {"type":"image","source":{…}}
+  // Claude Code (Anthropic blocks): {"type":"image"|"document","source":{…}}
+  if (image_type || member_is(t, obj, "type", "document")) {
     const auto source = t.member(obj, "source");
     if (source != kNoNode && t.node(source).kind == JsonKind::Object && member_is(t, source, "type", "base64"))
       if (const auto data = string_member(t, source, "data"); data != kNoNode)
         out.push_back({data, ImageEncoding::Base64, 1});
+    return;
   }
+  if (member_is(t, obj, "type", "tool_result")) tool_result_sites(t, obj, out);
+}
+
+// A tool result's text: its `content` string, or the text blocks of its
+// `content` array (its images are found by the walk).
+void tool_result_sites(const JsonTree& t, std::uint32_t obj, std::vector<ImageSite>& out) {
+  const auto content = t.member(obj, "content");
+  if (content == kNoNode) return;
+  if (t.node(content).kind == JsonKind::String) {
+    out.push_back({content, ImageEncoding::Text, kTextSiteMinChars});
+    return;
+  }
+  if (t.node(content).kind != JsonKind::Array) return;
+  for (auto e = t.node(content).first_child; e != kNoNode; e = t.node(e).next_sibling) {
+    if (t.node(e).kind != JsonKind::Object || !member_is(t, e, "type", "text") || signed_block(t, e, Key::Content))
+      continue;
+    if (const auto text = string_member(t, e, "text"); text != kNoNode)
+      out.push_back({text, ImageEncoding::Text, kTextSiteMinChars});
+  }
+}
+
+// Claude Code's copy of a tool's result: the line's `toolUseResult`, its
+// `stdout` (Bash) and string `content` (what Write wrote), and its `file`:
+// `base64` for an image or a PDF the Read tool read, `content` for text.
+void tool_use_result_sites(const JsonTree& t, std::vector<ImageSite>& out) {
+  if (t.node(t.root()).kind != JsonKind::Object) return;
+  const auto result = t.member(t.root(), "toolUseResult");
+  if (result == kNoNode || t.node(result).kind != JsonKind::Object) return;
+  for (const std::string_view key : {"stdout", "content"})
+    if (const auto text = string_member(t, result, key); text != kNoNode)
+      out.push_back({text, ImageEncoding::Text, kTextSiteMinChars});
+  const auto file = t.member(result, "file");
+  if (file == kNoNode || t.node(file).kind != JsonKind::Object) return;
+  if (const auto b = string_member(t, file, "base64"); b != kNoNode) out.push_back({b, ImageEncoding::Base64, 1});
+  if (const auto c = string_member(t, file, "content"); c != kNoNode)
+    out.push_back({c, ImageEncoding::Text, kTextSiteMinChars});
 }
 
 }  // namespace
 
 void find_image_sites(const JsonTree& t, std::vector<ImageSite>& out) {
+  const std::size_t first = out.size();
+  tool_use_result_sites(t, out);
   // Iterative: a line's nesting is bounded only by memory.
   std::vector<Visit> stack = {{t.root(), Key::Other, false}};
   std::vector<Visit> children;
@@ -128,6 +172,14 @@ void find_image_sites(const JsonTree& t, std::vector<ImageSite>& out) {
     // Push in reverse so the walk visits children in document order.
     for (auto it = children.rbegin(); it != children.rend(); ++it) stack.push_back(*it);
   }
+  // A tool result's text and `toolUseResult` are found out of walk order;
+  // both directions splice in document order.
+  std::sort(out.begin() + static_cast<std::ptrdiff_t>(first), out.end(),
+            [&](const ImageSite& a, const ImageSite& b) { return t.node(a.node).begin < t.node(b.node).begin; });
+  // A `toolUseResult.file` shaped as a tool result would be found twice.
+  out.erase(std::unique(out.begin() + static_cast<std::ptrdiff_t>(first), out.end(),
+                        [](const ImageSite& a, const ImageSite& b) { return a.node == b.node; }),
+            out.end());
 }
 
 bool is_image_data_url(std::string_view text) {
@@ -143,7 +195,8 @@ std::optional<std::string> inline_image_bytes(std::string_view token, const Imag
   if (inner.size() < site.min_chars) return std::nullopt;
   auto text = decode_json_string(token);
   // Only the canonical spelling moves: loading writes exactly that back.
-  if (!text || !is_image_data_url(*text) || encode_json_string(*text) != token) return std::nullopt;
+  if (!text || encode_json_string(*text) != token) return std::nullopt;
+  if (site.encoding == ImageEncoding::DataUrl && !is_image_data_url(*text)) return std::nullopt;
   return text;
 }
 
@@ -154,7 +207,7 @@ std::optional<std::string> restored_image_token(std::string_view bytes, ImageEnc
     token.push_back('"');
     return token;
   }
-  if (!is_image_data_url(bytes) || !is_valid_utf8(bytes)) return std::nullopt;
+  if ((encoding == ImageEncoding::DataUrl && !is_image_data_url(bytes)) || !is_valid_utf8(bytes)) return std::nullopt;
   return encode_json_string(bytes);
 }
 

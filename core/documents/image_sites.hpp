@@ -26,13 +26,25 @@ inline constexpr std::size_t kImageExternalizeThreshold = 1024;
 enum class ImageEncoding : std::uint8_t {
   Base64,   // standard base64; the blob holds the decoded bytes
   DataUrl,  // a `data:image/…;base64,…` URL; the blob holds the URL's text
+  Text,     // any JSON string; the blob holds its UTF-8 text (Claude Code tool results)
 };
+
+// A text site moves only where its reference is shorter than the text:
+// "blob:sha256:<64 hex>" is 76 characters, so 77 at least.
+inline constexpr std::size_t kTextSiteMinChars = 77;
 
 struct ImageSite {
   std::uint32_t node;        // a String node of the line's tree
   ImageEncoding encoding;
   std::size_t min_chars;     // a shorter inline value stays inline
 };
+
+// Whether clean stores `bytes` taken from `site`: jpblob.minSize bounds
+// text sites only, as it bounds tool text in a conversation; an image or a
+// document is always a payload.
+inline bool site_stores(const ImageSite& site, std::size_t bytes, std::uint64_t min_size) {
+  return site.encoding != ImageEncoding::Text || bytes >= min_size;
+}
 
 // Appends the image sites of one line, in document order:
 // - pi / oh-my-pi image block: an object element of an array under a key
@@ -45,7 +57,18 @@ struct ImageSite {
 //   a data URL (no threshold);
 // - Claude Code image block: an object element of an array under a key
 //   `content` with "type": "image" and a `source` object with
-//   "type": "base64" and string `data` (every non-empty one).
+//   "type": "base64" and string `data` (every non-empty one);
+// - Claude Code image or PDF document block anywhere: an object with
+//   "type": "image" or "document" and a `source` object with
+//   "type": "base64" and string `data` (every non-empty one);
+// - Claude Code `toolUseResult.file.base64` of a line (the second copy of a
+//   read image or PDF; every non-empty one);
+// - Claude Code tool-result text: the string `content` of a
+//   "type": "tool_result" object, or the `text` of each "type": "text"
+//   element of its array `content`, and the line's
+//   `toolUseResult.file.content`, `toolUseResult.stdout` and string
+//   `toolUseResult.content` (Text, kTextSiteMinChars).
+// Sites come out in document order.
 // As oh-my-pi, it does not look inside blocks bound to their exact bytes
 // by a signature (signed thinking, text and tool calls, redacted thinking,
 // encrypted reasoning, Anthropic server-tool blocks and compaction state).

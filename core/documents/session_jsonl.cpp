@@ -138,6 +138,7 @@ TransformReport externalize_session(std::string_view input, const BlobSink& stor
   std::vector<std::optional<std::string>> payload(splices.size());
   parallel_for(splices.size(), [&](std::size_t k) {
     payload[k] = inline_image_bytes(input.substr(splices[k].begin, splices[k].end - splices[k].begin), chosen[k]);
+    if (payload[k] && !site_stores(chosen[k], payload[k]->size(), options.min_size)) payload[k].reset();
   });
   std::vector<std::string> decoded;
   {
@@ -232,7 +233,7 @@ TransformReport load_session(std::string_view input, const BlobSource& source,
   return report;
 }
 
-SessionImages session_images(std::string_view input) {
+SessionImages session_images(std::string_view input, std::uint64_t min_size) {
   SessionImages images;
   std::vector<ImageSite> sites;
   scan_lines(input, [&](const JsonTree& line) {
@@ -241,7 +242,7 @@ SessionImages session_images(std::string_view input) {
     for (const auto& site : sites) {
       const std::string_view token = line.span(site.node);
       if (auto digest = parse_blob_url(inner(token))) images.referenced.push_back(*digest);
-      else if (auto bytes = inline_image_bytes(token, site))
+      else if (auto bytes = inline_image_bytes(token, site); bytes && site_stores(site, bytes->size(), min_size))
         images.inline_images.push_back({Sha256::of(*bytes), bytes->size()});
     }
   });

@@ -1,8 +1,9 @@
 // Coding-agent session files (docs/FORMAT.md, "Agent sessions"): JSON Lines, one entry a line.
 //
-// Image payloads (core/documents/image_sites: pi's and oh-my-pi's image
-// blocks, oh-my-pi's `images`, `image_generation_call` results and
-// `image_url` data URLs, Claude Code's base64 image sources) are stored in
+// Payloads (core/documents/image_sites: pi's and oh-my-pi's image blocks,
+// oh-my-pi's `images`, `image_generation_call` results and `image_url` data
+// URLs, Claude Code's base64 image and PDF sources, its `toolUseResult`
+// copies and its tool-result text) are stored in
 // the same gzip blob store as conversations, and "blob:sha256:<hex>" is
 // written in their place; loading (the smudge direction) puts the value
 // back. Every other byte of the file is kept as it was, so a session
@@ -56,8 +57,9 @@ struct SessionImages {
   std::vector<InlineImage> inline_images;  // images externalize would store
 };
 
-// What a session needs from the store, without storing anything. Lines that
+// What a session needs from the store, without storing anything (`min_size`
+// as jpblob.minSize, for text sites). Lines that
 // are not JSON are skipped, as externalizing skips them.
-SessionImages session_images(std::string_view input);
+SessionImages session_images(std::string_view input, std::uint64_t min_size);
 
 }  // namespace jpblob

@@ -150,4 +150,55 @@ claude_links() {
   grep -q "refusing .claude/projects/p/s.jsonl: it is a symbolic link" gc.out || fail "gc: $(cat gc.out)"
 }
 case_ "a linked .claude is passed over; a linked transcript below .claude/projects is refused" claude_links
+# Claude Code's heavy parts beyond its image blocks (issue #47): a Read of
+# a picture keeps it twice (the tool_result and toolUseResult.file.base64),
+# a PDF comes as a `document` block, and a file read holds the text twice
+# (numbered in the tool_result, raw in toolUseResult.file.content).
+write_claude_reads() {
+  python3 - "$1" <<'PY'
+import base64, json, os, random, sys
+path = sys.argv[1]
+os.makedirs(os.path.dirname(path), exist_ok=True)
+rng = random.Random(47)
+png = base64.b64encode(bytes(rng.getrandbits(8) for _ in range(50 * 1024))).decode()
+pdf = base64.b64encode(b"%PDF-1.4\n" + bytes(rng.getrandbits(8) for _ in range(8000))).decode()
+src = "".join("int f%d(int x) { return x * %d; } // \"why\"\n" % (i, rng.randrange(1000)) for i in range(2000))
+numbered = "".join("%6d\t%s\n" % (i + 1, l) for i, l in enumerate(src.splitlines()))
+common = {"isSidechain": False, "userType": "external", "cwd": "/home/u/proj", "sessionId": "47", "version": "2.0.28"}
+def result(uuid, content, tool_use_result):
+    return dict(common, type="user", uuid=uuid, message={"role": "user", "content": [
+        {"tool_use_id": "toolu_" + uuid, "type": "tool_result", "content": content}]}, toolUseResult=tool_use_result)
+lines = [
+    result("r1", [{"type": "image", "source": {"type": "base64", "data": png, "media_type": "image/png"}}],
+           {"type": "image", "file": {"base64": png, "type": "image/png", "originalSize": 51200}}),
+    result("r2", [{"type": "document", "source": {"type": "base64", "media_type": "application/pdf", "data": pdf}}],
+           {"type": "pdf", "file": {"filePath": "/home/u/proj/a.pdf", "base64": pdf, "originalSize": 8009}}),
+    result("r3", numbered, {"type": "text", "file": {"filePath": "/home/u/proj/f.c", "content": src,
+                                                     "numLines": 2000, "startLine": 1, "totalLines": 2000}}),
+]
+with open(path, "w") as f:
+    for l in lines:
+        f.write(json.dumps(l, ensure_ascii=False, separators=(",", ":")) + "\n")
+PY
+}
+
+claude_heavy_parts() {
+  new_installed_repo heavy
+  local t=.claude/projects/-home-u-proj/47.jsonl
+  write_claude_reads "$t"
+  cp "$t" "$TEST_ROOT/heavy.jsonl"
+  git add "$t" && git commit -qm "a transcript with a read image, a PDF and a file read"
+  local size committed
+  size=$(wc -c < "$t")
+  committed=$(git cat-file -s "HEAD:$t")
+  [ "$committed" -lt $((size / 10)) ] || fail "committed $committed bytes of $size: not under a tenth"
+  [ "$(refs_in "$t" | wc -l)" -eq 4 ] || fail "expected 4 distinct blobs (the image and the PDF once each), got $(refs_in "$t" | wc -l)"
+  git cat-file -p "HEAD:$t" | grep -q '"base64":"blob:sha256:' || fail "toolUseResult.file.base64 stayed inline"
+  git clone -q "$TEST_ROOT/heavy" "$TEST_ROOT/heavy-clone"
+  cmp "$TEST_ROOT/heavy-clone/$t" "$TEST_ROOT/heavy.jsonl" || fail "the clone's transcript differs"
+  rm "$t" && git checkout -q -- "$t"
+  cmp "$t" "$TEST_ROOT/heavy.jsonl" || fail "checkout did not restore the transcript byte for byte"
+  assert_no_changes
+}
+case_ "a read image (both copies), a PDF and a file read commit at under a tenth, and come back byte for byte" claude_heavy_parts
 pass

@@ -43,7 +43,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (externalize(c) != c) std::abort();
   const std::string l = load(c);
   if (externalize(l) != c) std::abort();
-  if (jpblob::session_images(x).referenced.empty() && l != x) std::abort();
+  if (jpblob::session_images(x, 0).referenced.empty() && l != x) std::abort();
 
   // The query parser: the input up to the first newline is the query, the
   // rest the JSON.

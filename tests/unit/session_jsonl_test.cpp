@@ -197,7 +197,7 @@ TEST_F(SessionTest, ImagesReportsReferencesAndWhatWouldBeStored) {
   const std::string a = test::random_bytes(2000, 12), b = test::random_bytes(2000, 13);
   const std::string half = externalize(message_line(image_block(a)) + "\n").out + message_line(image_block(b)) +
                            "\nnot json\n";
-  const SessionImages images = session_images(half);
+  const SessionImages images = session_images(half, 0);
   ASSERT_EQ(images.referenced.size(), 1u);
   EXPECT_EQ(images.referenced[0], Sha256::of(a));
   ASSERT_EQ(images.inline_images.size(), 1u);

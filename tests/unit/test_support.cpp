@@ -150,7 +150,7 @@ std::vector<fs::path> realdata_sessions() {
        dir = dir.parent_path()) {
     const fs::path realdata = dir.parent_path() / "shared/realdata";
     if (!fs::is_directory(realdata)) continue;
-    for (const char* sub : {"turn3/sessions", "pi-sessions"}) {
+    for (const char* sub : {"turn3/sessions", "pi-sessions", "turn4/claude-code"}) {
       std::error_code ec;
       for (auto it = fs::directory_iterator(realdata / sub, ec); !ec && it != fs::directory_iterator(); ++it)
         if (it->path().extension() == ".jsonl") files.push_back(it->path());
