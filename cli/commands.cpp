@@ -181,10 +181,15 @@ namespace {
 // (core/maintenance/push_check), so they can still be amended.
 void refuse_push(const PushCheckReport& report) {
   if (report.problems.empty()) return;
+  // A document committed without the filter has its own mend (the
+  // problem's); repair is for the blobs.
+  const bool blobs = std::any_of(report.problems.begin(), report.problems.end(),
+                                 [](const Problem& p) { return p.kind != ProblemKind::Unfiltered; });
   refuse(report.problems, "push refused",
-         "`git jpblob repair` writes each blob named again from any good copy and stages it; then put it in the "
-         "commit named (`git commit --amend`, or `git rebase -i` and `git jpblob repair` at an older one) and push "
-         "again");
+         blobs ? "`git jpblob repair` writes each blob named again from any good copy and stages it; then put it in "
+                 "the commit named (`git commit --amend`, or `git rebase -i` and `git jpblob repair` at an older one) "
+                 "and push again"
+               : "");
 }
 
 // git-lfs's pre-push, when git-jpblob's hook took the place git-lfs's own

@@ -150,9 +150,12 @@ void run_status_command(bool as_json) {
     for (const DocumentStatus& d : report.documents) {
       json missing = json::array();
       for (const Digest& m : d.missing) missing.push_back(m.hex());
-      docs.push_back({{"path", d.path}, {"state", place_name(d.place)}, {"blobs", d.blobs}, {"missing", missing}});
+      docs.push_back({{"path", d.path}, {"state", place_name(d.place)}, {"blobs", d.blobs}, {"missing", missing},
+                      {"unfiltered", d.unfiltered}});
     }
-    json j = {{"lean", report.lean}, {"conversations", report.documents.size()}, {"documents", docs}};
+    json j = {{"lean", report.lean}, {"conversations", report.documents.size()}, {"documents", docs},
+              {"unfiltered", report.unfiltered.size()},
+              {"mend", report.unfiltered.empty() ? json(nullptr) : json(unfiltered_index_mend(report.unfiltered))}};
     for (BlobPlace p : {BlobPlace::Committed, BlobPlace::Staged, BlobPlace::NotStaged, BlobPlace::Missing})
       j[place_name(p)] = count(p);
     std::cout << j.dump(2) << '\n';
@@ -162,7 +165,9 @@ void run_status_command(bool as_json) {
             << report.documents.size() << " conversation(s) in the index: " << count(BlobPlace::Committed)
             << " with every blob committed, " << count(BlobPlace::Staged) << " with blobs staged, "
             << count(BlobPlace::NotStaged) << " with blobs not staged yet, " << count(BlobPlace::Missing)
-            << " missing a blob\n";
+            << " missing a blob" << (report.unfiltered.empty() ? "" : ", " + std::to_string(report.unfiltered.size()) +
+                                                                        " committed without the filter")
+            << '\n';
   const auto section = [&](BlobPlace p, const char* title) {
     if (count(p) == 0) return;
     std::cout << '\n' << title << '\n';
@@ -177,6 +182,13 @@ void run_status_command(bool as_json) {
           report.lean ? "Blobs only in the git folder (.git/jpblob/kept); the pre-commit hook stages them:"
                       : "Blob files not staged yet; the pre-commit hook stages them:");
   section(BlobPlace::Missing, "Blobs in no copy (`git jpblob repair` looks for one anywhere git can reach):");
+  if (report.unfiltered.empty()) return;
+  // Committed by a clone without git-jpblob, or before adoption: git may
+  // show them modified while `git diff` prints nothing.
+  std::cout << "\nCommitted without the filter (payloads inline that .gitattributes have the filter store as "
+               "blobs; git may show them modified while `git diff` prints nothing):\n";
+  for (const std::string& path : report.unfiltered) std::cout << "  " << path << '\n';
+  std::cout << "To store their payloads as blobs: " << unfiltered_index_mend(report.unfiltered) << '\n';
 }
 
 }  // namespace jpblob

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <ctime>
 #include <iostream>
 #include <set>
@@ -120,16 +121,22 @@ void run_verify_command(const MaintenanceArgs& args) {
     TerminalProgress progress;
     r = run_verify(ws, args.history || !args.revisions.empty(), progress.callback(), args.revisions);
   }
+  // Each distinct way to mend a problem once (a document committed without
+  // the filter has its commands), as the refusals say them.
+  std::vector<std::string> mends;
+  for (const Problem& p : r.problems)
+    if (!p.mend.empty() && std::find(mends.begin(), mends.end(), p.mend) == mends.end()) mends.push_back(p.mend);
   if (args.json) {
     std::vector<std::string> problems;  // every one: --json is for machines
     for (const Problem& p : r.problems) problems.push_back(p.line);
     print_json({{"ok", r.problems.empty()}, {"blobs", r.blobs}, {"references", r.references},
-                {"commits", r.commits}, {"kept_copies", r.kept}, {"problems", problems},
+                {"commits", r.commits}, {"kept_copies", r.kept}, {"problems", problems}, {"mends", mends},
                 {"unreferenced", r.unreferenced}, {"notes", r.notes}});
   } else {
     const ProblemList list = list_problems(r.problems);
     for (const auto& p : list.shown) std::cout << "problem: " << p << '\n';
     if (list.more) std::cout << list.rest << "; --json lists them all\n";
+    for (const auto& m : mends) std::cout << "to mend: " << m << '\n';
     if (!quiet()) {
       for (const auto& n : r.notes) std::cout << "note: " << n << '\n';
       for (const auto& u : r.unreferenced) std::cout << "unreferenced (gc candidate): " << u << '\n';

@@ -34,6 +34,9 @@ PushCheckReport run_pre_push_hook(const fs::path& cwd, const std::string& where,
   }
   if (tips.empty()) return {};
   const std::uint64_t max_blob_size = ws.settings().store.max_blob_size;
+  // Opened with SharedSettings::Later: jpblob.minSize is the personal one
+  // where a commit has no .jpblobconfig of its own.
+  const std::uint64_t min_size = ws.settings().min_size;
   const auto ask_remote = [&] {
     if (where.empty()) return;
     if (auto ids = git.advertised_ids(where))
@@ -41,10 +44,10 @@ PushCheckReport run_pre_push_hook(const fs::path& cwd, const std::string& where,
         if (repo.has_object(id)) have.push_back(std::move(id));
   };
   if (!bounded) ask_remote();
-  PushCheckReport report = check_push(repo, git, max_blob_size, tips, have);
+  PushCheckReport report = check_push(repo, git, max_blob_size, min_size, tips, have);
   if (bounded && !report.problems.empty()) {
     ask_remote();
-    report = check_push(repo, git, max_blob_size, tips, have);
+    report = check_push(repo, git, max_blob_size, min_size, tips, have);
   }
   trace_push_verdict("pre-push", tips, report);
   return report;

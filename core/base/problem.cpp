@@ -17,6 +17,8 @@ std::string problem_kind_name(ProblemKind kind, std::size_t count) {
       return one ? "object missing from git" : "objects missing from git";
     case ProblemKind::Unreadable:
       return one ? "unreadable document" : "unreadable documents";
+    case ProblemKind::Unfiltered:
+      return one ? "document committed without the filter" : "documents committed without the filter";
     case ProblemKind::Other:
       break;
   }

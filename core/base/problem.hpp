@@ -18,18 +18,23 @@ enum class ProblemKind {
   SymbolicLink,    // a link where git-jpblob never follows one
   MissingObject,   // an object git should hold and does not (a document's, or a staged blob's)
   Unreadable,      // a document that cannot be read as its kind
+  Unfiltered,      // a document committed without the filter: payloads inline where attributes route it to jpblob
   Other,
 };
 
 struct Problem {
   Problem() = default;
-  Problem(ProblemKind k, std::string l, std::string m = {}) : kind(k), line(std::move(l)), mend(std::move(m)) {}
+  Problem(ProblemKind k, std::string l, std::string m = {}, std::string p = {})
+      : kind(k), line(std::move(l)), mend(std::move(m)), path(std::move(p)) {}
 
   ProblemKind kind = ProblemKind::Other;
   std::string line;  // completes "git-jpblob: …", naming what and where
   // How to mend it, where that is the same for many problems (the
   // refusal says each distinct one once); empty when `line` says it.
   std::string mend;
+  // The file it is about, where a later commit can mend it (an Unfiltered
+  // problem's document); empty otherwise.
+  std::string path;
 };
 
 // "missing blob" or "missing blobs", as `count` asks.

@@ -18,8 +18,8 @@
 // index_ids, staged_changes, staging and unstaging, stage_out_of_tree,
 // the skip-worktree bit, check_out_from_index), git_cli_history.cpp
 // (commits, refs and the objects they hold: tree_entries, rev_list,
-// stash_commits, in_progress_commits, read_blob, fetch_objects,
-// blobs_in_history, lfs_smudge) and blob_pack.cpp (objects written as
+// included_revisions, stash_commits, in_progress_commits, read_blob,
+// fetch_objects, blobs_in_history, filters_in_tree, lfs_smudge) and blob_pack.cpp (objects written as
 // packs: write_blobs, write_trees_holding, add_many_to_index, filters_of,
 // object_format).
 #pragma once
@@ -191,6 +191,11 @@ class GitCli {
   // per commit (its id, and with --parents its parents' after it).
   std::vector<std::string> rev_list(const std::vector<std::string>& args) const;
 
+  // The ids `revisions` include, not those they exclude (`A..B` gives B's),
+  // as `git rev-parse --revs-only` reads them; every ref's (and HEAD's)
+  // when `revisions` is empty.
+  std::vector<std::string> included_revisions(const std::vector<std::string>& revisions) const;
+
   // The loose commits whose files were written at or after `since`: what
   // git's prune keeps, with everything they reach, however unreachable (a
   // dropped stash entry, an amended commit), for as long as gc.pruneExpire
@@ -318,6 +323,16 @@ class GitCli {
   // Each path's `filter` attribute, "" where none applies, in one
   // `git check-attr`.
   std::unordered_map<std::string, std::string> filters_of(const std::vector<std::string>& paths) const;
+
+  // Each path's `filter` attribute ("" where none applies) as one commit's
+  // own attributes files say: `attribute_files` are that tree's
+  // `.gitattributes` entries (path and blob id), put in a scratch index for
+  // `git check-attr --cached` (git 2.39 has no `--source`), so that git's
+  // own rules (macros, nesting, patterns) decide. The user's attributes file
+  // (core.attributesFile) is left out: it is nobody's commit. Throws Error
+  // when git cannot be asked.
+  std::unordered_map<std::string, std::string> filters_in_tree(const std::vector<TreeEntry>& attribute_files,
+                                                               const std::vector<std::string>& paths) const;
 
  private:
   struct Output {

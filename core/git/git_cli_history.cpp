@@ -41,6 +41,23 @@ std::vector<std::string> GitCli::rev_list(const std::vector<std::string>& args) 
   return split_records(must("list commits", full), '\n');
 }
 
+std::vector<std::string> GitCli::included_revisions(const std::vector<std::string>& revisions) const {
+  std::vector<std::string> args = {"rev-parse", "--revs-only"};
+  if (revisions.empty()) {
+    args.push_back("--all");
+  } else {
+    args.push_back("--end-of-options");
+    args.insert(args.end(), revisions.begin(), revisions.end());
+  }
+  std::vector<std::string> out;
+  for (std::string& line : split_records(must("read the revisions", args), '\n'))
+    if (!line.empty() && line[0] != '^') out.push_back(std::move(line));
+  // rev-list's --all holds HEAD too (a detached one); rev-parse's does not.
+  if (revisions.empty())
+    if (auto head = resolve_commit("HEAD")) out.push_back(std::move(*head));
+  return out;
+}
+
 std::optional<std::vector<std::string>> GitCli::advertised_ids(const std::string& remote) const {
   auto r = run({"ls-remote", "--end-of-options", remote});
   if (r.status != 0) return std::nullopt;
@@ -189,6 +206,33 @@ std::vector<std::pair<std::string, std::string>> GitCli::blobs_in_history(const 
     out.emplace_back(line.substr(space + 1), line.substr(0, space));
   }
   return out;
+}
+
+std::unordered_map<std::string, std::string> GitCli::filters_in_tree(const std::vector<TreeEntry>& attribute_files,
+                                                                     const std::vector<std::string>& paths) const {
+  std::unordered_map<std::string, std::string> filter_of;
+  for (const std::string& p : paths) filter_of[p] = "";
+  if (paths.empty() || attribute_files.empty()) return filter_of;
+  const ScratchDir scratch("a commit's attributes");
+  const GitCli in_scratch = with_index(scratch.path() / "index");
+  std::string entries;
+  for (const TreeEntry& e : attribute_files) entries += e.mode + ' ' + e.id + '\t' + e.path + '\0';
+  in_scratch.must("read a commit's attributes", {"update-index", "-z", "--index-info"}, entries);
+  std::string input;
+  for (const std::string& p : paths) input.append(p).push_back('\0');
+  // Records: <path> NUL filter NUL <value> NUL. A sparse checkout's
+  // patterns must not hide an attributes file of the scratch index.
+  const auto attrs = split_records(
+      in_scratch.must("read a commit's attributes",
+                      {"-c", "core.attributesFile=/dev/null", "-c", "core.sparseCheckout=false", "check-attr",
+                       "--cached", "-z", "--stdin", "filter"},
+                      input),
+      '\0');
+  for (std::size_t i = 0; i + 2 < attrs.size(); i += 3) {
+    const std::string& value = attrs[i + 2];
+    filter_of[attrs[i]] = value == "unspecified" || value == "unset" ? "" : value;
+  }
+  return filter_of;
 }
 
 std::optional<std::string> GitCli::lfs_smudge(const std::string& pointer, const std::string& path) const {

@@ -33,9 +33,9 @@
 // opening, the environment, index() and config), git_repo_index.cpp (the
 // index: read_staged, index_entries, set_index_entry_id),
 // git_repo_trees.cpp (commits' trees and refs: read_head, blob_id_at,
-// blobs_below, has_ref) and git_repo_objects.cpp (the object database:
-// read_object, has_object, object_size, hash_blob, write_blob, and the
-// loose reader).
+// blobs_below, changed_blobs, has_ref) and git_repo_objects.cpp (the
+// object database: read_object, has_object, object_size, hash_blob,
+// write_blob, and the loose reader).
 #pragma once
 
 #include <cstdint>
@@ -45,6 +45,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -164,6 +165,14 @@ class GitRepo {
   std::optional<std::vector<TreeEntry>> blobs_below(const std::vector<std::string>& commits,
                                                     const std::vector<std::string>& roots,
                                                     const std::vector<std::string>& skip = {}) const;
+
+  // The paths below the folders `roots` where `commit` holds a blob that
+  // `parent` (commit ids) does not hold at that path: added or changed, as
+  // `git diff-tree -r` lists them, from trees compared by id (a folder
+  // unchanged between the two is not walked, so the cost is what differs).
+  // nullopt when a tree cannot be read (a partial clone lacks it).
+  std::optional<std::unordered_set<std::string>> changed_blobs(const std::string& parent, const std::string& commit,
+                                                               const std::vector<std::string>& roots) const;
 
   // True when the reference `name` ("refs/stash") exists, loose or packed.
   bool has_ref(const std::string& name) const;

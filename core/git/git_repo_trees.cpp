@@ -97,6 +97,33 @@ std::optional<std::string> GitRepo::blob_id_at(const std::string& rev, std::stri
   return std::string(git_oid_tostr_s(git_tree_entry_id(entry)));
 }
 
+std::optional<std::unordered_set<std::string>> GitRepo::changed_blobs(const std::string& parent,
+                                                                      const std::string& commit,
+                                                                      const std::vector<std::string>& roots) const {
+  const git_tree* before = tree_at(parent, "");
+  const git_tree* after = tree_at(commit, "");
+  if (!before || !after) return std::nullopt;
+  std::vector<char*> paths;
+  for (const std::string& root : roots) paths.push_back(const_cast<char*>(root.c_str()));
+  git_diff_options options = GIT_DIFF_OPTIONS_INIT;
+  options.pathspec = {paths.data(), paths.size()};
+  options.flags = GIT_DIFF_DISABLE_PATHSPEC_MATCH;  // folders by name, never as patterns
+  git_diff* diff = nullptr;
+  if (const int rc = git_diff_tree_to_tree(&diff, repo_.get(), const_cast<git_tree*>(before),
+                                           const_cast<git_tree*>(after), &options);
+      rc < 0) {
+    absent_unless_corrupt(rc, "cannot compare " + parent + " with " + commit);
+    return std::nullopt;
+  }
+  const std::unique_ptr<git_diff, decltype(&git_diff_free)> owned(diff, git_diff_free);
+  std::unordered_set<std::string> out;
+  for (std::size_t i = 0; i < git_diff_num_deltas(diff); ++i) {
+    const git_diff_delta* delta = git_diff_get_delta(diff, i);
+    if (delta->status != GIT_DELTA_DELETED) out.insert(delta->new_file.path);
+  }
+  return out;
+}
+
 std::optional<std::vector<TreeEntry>> GitRepo::blobs_below(const std::vector<std::string>& commits,
                                                             const std::vector<std::string>& roots,
                                                             const std::vector<std::string>& skip) const {

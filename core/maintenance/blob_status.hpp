@@ -2,7 +2,11 @@
 // index holds, where its blobs are, as `git lfs status` tells what is staged
 // and what is not: all in HEAD, some staged only, some only in the git folder
 // (or, with the store checked out, an untracked blob file) for the next
-// commit to stage, or some nowhere.
+// commit to stage, or some nowhere. Beside that, the documents the index
+// holds with payloads inline although .gitattributes route them to the
+// filter (core/maintenance/unfiltered): committed by a clone without
+// git-jpblob, or before adoption. git may show such a file modified while
+// `git diff` prints nothing; `git add --renormalize` stores its payloads.
 #pragma once
 
 #include <cstddef>
@@ -27,16 +31,26 @@ struct DocumentStatus {
   BlobPlace place = BlobPlace::Committed;  // its worst blob's
   std::size_t blobs = 0;                   // distinct blobs it references
   std::vector<Digest> missing;             // those in no copy git-jpblob can reach
+  // Held in the index with payloads inline that the filter, which the
+  // attributes route it to, would store.
+  bool unfiltered = false;
 };
 
 struct StatusReport {
   bool lean = false;
   std::size_t counts[4] = {0, 0, 0, 0};  // documents by BlobPlace
   std::vector<DocumentStatus> documents;  // every document in the index, by path
+  std::vector<std::string> unfiltered;    // the paths of those unfiltered, by path
 };
 
+// The exact commands that store the payloads of documents the index holds
+// unfiltered (`paths`, relative to the top): `git add --renormalize` of
+// them (of their folders when there are many), then `git commit`.
+std::string unfiltered_index_mend(const std::vector<std::string>& paths);
+
 // Reads the index, HEAD's store and the work tree's and git folder's blob
-// files; changes nothing.
+// files, and asks git the attributes of a document holding payloads
+// inline; changes nothing.
 StatusReport blob_status(const Workspace& ws, const GitRepo& repo, const GitCli& git);
 
 }  // namespace jpblob

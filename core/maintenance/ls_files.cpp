@@ -10,7 +10,8 @@
 namespace jpblob {
 
 std::vector<ListedDocument> list_documents_with_blobs(const GitRepo& repo, const GitCli& git,
-                                                      const std::optional<std::string>& commit) {
+                                                      const std::optional<std::string>& commit,
+                                                      std::uint64_t min_size) {
   struct Version {
     std::string path, id;
     DocumentKind kind;
@@ -39,7 +40,9 @@ std::vector<ListedDocument> list_documents_with_blobs(const GitRepo& repo, const
     if (!text) throw Error(v.path + " (object " + v.id + ") is missing from git's objects");
     ListedDocument doc{v.path, v.kind, {}};
     std::set<Digest> seen;
-    for (const BlobUse& use : document_needs(v.kind, *text, 0, InputForm::Committed).references)
+    const DocumentNeeds needs = document_needs(v.kind, *text, min_size, InputForm::Committed);
+    if (!needs.unreadable) doc.inline_payloads = needs.inline_payloads.size();
+    for (const BlobUse& use : needs.references)
       if (seen.insert(use.digest).second)
         doc.blobs.push_back({use.digest, use.size, files.contains(tracked_blob_path(use.digest))});
     out.push_back(std::move(doc));

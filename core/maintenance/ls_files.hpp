@@ -26,15 +26,21 @@ struct ListedDocument {
   std::string path;  // relative to the work tree's top
   DocumentKind kind;
   std::vector<ListedBlob> blobs;  // each referenced blob once, in the order first referenced
+  // Payloads it holds inline that clean would store (at the `min_size`
+  // given): a document committed or staged without the filter
+  // (core/maintenance/unfiltered).
+  std::size_t inline_payloads = 0;
 };
 
 // The documents (by path, document_kind_at, plus in the index any file
 // .gitattributes routes to the filter) that `commit` holds, or the index
 // `git` reads when `commit` is nullopt, sorted by path. Only references
 // count: a staged document that still holds inline payloads lists none for
-// them (the pre-commit hook cleans it). Throws Error when `commit` names no
-// commit or an object cannot be read.
+// them (the pre-commit hook cleans it). `min_size`: jpblob.minSize, for
+// inline_payloads. Throws Error when `commit` names no commit or an object
+// cannot be read.
 std::vector<ListedDocument> list_documents_with_blobs(const GitRepo& repo, const GitCli& git,
-                                                      const std::optional<std::string>& commit);
+                                                      const std::optional<std::string>& commit,
+                                                      std::uint64_t min_size = 0);
 
 }  // namespace jpblob

@@ -32,7 +32,7 @@ std::vector<std::string> words(const std::string& line) {
 
 }  // namespace
 
-PushCheckReport check_push(const GitRepo& repo, const GitCli& git, std::uint64_t max_blob_size,
+PushCheckReport check_push(const GitRepo& repo, const GitCli& git, std::uint64_t max_blob_size, std::uint64_t min_size,
                            const std::vector<std::string>& tips, const std::vector<std::string>& have) {
   PushCheckReport report;
   if (tips.empty()) return report;
@@ -49,7 +49,7 @@ PushCheckReport check_push(const GitRepo& repo, const GitCli& git, std::uint64_t
     sent_ids.insert(ids[0]);
     sent.push_back(std::move(ids));
   }
-  CommitChecker checker(repo, git, max_blob_size);
+  CommitChecker checker(repo, git, max_blob_size, min_size);
   std::unordered_map<std::string, std::unordered_set<std::string>> problems_of;  // commit -> without_commit lines
   auto held_problems = [&](const std::string& commit) -> const std::unordered_set<std::string>& {
     auto known = problems_of.find(commit);
@@ -68,13 +68,16 @@ PushCheckReport check_push(const GitRepo& repo, const GitCli& git, std::uint64_t
   };
   for (const auto& ids : sent) {
     std::vector<Problem> problems;
-    checker.check(ids[0], report.references, problems);
+    const std::vector<std::string> parents(ids.begin() + 1, ids.end());
+    checker.check(ids[0], report.references, problems, &parents);
     ++report.commits;
     std::unordered_set<std::string> lines;
     for (Problem& p : problems) {
       std::string line = without_commit(p.line);
       bool inherited = false;
-      for (std::size_t k = 1; k < ids.size() && !inherited; ++k) {
+      // A document committed without the filter is flagged only where a
+      // commit changed it (UnfilteredCheck): never a parent's.
+      for (std::size_t k = 1; k < ids.size() && !inherited && p.kind != ProblemKind::Unfiltered; ++k) {
         // A parent the push sends was judged before (topological order).
         const auto& parent = sent_ids.count(ids[k]) ? problems_of[ids[k]] : held_problems(ids[k]);
         inherited = parent.count(line) > 0;
@@ -84,6 +87,7 @@ PushCheckReport check_push(const GitRepo& repo, const GitCli& git, std::uint64_t
     }
     problems_of[ids[0]] = std::move(lines);
   }
+  checker.drop_mended(report.problems, tips);
   return report;
 }
 

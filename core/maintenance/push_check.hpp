@@ -25,7 +25,12 @@
 //   itself sends is refused, since every clone would hold a commit it cannot
 //   check out, and the message says how to amend it (never --no-verify).
 //   Checking only the tips' trees was the other choice: it accepts a commit
-//   that no clone can check out.
+//   that no clone can check out. A document committed without the filter
+//   (core/maintenance/unfiltered) is only ever charged to the commit that
+//   changed it, so such a problem is never a parent's; and it is refused
+//   only while a pushed tip still holds the document so: a commit of it
+//   checks out whole, and one on top that stores its payloads (docs/
+//   USING.md's `git add --renormalize` after a merge) mends the branch.
 #pragma once
 
 #include <cstdint>
@@ -54,7 +59,9 @@ struct PushCheckReport {
 // blobs mends it; a broken commit the push itself sends is refused, since
 // every clone would then hold a commit it cannot check out.
 // Throws Error when git cannot list the commits.
-PushCheckReport check_push(const GitRepo& repo, const GitCli& git, std::uint64_t max_blob_size,
+// `min_size`: jpblob.minSize where a commit has no `.jpblobconfig` that
+// sets it (the personal setting; CommitChecker).
+PushCheckReport check_push(const GitRepo& repo, const GitCli& git, std::uint64_t max_blob_size, std::uint64_t min_size,
                            const std::vector<std::string>& tips, const std::vector<std::string>& have);
 
 // Traces (GIT_TRACE) what `hook` decided of a push of `tips`: the commits

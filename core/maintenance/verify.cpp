@@ -10,6 +10,7 @@
 
 #include "core/base/error.hpp"
 #include "core/git/git_cli.hpp"
+#include "core/git/subprocess.hpp"
 #include "core/maintenance/commit_check.hpp"
 #include "core/maintenance/index_blobs.hpp"
 #include "core/maintenance/live_set.hpp"
@@ -23,20 +24,37 @@ namespace {
 
 // Each commit's documents against that commit's own tree: a reference
 // whose blob the commit lacks, or holds with other bytes, breaks every
-// checkout of it. Work is cached by object id, so a blob or document
-// shared by many commits is read once.
+// checkout of it; a document the commit changed without the filter
+// (core/maintenance/unfiltered) is named too. Work is cached by object id,
+// so a blob or document shared by many commits is read once.
 void verify_history(const Workspace& ws, const std::vector<std::string>& revisions, VerifyReport& report,
                     const Progress& progress) {
   const GitCli git(ws.repo()->workdir() ? *ws.repo()->workdir() : ws.repo()->gitdir());
-  std::vector<std::string> args = {"--end-of-options"};
-  args.insert(args.end(), revisions.begin(), revisions.end());
-  const std::vector<std::string> commits = revisions.empty() ? git.all_commits() : git.rev_list(args);
-  CommitChecker checker(*ws.repo(), git, ws.store().options().max_blob_size);
-  for (std::size_t i = 0; i < commits.size(); ++i) {
-    checker.check(commits[i], report.references, report.problems);
-    ++report.commits;
-    if (progress) progress("Checking history", i + 1, commits.size());
+  std::vector<std::string> args = {"--parents"};
+  if (revisions.empty()) {
+    args.push_back("--all");
+  } else {
+    args.push_back("--end-of-options");
+    args.insert(args.end(), revisions.begin(), revisions.end());
   }
+  const std::vector<std::string> lines = git.rev_list(args);
+  // jpblob.minSize where a commit has no .jpblobconfig: the personal one,
+  // not the work tree's shared file.
+  CommitChecker checker(*ws.repo(), git, ws.store().options().max_blob_size, load_settings(ws.repo()).min_size);
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    std::vector<std::string> ids;  // the commit, then its parents
+    for (const std::string_view id : split_fields(lines[i]))
+      if (!id.empty()) ids.emplace_back(id);
+    if (ids.empty()) continue;
+    const std::vector<std::string> parents(ids.begin() + 1, ids.end());
+    checker.check(ids[0], report.references, report.problems, &parents);
+    ++report.commits;
+    if (progress) progress("Checking history", i + 1, lines.size());
+  }
+  // As a push is judged (core/maintenance/push_check): a document that no
+  // ref (or end of the range) still holds unfiltered is history, mended by
+  // a later commit, not a problem.
+  checker.drop_mended(report.problems, git.included_revisions(revisions));
 }
 
 // What verify learns of the blobs before it reads any document: the

@@ -30,7 +30,9 @@ struct VerifyReport {
 // the store, a document or git cannot be read at all. With `history`, the
 // commits checked are every commit reachable from any ref, or when
 // `revisions` is not empty, those `git rev-list <revisions>` lists (a CI
-// job's pushed range, `<before>..<after>`).
+// job's pushed range, `<before>..<after>`); a document a commit changed
+// without the filter is a problem while a ref (or the range's end) still
+// holds it so (core/maintenance/unfiltered).
 VerifyReport run_verify(const Workspace& ws, bool history, const Progress& progress,
                         const std::vector<std::string>& revisions = {});
 

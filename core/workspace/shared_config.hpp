@@ -41,4 +41,8 @@ struct SharedConfig {
 // ignores a bad one with a warning too.
 SharedConfig read_shared_config(const SafeDir& work_tree);
 
+// The same for the bytes of a `.jpblobconfig` (one a commit holds, say):
+// never throws; a file git refuses is ignored whole, with one warning.
+SharedConfig shared_config_of(std::string_view text);
+
 }  // namespace jpblob

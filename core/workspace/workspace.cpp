@@ -50,8 +50,9 @@ Settings load_settings(const GitRepo* repo, const SafeDir* work_tree) {
   return s;
 }
 
-void apply_shared_settings(Settings& s, const SafeDir& work_tree) {
-  SharedConfig shared = read_shared_config(work_tree);
+void apply_shared_settings(Settings& s, const SafeDir& work_tree) { apply_shared_config(s, read_shared_config(work_tree)); }
+
+void apply_shared_config(Settings& s, SharedConfig shared) {
   for (auto& w : shared.warnings) s.warnings.push_back(std::move(w));
   // What changes committed bytes comes from .jpblobconfig when it says (the
   // last value of a key); a value that does not parse leaves the personal

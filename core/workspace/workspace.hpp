@@ -24,6 +24,7 @@
 #include "core/store/blob_lookup.hpp"
 #include "core/store/blob_store.hpp"
 #include "core/workspace/committed_form.hpp"
+#include "core/workspace/shared_config.hpp"
 
 namespace jpblob {
 
@@ -74,6 +75,10 @@ Settings load_settings(const GitRepo* repo, const SafeDir* work_tree = nullptr);
 // that does not parse, leaves the value in `s`, with one line in
 // `s.warnings` naming the file (and the key or line). Never throws.
 void apply_shared_settings(Settings& s, const SafeDir& work_tree);
+
+// The same for what a `.jpblobconfig` already read says (shared_config_of
+// of a committed file's bytes). Never throws.
+void apply_shared_config(Settings& s, SharedConfig shared);
 
 // Whether a command reads `.jpblobconfig` when its workspace opens. Only
 // what cleans, or counts what clean would store, needs it: smudge and

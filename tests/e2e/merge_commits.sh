@@ -55,10 +55,16 @@ from_adopted() {
 expected_of() { printf '%s' "$1" | base64 -w0; }
 
 # Every commit reachable from HEAD holds every blob its conversations
-# reference, and the conversation holds `text` byte for byte.
+# reference, and the conversation holds `text` byte for byte. Content the
+# merge kept inline (a pre-adoption side's, new to the adopted history) is
+# named by verify --history while the branch holds it (issue 46), and no
+# more once the commit after stores it.
 check_branch() {
   local text=$1
-  git jpblob verify --history > "$TEST_ROOT/out" 2>&1 || fail "a commit lacks its blobs: $(grep problem "$TEST_ROOT/out" | head -2)"
+  git jpblob verify --history > "$TEST_ROOT/out" 2>&1 || true
+  if grep '^problem:' "$TEST_ROOT/out" | grep -qv ' was committed without the jpblob filter: '; then
+    fail "a commit lacks its blobs: $(grep problem "$TEST_ROOT/out" | head -2)"
+  fi
   grep -q "$(expected_of "$text")" .jp/conversations/1-shared/events.json || fail "the merge lost '$text'"
   # The next commit through the hook takes the inline content out. git
   # re-reads the file only when its stat data says so (or it is racily
