@@ -289,6 +289,7 @@ int run_merge_driver(const std::vector<std::string>& args) {
   for (const auto& w : ws.settings().warnings) std::cerr << "git-jpblob: warning: " << w << '\n';
   const MergeOutcome m =
       merge_file(ws, path, read_file(args[0]), read_file(args[1]), read_file(args[2]), marker_size);
+  for (const auto& w : m.warnings) std::cerr << "git-jpblob: warning: " << w << '\n';
   write_file_atomic(args[1], m.content);
   // git tells an external driver nothing of -X ours / -X theirs: for a
   // merge no variable or file names it, and a rebase's own record of it
