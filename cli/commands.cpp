@@ -167,10 +167,10 @@ void run_pre_commit() {
 
 namespace jpblob {
 
-void run_post_checkout(const std::string& previous) {
+void run_post_checkout() {
   unless_unreadable([&] {
     // Nothing to act on: a clone prints nothing of ours (GIT_TRACE shows it).
-    if (auto line = run_post_checkout_hook(std::filesystem::current_path(), previous)) JPBLOB_TRACE(*line);
+    if (auto line = run_post_checkout_hook(std::filesystem::current_path())) JPBLOB_TRACE(*line);
   });
 }
 
