@@ -5,6 +5,7 @@
 #include "core/git/git_cli.hpp"
 #include "core/git/git_repo.hpp"
 #include "core/lean/lean_tree.hpp"
+#include "core/merge/sequence_record.hpp"
 #include "core/workspace/workspace.hpp"
 
 namespace jpblob {
@@ -18,6 +19,11 @@ std::optional<std::string> run_post_checkout_hook(const std::filesystem::path& c
   try {
     const auto repo = GitRepo::open(cwd);
     if (!repo || !repo->workdir() || is_lean(*repo)) return std::nullopt;
+    // A rebase runs the hook after checking out the commit it replays onto,
+    // and goes on with the index it holds in memory: the skip-worktree bits
+    // written here would be lost, the files gone. The next checkout or
+    // commit makes the tree lean.
+    if (sequence_folder(repo->gitdir())) return std::nullopt;
     const GitCli git(*repo->workdir());
     // The choice first, one config read: a tree that keeps its store
     // checked out pays it on every checkout.

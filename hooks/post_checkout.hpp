@@ -8,8 +8,10 @@
 // first `git checkout`, whose previous HEAD is not the null id but the
 // commit the clone set: so any checkout that leaves a tree not lean
 // while it tracks blobs makes it lean, as the pre-commit hook does at a
-// commit. A lean tree's sparse patterns keep git from writing blob files,
-// so on every later checkout it has nothing to do.
+// commit; not during a rebase, which goes on with the index it holds in
+// memory after the hook (docs/lean.md). A lean tree's sparse patterns keep
+// git from writing blob files, so on every later checkout it has nothing
+// to do.
 #pragma once
 
 #include <filesystem>
@@ -19,8 +21,8 @@
 namespace jpblob {
 
 // The line to print, or nullopt when nothing changed: the work tree is
-// lean already, tracks no blob, or keeps its store by choice
-// (lean_refused). Never throws: a hook failing after a clone's checkout
+// lean already, a rebase is under way, it tracks no blob, or keeps its
+// store by choice (lean_refused). Never throws: a hook failing after a clone's checkout
 // would make `git clone` fail with every file written; a failure is a
 // warning line instead.
 std::optional<std::string> run_post_checkout_hook(const std::filesystem::path& cwd);

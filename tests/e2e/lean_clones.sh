@@ -91,4 +91,35 @@ recurse_submodules() {
 }
 case_ "git clone --recurse-submodules: the submodule is lean, status clean, commits work" recurse_submodules
 
+# A rebase runs post-checkout after checking out the commit it replays
+# onto, then goes on with the index it holds in memory: a tree made lean
+# there lost its skip-worktree bits while its blob files were gone, in one
+# round of three or so. So the hook leaves a tree alone during a rebase
+# (which the first check tells every time), and the tree becomes lean at
+# its next commit.
+rebase_brings_blobs() {
+  local round
+  for round in 1 2 3; do
+    git init -q "$TEST_ROOT/pre-$round" && cd "$TEST_ROOT/pre-$round"
+    write_conversation 1-first "inline before adoption, round $round"
+    git add .jp && git commit -qm "before adoption"
+    git clone -q "$TEST_ROOT/pre-$round" "$TEST_ROOT/carol-$round"
+    (cd "$TEST_ROOT/carol-$round" && echo "her notes" > notes && git add notes && git commit -qm "her own commit")
+    install_jpblob
+    git add .gitattributes && git add --renormalize .jp && git commit -qm "adopt git-jpblob"
+    cd "$TEST_ROOT/carol-$round"
+    git pull -q --rebase > /dev/null 2>&1 || fail "git pull --rebase stopped"
+    [ "$(git config core.sparseCheckout)" != true ] || fail "round $round: made lean during the rebase"
+    ! git status --porcelain | grep '^ D' || fail "round $round: blob files are gone from a tree git does not keep them out of"
+    echo "more notes" >> notes
+    git add -A && git commit -qm "her next commit" > /dev/null
+    assert_blobs_committed
+    if lean_mode; then
+      [ -z "$(find .jp/blobs -name '*.blob.gz' 2> /dev/null)" ] || fail "round $round: not lean after the next commit"
+    fi
+    assert_clean_status
+  done
+}
+case_ "git pull --rebase that brings a clone its first blobs loses none; the next commit makes it lean" rebase_brings_blobs
+
 pass

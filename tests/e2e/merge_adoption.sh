@@ -6,7 +6,8 @@
 # and cherry-pick go through by themselves, and the work tree holds both
 # turns in time order, byte for byte. The branch's new payload has no blob
 # in any commit yet, so it stays inline until the next `git add`
-# (merge_commits.sh says why).
+# (merge_commits.sh says why); a rebase or a cherry-pick of several such
+# commits goes through all of them (core/merge/sequence_record).
 . "$(dirname "$0")/lib.sh"
 
 conv=.jp/conversations/1-shared
@@ -15,6 +16,8 @@ old_text="the old branch's turn, made before adoption: long enough to be stored 
 main_text="main's turn, made after adoption: long enough to be stored as a blob of its own too"
 old_stamp="2026-05-01 10:00:01.000001"
 main_stamp="2026-05-01 10:00:02.000002"
+later_text="the old branch's second turn, also before adoption, long enough to be stored as a blob"
+later_stamp="2026-05-01 10:00:03.000003"
 
 # Before adoption: plain git, the conversation inline, pushed to the team's
 # server; Carol clones it then.
@@ -33,6 +36,14 @@ git checkout -q -b old
 append_turn "$ev" "$old_stamp" "$old_text"
 git commit -qam "old: a turn before adoption"
 git push -q origin old
+# A branch of two such commits, a turn each, before and after main's.
+git checkout -q -b two-turns main
+append_turn "$ev" "$old_stamp" "$old_text"
+git commit -qam "two-turns: the first"
+append_turn "$ev" "$later_stamp" "$later_text"
+git commit -qam "two-turns: the second"
+cp "$TEST_ROOT/expected.json" "$TEST_ROOT/expected-two.json"
+append_turn "$TEST_ROOT/expected-two.json" "$later_stamp" "$later_text"
 # Carol's own turn, the same, on her main.
 (cd "$TEST_ROOT/carol" && append_turn "$ev" "$old_stamp" "$old_text" && git commit -qam "carol: a turn before adoption")
 # Adoption on main (docs/USING.md), then main's turn.
@@ -52,22 +63,32 @@ git clone -q "$TEST_ROOT/hub.git" "$TEST_ROOT/bob"
 # every commit holds the blobs it references, and the next commit through
 # the hook takes the branch's inline payload out.
 check_merged() {
-  cmp -s "$ev" "$TEST_ROOT/expected.json" || fail "$1: the conversation is not base + both turns in time order: $(
-    diff "$TEST_ROOT/expected.json" "$ev" | head -8)"
-  git jpblob verify --history > "$TEST_ROOT/out" 2>&1 || fail "$1: a commit lacks its blobs: $(grep -m2 . "$TEST_ROOT/out")"
+  local expected=${2:-$TEST_ROOT/expected.json}
+  cmp -s "$ev" "$expected" || fail "$1: the conversation is not base + the turns in time order: $(
+    diff "$expected" "$ev" | head -8)"
+  # Content kept inline may be named as committed without the filter
+  # while the branch holds it (a rebase's); a missing blob never may.
+  git jpblob verify --history > "$TEST_ROOT/out" 2>&1 || true
+  if grep '^problem:' "$TEST_ROOT/out" | grep -qv ' was committed without the jpblob filter: '; then
+    fail "$1: a commit lacks its blobs: $(grep -m2 '^problem:' "$TEST_ROOT/out")"
+  fi
   assert_blobs_committed
   git add --renormalize .jp
   git commit -qm "after the $1" > /dev/null 2>&1 || true
   ! git show HEAD:"$ev" | grep -q "$(printf '%s' "$old_text" | base64 -w0)" ||
     fail "$1: the commit after kept the old turn's payload inline"
   assert_blobs_committed
-  cmp -s "$ev" "$TEST_ROOT/expected.json" || fail "$1: the commit after changed the conversation"
+  git jpblob verify --history > "$TEST_ROOT/out" 2>&1 || fail "$1: verify --history after the commit: $(grep -m2 . "$TEST_ROOT/out")"
+  cmp -s "$ev" "$expected" || fail "$1: the commit after changed the conversation"
   assert_clean_status
 }
 
 # Each case starts from the adopted main, with nothing in progress.
 from_adopted() {
   cd "$TEST_ROOT/team"
+  git rebase --quit > /dev/null 2>&1 || true
+  git cherry-pick --quit > /dev/null 2>&1 || true
+  git merge --abort > /dev/null 2>&1 || true
   git checkout -q -f main
   git reset -q --hard adopted
 }
@@ -87,6 +108,24 @@ rebase_old() {
   git checkout -q main
 }
 case_ "git rebase of a branch made before adoption onto the adopted main: no conflict" rebase_old
+
+# Each pick leaves the old turns inline in the committed form; the next
+# pick that changes the conversation finds the work tree as git left it.
+rebase_two() {
+  from_adopted
+  git checkout -q -b rebased-two two-turns
+  git rebase -q main > "$TEST_ROOT/err" 2>&1 || fail "git rebase stopped: $(cat "$TEST_ROOT/err")"
+  check_merged "rebase of two commits" "$TEST_ROOT/expected-two.json"
+  git checkout -q main
+}
+case_ "git rebase of two commits made before adoption, each a turn: no stop between them" rebase_two
+
+cherry_pick_range() {
+  from_adopted
+  git cherry-pick main..two-turns > "$TEST_ROOT/err" 2>&1 || fail "git cherry-pick stopped: $(cat "$TEST_ROOT/err")"
+  check_merged "cherry-pick of two commits" "$TEST_ROOT/expected-two.json"
+}
+case_ "git cherry-pick of two commits made before adoption: no stop between them" cherry_pick_range
 
 cherry_pick_old() {
   from_adopted
