@@ -14,6 +14,7 @@
 #include "core/base/fs.hpp"
 #include "core/git/config_reader.hpp"
 #include "core/merge/merge.hpp"
+#include "core/merge/sequence_record.hpp"
 #include "core/documents/render.hpp"
 #include "core/store/restore_budget.hpp"
 #include "core/workspace/workspace.hpp"
@@ -167,10 +168,10 @@ void run_pre_commit() {
 
 namespace jpblob {
 
-void run_post_checkout(const std::string& previous) {
+void run_post_checkout() {
   unless_unreadable([&] {
     // Nothing to act on: a clone prints nothing of ours (GIT_TRACE shows it).
-    if (auto line = run_post_checkout_hook(std::filesystem::current_path(), previous)) JPBLOB_TRACE(*line);
+    if (auto line = run_post_checkout_hook(std::filesystem::current_path())) JPBLOB_TRACE(*line);
   });
 }
 
@@ -294,7 +295,17 @@ int run_merge_driver(const std::vector<std::string>& args) {
   for (const auto& w : ws.settings().warnings) std::cerr << "git-jpblob: warning: " << w << '\n';
   const MergeOutcome m =
       merge_file(ws, path, read_file(args[0]), read_file(args[1]), read_file(args[2]), marker_size);
+  for (const auto& w : m.warnings) std::cerr << "git-jpblob: warning: " << w << '\n';
   write_file_atomic(args[1], m.content);
+  // For the filter, while git replays several commits (sequence_record).
+  if (const auto kind = document_kind_at(path); kind && !m.conflict && !is_store_path(path)) {
+    try {
+      note_merge_result(ws, path, *kind, m.content);
+    } catch (const Error& e) {
+      std::cerr << "git-jpblob: warning: " << e.what() << "; a later pick that changes " << path
+                << " may stop, `git add` and `git rebase --continue` go on\n";
+    }
+  }
   // git tells an external driver nothing of -X ours / -X theirs: for a
   // merge no variable or file names it, and a rebase's own record of it
   // (rebase-merge/strategy_opts) is there too for a cherry-pick made by hand

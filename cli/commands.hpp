@@ -28,7 +28,7 @@ void run_pre_commit();
 // The pre-push hook: reads git's ref updates from standard input; throws
 // Error listing every problem when the push must be refused.
 void run_pre_push(const std::string& remote, const std::string& url);
-void run_post_checkout(const std::string& previous);
+void run_post_checkout();
 // The pre-receive hook, on a server: the same check of the commits a push
 // adds, read from git's "<old> <new> <ref>" lines on standard input.
 void run_pre_receive();

@@ -113,7 +113,7 @@ void add_plumbing(std::map<std::string, cli::Runner>& r) {
     });
   });
   r["pre-commit"] = plain([](const Parsed&) { run_pre_commit(); });
-  r["post-checkout"] = plain([](const Parsed& p) { run_post_checkout(first(p.values("args"))); });
+  r["post-checkout"] = plain([](const Parsed&) { run_post_checkout(); });
   r["pre-push"] = plain([](const Parsed& p) { run_pre_push(first(p.values("remote")), first(p.values("url"))); });
   r["pre-receive"] = plain([](const Parsed&) { run_pre_receive(); });
   r["purge-retired"] = plain([](const Parsed& p) { run_purge_retired(first(p.values("git-common-dir"))); });

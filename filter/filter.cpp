@@ -7,6 +7,7 @@
 #include "core/base/trace.hpp"
 #include "core/git/blob_pack.hpp"
 #include "core/format/digest.hpp"
+#include "core/merge/sequence_record.hpp"
 #include "core/store/restore_budget.hpp"
 
 namespace jpblob {
@@ -90,6 +91,12 @@ void Filter::run(FilterMode mode, std::string_view input, const std::string& pat
   TransformReport report;
   if (mode == FilterMode::Clean) {
     for (const auto& w : workspace_.read_shared_settings()) std::cerr << "git-jpblob: warning: " + w + "\n";
+    if (auto noted = noted_merge_result(name, input)) {
+      out(*noted);
+      JPBLOB_TRACE("filter: clean " + name + ": the merge driver's result, its inline payloads kept (a sequence of "
+                   "picks is in progress)");
+      return;
+    }
     const CleanOptions options = workspace_.settings().clean_options(name, workspace_.work_tree_form(name));
     if (refuse_new_blobs_ && workspace_.repo()) {
       if (!held_) held_ = held_in_index(*workspace_.repo());
@@ -141,6 +148,11 @@ void Filter::run(FilterMode mode, std::string_view input, const std::string& pat
   for (const auto& w : report.warnings) std::cerr << "git-jpblob: warning: " + w + "\n" << std::flush;
 }
 
+
+std::optional<std::string> Filter::noted_merge_result(const std::string& path, std::string_view input) {
+  if (!workspace_.in_work_tree() || !workspace_.repo()) return std::nullopt;
+  return jpblob::noted_merge_result(workspace_.repo()->gitdir(), path, input);
+}
 
 void Filter::note_form(const std::string& path, bool committed) {
   if (CommittedFormRecord* record = workspace_.committed_form()) record->note(path, committed);

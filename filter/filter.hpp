@@ -76,6 +76,9 @@ class Filter {
  private:
   // Records that git wrote `path` in the committed form, or in JP's.
   void note_form(const std::string& path, bool committed);
+  // What the merge driver noted for `path` during a sequence of picks whose
+  // JP's form is `input` (core/merge/sequence_record); cleans only.
+  std::optional<std::string> noted_merge_result(const std::string& path, std::string_view input);
 
   Workspace workspace_;
   std::unique_ptr<NeedsLog> needs_log_;  // in a work tree of a repository libgit2 opens

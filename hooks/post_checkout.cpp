@@ -1,25 +1,33 @@
 #include "hooks/post_checkout.hpp"
 
-#include <algorithm>
 #include <exception>
 
 #include "core/git/git_cli.hpp"
 #include "core/git/git_repo.hpp"
 #include "core/lean/lean_tree.hpp"
+#include "core/merge/sequence_record.hpp"
 #include "core/workspace/workspace.hpp"
 
 namespace jpblob {
 
-std::optional<std::string> run_post_checkout_hook(const std::filesystem::path& cwd, const std::string& previous) {
-  // A clone's checkout and `git worktree add` come from nothing; a
-  // checkout of one branch from another moves a tree that is as it was.
-  if (previous.empty() || std::any_of(previous.begin(), previous.end(), [](char c) { return c != '0'; }))
-    return std::nullopt;
+std::optional<std::string> run_post_checkout_hook(const std::filesystem::path& cwd) {
+  // Any checkout, not only one from nothing (a clone's, `git worktree add`,
+  // whose previous HEAD is the null id): `git clone --no-checkout` then
+  // `git checkout`, which is how `git submodule update` clones, comes from
+  // the commit the clone set, and a checkout may bring a clone's first
+  // conversations. A lean tree stops at the first question, read in-process.
   try {
     const auto repo = GitRepo::open(cwd);
     if (!repo || !repo->workdir() || is_lean(*repo)) return std::nullopt;
+    // A rebase runs the hook after checking out the commit it replays onto,
+    // and goes on with the index it holds in memory: the skip-worktree bits
+    // written here would be lost, the files gone. The next checkout or
+    // commit makes the tree lean.
+    if (sequence_folder(repo->gitdir())) return std::nullopt;
     const GitCli git(*repo->workdir());
-    if (!tracks_blobs(git) || lean_refused(git)) return std::nullopt;
+    // The choice first, one config read: a tree that keeps its store
+    // checked out pays it on every checkout.
+    if (lean_refused(git) || !tracks_blobs(git)) return std::nullopt;
     const auto layout = git.layout();
     if (!layout) return std::nullopt;
     const Workspace ws = Workspace::open(layout->top, std::nullopt, SharedSettings::Later);

@@ -1,6 +1,7 @@
 #include "core/merge/merge.hpp"
 
 #include <algorithm>
+#include <array>
 #include <set>
 #include <unordered_set>
 #include <optional>
@@ -156,12 +157,31 @@ std::optional<std::string> merge_appended(DocumentKind kind, std::string_view ba
 namespace {
 
 // A document in JP's own form: every reference with an encoding restored
-// (from the store or git's objects).
+// (from the store, the kept copies or git's objects).
 std::string restored(const Workspace& ws, DocumentKind kind, const std::string& path, std::string_view text) {
   std::string out;
   smudge_document(kind, text, ws.blobs(), ws.settings().smudge_options(path),
                   [&](std::string_view piece) { out.append(piece); });
   return out;
+}
+
+// A merge made in JP's own form, back in the repository's form. git makes
+// this commit without the pre-commit hook (merge, rebase, cherry-pick,
+// revert, am): the result references only blobs the three sides
+// reference, which their commits hold; new content (and a side's inline
+// payloads from before adoption) stays inline until the next `git add`,
+// whose commit the hook checks.
+std::string committed(const Workspace& ws, DocumentKind kind, const std::string& path, std::string_view merged,
+                      const std::array<std::string_view, 3>& sides) {
+  std::unordered_set<Digest, DigestHash> held;
+  for (const std::string_view side : sides)
+    for (const BlobUse& use : document_needs(kind, side, 0, InputForm::Committed).references) held.insert(use.digest);
+  // The sides were merged in JP's form (restored): what is reference-shaped in it is the user's.
+  CleanOptions options = ws.settings().clean_options(path, InputForm::WorkTree);
+  options.may_reference = [&held](const Digest& d) { return held.count(d) > 0; };
+  std::string cleaned;
+  clean_document(kind, merged, ws.new_blobs(), options, [&](std::string_view piece) { cleaned.append(piece); });
+  return cleaned;
 }
 
 }  // namespace
@@ -176,38 +196,41 @@ MergeOutcome merge_file(const Workspace& ws, const std::string& path, std::strin
       for (const std::string_view copy : {ours, theirs}) {
         try {
           check_blob(copy, *digest, std::nullopt, ws.settings().store.max_blob_size, path);
-          return {std::string(copy), false, "same blob"};
+          return {std::string(copy), false, "same blob", {}};
         } catch (const Error&) {
           // not a valid copy: try the other
         }
       }
-      return {std::string(ours), true, "no valid copy of the blob"};
+      return {std::string(ours), true, "no valid copy of the blob", {}};
     }
   }
   const auto kind = document_kind_at(path);
   if (!kind) {
     auto merged = git.merge_texts(ours, base, theirs, marker_size);
-    return {std::move(merged.text), merged.conflict, "lines"};
+    return {std::move(merged.text), merged.conflict, "lines", {}};
   }
-  if (auto appended = merge_appended(*kind, base, ours, theirs)) return {std::move(*appended), false, "appended"};
-  // Line by line in JP's own form, so that a conflict shows payloads, not
-  // references; a clean result goes back to the repository's form.
-  auto merged = git.merge_texts(restored(ws, *kind, path, ours), restored(ws, *kind, path, base),
-                                restored(ws, *kind, path, theirs), marker_size);
-  if (merged.conflict) return {std::move(merged.text), true, "conflict"};
-  // git makes this commit without the pre-commit hook (merge, rebase,
-  // cherry-pick, revert, am): the result references only blobs the three
-  // sides reference, which their commits hold; new content stays inline
-  // until the next `git add`, whose commit the hook checks.
-  std::unordered_set<Digest, DigestHash> held;
-  for (const std::string_view side : {base, ours, theirs})
-    for (const BlobUse& use : document_needs(*kind, side, 0, InputForm::Committed).references) held.insert(use.digest);
-  // The sides were merged in JP's form (restored): what is reference-shaped in it is the user's.
-  CleanOptions options = ws.settings().clean_options(path, InputForm::WorkTree);
-  options.may_reference = [&held](const Digest& d) { return held.count(d) > 0; };
-  std::string cleaned;
-  clean_document(*kind, merged.text, ws.new_blobs(), options, [&](std::string_view piece) { cleaned.append(piece); });
-  return {std::move(cleaned), false, "lines"};
+  if (auto appended = merge_appended(*kind, base, ours, theirs)) return {std::move(*appended), false, "appended", {}};
+  // The sides in one form, JP's own: a side committed before adoption holds
+  // its payloads inline where an adopted one holds references, so their
+  // events differ in the committed form though JP's are the same. In JP's
+  // form appended events merge as above; anything else merges line by
+  // line, and a conflict shows payloads, not references.
+  std::array<std::string, 3> jp;
+  try {
+    jp = {restored(ws, *kind, path, base), restored(ws, *kind, path, ours), restored(ws, *kind, path, theirs)};
+  } catch (const Error& e) {
+    // git's own line merge of the sides as given, as if no driver were
+    // set: a conflict shows both sides, never one dropped.
+    auto merged = git.merge_texts(ours, base, theirs, marker_size);
+    return {std::move(merged.text), merged.conflict, "lines as committed",
+            {std::string(e.what()) + "; " + path + " merged as committed, by git's line merge"}};
+  }
+  const std::array<std::string_view, 3> sides = {base, ours, theirs};
+  if (auto appended = merge_appended(*kind, jp[0], jp[1], jp[2]))
+    return {committed(ws, *kind, path, *appended, sides), false, "appended", {}};
+  auto merged = git.merge_texts(jp[1], jp[0], jp[2], marker_size);
+  if (merged.conflict) return {std::move(merged.text), true, "conflict", {}};
+  return {committed(ws, *kind, path, merged.text, sides), false, "lines", {}};
 }
 
 }  // namespace jpblob

@@ -12,6 +12,9 @@
 //   none, each side's in its own order; an event both appended appears
 //   once. Laid out as ours is. This needs no blob: the events are spliced
 //   in their committed form.
+// - Sides in two forms (a branch made before adoption holds its payloads
+//   inline, an adopted one references them): the same in JP's own form,
+//   every side restored, the result cleaned back as below.
 // - Anything else (an event edited or removed on one side) is merged line by
 //   line (`git merge-file`) in JP's own form, payloads restored, so that a
 //   real conflict shows both sides readable, between conflict markers;
@@ -26,6 +29,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/documents/document.hpp"
 #include "core/workspace/workspace.hpp"
@@ -36,6 +40,7 @@ struct MergeOutcome {
   std::string content;  // what git stores (clean) or checks out with markers (conflict)
   bool conflict = false;
   std::string how;      // "appended", "lines", "same blob", ... for messages and tests
+  std::vector<std::string> warnings;  // one line each, for the driver to print
 };
 
 // Appends-only merge of two event logs in their committed form; nullopt
@@ -45,7 +50,9 @@ std::optional<std::string> merge_appended(DocumentKind kind, std::string_view ba
                                           std::string_view theirs);
 
 // The whole driver for the file at `path` (repository-relative). `marker_size`
-// is git's %L. Throws Error when a blob needed to show a conflict is nowhere.
+// is git's %L. Where a blob a side references is nowhere, the sides are
+// merged as committed by git's line merge, with a warning: nothing is lost,
+// a conflict shows references.
 MergeOutcome merge_file(const Workspace& ws, const std::string& path, std::string_view base, std::string_view ours,
                         std::string_view theirs, int marker_size);
 

@@ -337,6 +337,24 @@ with open(path, "w") as f:
 PY
 }
 
+# Appends one tool turn to a conversation the way JP does: the file's
+# bytes stay as they are and the event goes before the closing bracket.
+# append_turn FILE TIMESTAMP TEXT (the tool output, stored base64).
+append_turn() {
+  python3 - "$1" "$2" "$3" <<'PY'
+import base64, json, sys
+path, stamp, text = sys.argv[1:4]
+data = open(path, "rb").read()
+end = data.rstrip().rfind(b"]")
+body = data[:end].rstrip()
+event = {"type": "tool_call_response", "timestamp": stamp, "id": "toolu_" + stamp[-6:],
+         "content": base64.b64encode(text.encode()).decode(), "is_error": False}
+lines = json.dumps(event, indent=2).splitlines()
+block = "\n".join("  " + l for l in lines).encode()
+open(path, "wb").write(body + b",\n" + block + b"\n" + data[end:])
+PY
+}
+
 # Fails when any blob the conversations in HEAD reference is not in HEAD.
 assert_blobs_committed() {
   local missing

@@ -12,23 +12,6 @@ fi
 conv=.jp/conversations/17758406187-missing-date-in-version-string
 ev="$conv/events.json"
 
-# Appends one tool turn to a conversation the way JP does: the file's
-# bytes stay as they are and the event goes before the closing bracket.
-append_turn() {
-  python3 - "$1" "$2" "$3" <<'PY'
-import base64, json, sys
-path, stamp, text = sys.argv[1:4]
-data = open(path, "rb").read()
-end = data.rstrip().rfind(b"]")
-body = data[:end].rstrip()
-event = {"type": "tool_call_response", "timestamp": stamp, "id": "toolu_" + stamp[-6:],
-         "content": base64.b64encode(text.encode()).decode(), "is_error": False}
-lines = json.dumps(event, indent=2).splitlines()
-block = "\n".join("  " + l for l in lines).encode()
-open(path, "wb").write(body + b",\n" + block + b"\n" + data[end:])
-PY
-}
-
 # Each case starts from a quiet work tree, whatever the one before left.
 fresh() {
   git merge --abort > /dev/null 2>&1 || git rebase --abort > /dev/null 2>&1 || git cherry-pick --abort > /dev/null 2>&1 || true
