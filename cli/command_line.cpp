@@ -124,7 +124,9 @@ CommandLine::CommandLine(const Definition& def, std::map<std::string, Runner> ru
 }
 
 Outcome CommandLine::run(int argc, char** argv) {
-  const auto [command, first_argument] = named_command(def_, argc, argv);
+  const auto named = named_command(def_, argc, argv);
+  const CommandDef* const command = named.first;  // not a structured binding: lambdas capture it
+  const int first_argument = named.second;
   if (!command) throw std::logic_error("run needs a command");
   const bool sub = first_argument == 3;
   const std::string& path = command->path;

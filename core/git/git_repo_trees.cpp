@@ -105,7 +105,10 @@ std::optional<std::unordered_set<std::string>> GitRepo::changed_blobs(const std:
   if (!before || !after) return std::nullopt;
   std::vector<char*> paths;
   for (const std::string& root : roots) paths.push_back(const_cast<char*>(root.c_str()));
-  git_diff_options options = GIT_DIFF_OPTIONS_INIT;
+  // The init function, not GIT_DIFF_OPTIONS_INIT: clang's
+  // -Wmissing-field-initializers refuses the macro's short initializer.
+  git_diff_options options;
+  if (git_diff_options_init(&options, GIT_DIFF_OPTIONS_VERSION) < 0) return std::nullopt;
   options.pathspec = {paths.data(), paths.size()};
   options.flags = GIT_DIFF_DISABLE_PATHSPEC_MATCH;  // folders by name, never as patterns
   git_diff* diff = nullptr;
