@@ -430,3 +430,21 @@ for b in (block, attached, generated, url.encode()):
     print(hashlib.sha256(b).hexdigest())
 PY
 }
+
+# For suites that start servers on 127.0.0.1 (git daemon, http-backend):
+# `use_servers` makes each pid added to SERVER_PIDS stopped when the suite
+# ends, and free_port names a port nothing listens on.
+use_servers() {
+  SERVER_PIDS=()
+  trap 'rc=$?; stop_servers; on_exit $rc' EXIT
+}
+stop_servers() {
+  local pid
+  for pid in "${SERVER_PIDS[@]}"; do
+    kill "$pid" 2>/dev/null || true
+    wait "$pid" 2>/dev/null || true
+  done
+}
+free_port() {
+  python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
+}

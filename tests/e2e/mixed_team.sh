@@ -10,19 +10,7 @@
 # (a branch, a merge taking one of its files as it is) are never flagged.
 . "$(dirname "$0")/lib.sh"
 
-SERVER_PIDS=()
-stop_servers() {
-  local pid
-  for pid in "${SERVER_PIDS[@]}"; do
-    kill "$pid" 2>/dev/null || true
-    wait "$pid" 2>/dev/null || true
-  done
-}
-trap 'rc=$?; stop_servers; on_exit $rc' EXIT
-
-free_port() {
-  python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
-}
+use_servers
 
 # The team's server: a bare repository whose pre-receive is the README's.
 SRV="$TEST_ROOT/srv/team.git"

@@ -12,19 +12,7 @@
 . "$(dirname "$0")/lib.sh"
 only_in_mode lean "each client sets its own work-tree mode (one --no-lean, one --lean), so the suite covers both in one run"
 
-SERVER_PIDS=()
-stop_servers() {
-  local pid
-  for pid in "${SERVER_PIDS[@]}"; do
-    kill "$pid" 2>/dev/null || true
-    wait "$pid" 2>/dev/null || true
-  done
-}
-trap 'rc=$?; stop_servers; on_exit $rc' EXIT
-
-free_port() {
-  python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
-}
+use_servers
 
 # Waits until `git ls-remote` reaches $1: the server is up.
 wait_for_server() {
