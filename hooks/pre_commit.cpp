@@ -15,6 +15,7 @@
 #include "core/git/git_cli.hpp"
 #include "core/lean/commit_blobs.hpp"
 #include "core/lean/needs_log.hpp"
+#include "core/store/agent_stores.hpp"
 #include "core/store/blob_store.hpp"
 #include "core/workspace/workspace.hpp"
 #include "hooks/staged_documents.hpp"
@@ -29,9 +30,9 @@ namespace {
 // The ways back to a blob file, for messages.
 // The mend of a missing or corrupt blob, the same for each: said once.
 const std::string kHowToRestore =
-    "run `git jpblob repair`, which writes each blob named again from any good copy in git's objects or in a "
-    "conversation that still holds the content inline; or restore the blob file (git checkout <commit> -- "
-    "<its path>), or store the content itself with `git jpblob store <file>` (an agent's own blob file, say)";
+    "run `git jpblob repair`, which writes each blob named again from any good copy in git's objects, in a "
+    "document that still holds the content inline or in oh-my-pi's blob store; or restore the blob file (git checkout <commit> -- "
+    "<its path>), or store the content itself with `git jpblob store <file>`";
 
 class Hook {
  public:
@@ -230,7 +231,8 @@ class Hook {
   // index.
   void check_missing() {
     if (wanted_.empty()) return;
-    const std::vector<BlobCopy> found = room().locate(wanted_, store_.paths);
+    std::vector<BlobCopy> found = room().locate(wanted_, store_.paths);
+    take_from_agent_stores(found);
     for (std::size_t i = 0; i < wanted_.size(); ++i) {
       const auto& [conversation, ref] = missing_[i];
       const std::string& path = wanted_[i].path;
@@ -239,7 +241,7 @@ class Hook {
       const std::size_t problems = report_.problems.size();
       switch (copy.is) {
         case BlobCopy::Is::Nowhere:
-          problem(ProblemKind::MissingBlob, blob + " is missing: " + path, kHowToRestore);
+          problem(ProblemKind::MissingBlob, blob + " is missing: " + path + not_in_agent_stores(i), kHowToRestore);
           break;
         case BlobCopy::Is::Unusable:
           problem(ProblemKind::CorruptBlob, copy.detail + " (referenced by " + conversation + ")", kHowToRestore);
@@ -259,8 +261,46 @@ class Hook {
             out_of_tree_.push_back(copy.entry);
           break;
       }
-      note_found(conversation, report_.problems.size() == problems, where_found(copy));
+      note_found(conversation, report_.problems.size() == problems,
+                 from_agents_.count(i) ? "oh-my-pi's blob store" : where_found(copy));
     }
+  }
+
+  // A blob no copy here holds may be in an agent's own store: oh-my-pi
+  // writes a session's images as blob:sha256: references, with the bytes
+  // in its store (core/store/agent_stores). A sound copy there is stored
+  // as clean would have stored it, then looked for again, so such a
+  // session commits with no extra command.
+  void take_from_agent_stores(std::vector<BlobCopy>& found) {
+    std::vector<WantedBlob> again;
+    std::vector<std::size_t> at;
+    for (std::size_t i = 0; i < wanted_.size(); ++i) {
+      if (found[i].is != BlobCopy::Is::Nowhere) continue;
+      if (!agents_) agents_ = AgentBlobStores::from_environment();
+      std::string why;
+      auto bytes = agents_->fetch(wanted_[i].digest, ws_.store().options().max_blob_size, &why);
+      if (!bytes || (wanted_[i].size && *wanted_[i].size != bytes->size())) {
+        if (!why.empty()) agent_problems_[i] = why;
+        continue;
+      }
+      ws_.new_blobs().put(wanted_[i].digest, *bytes);
+      again.push_back(wanted_[i]);
+      at.push_back(i);
+    }
+    if (again.empty()) return;
+    const std::vector<BlobCopy> relocated = room().locate(again, store_.paths);
+    for (std::size_t k = 0; k < at.size(); ++k) {
+      found[at[k]] = relocated[k];
+      from_agents_.insert(at[k]);
+    }
+  }
+
+  // What the missing blob `i` message adds: where else was looked.
+  std::string not_in_agent_stores(std::size_t i) const {
+    if (!agents_) return "";
+    const auto problem = agent_problems_.find(i);
+    return " (not in oh-my-pi's blob store either: " + agents_->describe() + ")" +
+           (problem == agent_problems_.end() ? "" : "; " + problem->second);
   }
 
   // Where check_missing found a copy, for the trace.
@@ -330,6 +370,9 @@ class Hook {
   std::vector<GitCli::OutOfTree> out_of_tree_;  // a lean tree's new blobs, staged from the git folder
   std::vector<std::pair<std::string, BlobUse>> missing_;  // conversation and reference of each of wanted_
   std::vector<WantedBlob> wanted_;  // referenced blobs with no work-tree file
+  std::optional<AgentBlobStores> agents_;  // read on the first blob found nowhere else
+  std::set<std::size_t> from_agents_;      // those of wanted_ taken from an agent's store
+  std::map<std::size_t, std::string> agent_problems_;  // why an agent's copy was passed over
   std::vector<fs::path> needs_logs_;  // read by check_documents
   PreCommitReport report_;
   std::map<std::string, Traced> traced_;  // filled only while tracing

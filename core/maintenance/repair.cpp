@@ -16,6 +16,7 @@
 #include "core/lean/lean_tree.hpp"
 #include "core/maintenance/live_set.hpp"
 #include "core/base/parallel.hpp"
+#include "core/store/agent_stores.hpp"
 
 namespace jpblob {
 
@@ -219,6 +220,14 @@ class RepairRun {
       if (!good.count(digest)) rest.emplace(digest, why);
     if (!rest.empty())
       for (auto& [digest, bytes] : from_documents(ws_, rest)) good.emplace(digest, std::move(bytes));
+    // Last, an agent's own store (core/store/agent_stores): oh-my-pi keeps
+    // every image of its sessions there.
+    std::optional<AgentBlobStores> agents;
+    for (const auto& [digest, why] : rest) {
+      if (good.count(digest)) continue;
+      if (!agents) agents = AgentBlobStores::from_environment();
+      if (auto bytes = agents->fetch(digest, store_.options().max_blob_size)) good.emplace(digest, std::move(*bytes));
+    }
     return good;
   }
 
@@ -228,8 +237,8 @@ class RepairRun {
                                           : store_.path_of(digest).lexically_relative(ws_.top()).string();
       const auto bytes = good.find(digest);
       if (bytes == good.end()) {
-        report_.unrecoverable.push_back(path + ": no good copy in git's objects or in a work-tree document (" + why +
-                                        ")");
+        report_.unrecoverable.push_back(path + ": no good copy in git's objects, a work-tree document or " +
+                                        "oh-my-pi's blob store (" + why + ")");
         continue;
       }
       if (in_index_.count(digest)) {
