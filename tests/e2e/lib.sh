@@ -89,6 +89,8 @@ E2E_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 cd "$TEST_ROOT"
 export GIT_CONFIG_NOSYSTEM=1
 unset GIT_DIR GIT_WORK_TREE GIT_INDEX_FILE JPBLOB_SKIP_SMUDGE JPBLOB_SKIP_SMUDGE_ERRORS GIT_CONFIG_PARAMETERS
+# oh-my-pi's blob store is then ~/.omp/agent/blobs, below this HOME.
+unset PI_CODING_AGENT_DIR PI_CONFIG_DIR XDG_DATA_HOME
 git config --global user.name "e2e"
 git config --global user.email "e2e@example.com"
 git config --global init.defaultBranch main
@@ -399,13 +401,14 @@ commit_conversation() {
 # An oh-my-pi session in its current format (title slot, version 3 header,
 # id/parentId): an image block, `images`, an OpenAI image_generation_call
 # and an image_url data URL. Prints the digests oh-my-pi would name, one a
-# line: of decoded base64, and of the data URL's text.
+# line: of decoded base64, and of the data URL's text. $2: the seed of the
+# images' bytes (3 unless given).
 write_omp_session() {
-  python3 - "$1" <<'PY'
+  python3 - "$1" "${2:-3}" <<'PY'
 import base64, hashlib, json, os, random, sys
 path = sys.argv[1]
 os.makedirs(os.path.dirname(path), exist_ok=True)
-rng = random.Random(3)
+rng = random.Random(int(sys.argv[2]))
 raw = lambda n: bytes(rng.getrandbits(8) for _ in range(n))
 block, attached, generated = raw(9000), raw(4000), raw(12000)
 url = "data:image/png;base64," + base64.b64encode(raw(40)).decode()

@@ -201,4 +201,101 @@ claude_heavy_parts() {
   assert_no_changes
 }
 case_ "a read image (both copies), a PDF and a file read commit at under a tenth, and come back byte for byte" claude_heavy_parts
+# A session oh-my-pi wrote with references: its writer keeps each image in
+# its own store (<agent dir>/blobs/<hex>, raw bytes) and writes
+# blob:sha256:<hex> in the session. That form is clean's
+# (session_real_client.sh has oh-my-pi's own writer check it), so a clean
+# outside any repository makes it here. $1: the session, $2: the agent's
+# blob folder. The inline original is left in $TEST_ROOT/omp-inline.jsonl.
+write_omp_with_references() {
+  local s=$1 store=$2 scratch d
+  scratch=$(mktemp -d "$TEST_ROOT/omp-writer.XXXXXX")
+  write_omp_session "$scratch/inline.jsonl" > /dev/null
+  cp "$scratch/inline.jsonl" "$TEST_ROOT/omp-inline.jsonl"
+  mkdir -p "$(dirname "$s")" "$store" "$scratch/jp"
+  (cd "$scratch" && "$JPBLOB_BIN" clean "$s" --store "$scratch/jp") < "$scratch/inline.jsonl" > "$s"
+  for d in $(grep -o 'blob:sha256:[0-9a-f]\{64\}' "$s" | cut -c13- | sort -u); do
+    gzip -dc "$scratch/jp/blobs/${d:0:2}/${d:2:2}/$d.blob.gz" > "$store/$d"
+  done
+  rm -rf "$scratch"
+}
+
+omp_session=.jp/sessions/omp/2026-11-21T09-00-00_5c1e.jsonl
+omp_references_commit() {
+  new_installed_repo omprefs
+  write_omp_with_references "$omp_session" "$HOME/.omp/agent/blobs"
+  cp "$omp_session" "$TEST_ROOT/omp-written.jsonl"
+  [ "$(grep -o 'blob:sha256:[0-9a-f]\{64\}' "$omp_session" | sort -u | wc -l)" -eq 4 ] ||
+    fail "the session oh-my-pi wrote does not reference its four images"
+  git add "$omp_session"
+  git commit -qm "a session oh-my-pi wrote with references" 2> "$TEST_ROOT/omprefs.err" ||
+    fail "the commit was refused: $(cat "$TEST_ROOT/omprefs.err")"
+  local d
+  for d in $(refs_in "$omp_session"); do
+    git cat-file -e "HEAD:.jp/blobs/${d:0:2}/${d:2:2}/$d.blob.gz" || fail "blob $d is not in the commit"
+  done
+  [ "$(git cat-file -p "HEAD:$omp_session" | cmp - "$TEST_ROOT/omp-written.jsonl" && echo same)" = same ] ||
+    fail "the committed session is not the form oh-my-pi wrote"
+  cmp -s "$omp_session" "$TEST_ROOT/omp-written.jsonl" || fail "the work tree file changed"
+  if lean_mode && [ -d .jp/blobs ]; then
+    [ -z "$(find .jp/blobs -type f)" ] || fail "a lean work tree got blob files: $(find .jp/blobs -type f | head -3)"
+  fi
+  git jpblob verify > /dev/null || fail "verify failed"
+  assert_no_changes
+}
+case_ "a session oh-my-pi wrote with references commits with no extra command, its blobs from oh-my-pi's store" omp_references_commit
+
+# The teammate: a clone on another HOME, whose oh-my-pi store is empty.
+omp_references_teammate() {
+  local home2=$TEST_ROOT/teammate-home
+  mkdir -p "$home2"
+  cp "$HOME/.gitconfig" "$home2/"
+  HOME=$home2 git clone -q "$TEST_ROOT/omprefs" "$TEST_ROOT/omprefs-clone"
+  cd "$TEST_ROOT/omprefs-clone"
+  cmp "$omp_session" "$TEST_ROOT/omp-inline.jsonl" ||
+    fail "the teammate's session does not hold every image inline, as oh-my-pi wrote them before storing them"
+  [ ! -e "$home2/.omp" ] || fail "the checkout wrote into the teammate's oh-my-pi folder"
+  HOME=$home2 git status --porcelain | grep . && fail "the teammate's clone shows changes"
+  return 0
+}
+case_ "a teammate's clone holds the images inline, which oh-my-pi loads, and writes nothing into ~/.omp" omp_references_teammate
+
+# $PI_CODING_AGENT_DIR moves oh-my-pi's store; a copy there that is not the
+# blob its name says is passed over, and the refusal says where it looked.
+omp_references_refused() {
+  new_installed_repo ompbad
+  rm -rf "$HOME/.omp"  # the earlier cases' store: every folder oh-my-pi may use is looked in
+  export PI_CODING_AGENT_DIR=$TEST_ROOT/agent-dir
+  write_omp_with_references "$omp_session" "$PI_CODING_AGENT_DIR/blobs"
+  local blobs=("$PI_CODING_AGENT_DIR"/blobs/*) rc=0
+  printf 'not the image' > "${blobs[0]}"
+  rm "${blobs[1]}"
+  git add "$omp_session"
+  git commit -qm "broken" 2> "$TEST_ROOT/ompbad.err" || rc=$?
+  unset PI_CODING_AGENT_DIR
+  [ "$rc" -eq 1 ] || fail "the commit was not refused (exit $rc)"
+  grep -q "not in oh-my-pi's blob store either: $TEST_ROOT/agent-dir/blobs" "$TEST_ROOT/ompbad.err" ||
+    fail "the refusal does not say where it looked: $(cat "$TEST_ROOT/ompbad.err")"
+  grep -q "does not hold the blob its name says" "$TEST_ROOT/ompbad.err" ||
+    fail "the refusal does not name the copy that is not the blob: $(cat "$TEST_ROOT/ompbad.err")"
+  [ "$(git rev-list --count HEAD)" -eq 1 ] || fail "a commit was made"
+}
+case_ "\$PI_CODING_AGENT_DIR/blobs is looked in; a wrong copy there is refused, a missing one named" omp_references_refused
+# repair looks in oh-my-pi's store too: what verify names as missing before
+# the commit is written from there, and the commit then needs it no more.
+omp_references_repair() {
+  new_installed_repo omprepair
+  rm -rf "$HOME/.omp"
+  write_omp_with_references "$omp_session" "$HOME/.omp/agent/blobs"
+  git add "$omp_session"
+  local rc=0
+  git jpblob verify > "$TEST_ROOT/verify.out" 2>&1 || rc=$?
+  [ "$rc" -eq 1 ] || fail "verify did not find the blobs missing (exit $rc): $(cat "$TEST_ROOT/verify.out")"
+  git jpblob repair > "$TEST_ROOT/repair.out" 2>&1 || fail "repair failed: $(cat "$TEST_ROOT/repair.out")"
+  git jpblob verify > /dev/null 2>&1 || fail "verify still fails after repair"
+  mv "$HOME/.omp" "$TEST_ROOT/omp-moved"
+  git commit -qm "repaired" 2> "$TEST_ROOT/repaired.err" || fail "the commit was refused: $(cat "$TEST_ROOT/repaired.err")"
+  mv "$TEST_ROOT/omp-moved" "$HOME/.omp"
+}
+case_ "repair writes the blobs verify names missing from oh-my-pi's store" omp_references_repair
 pass

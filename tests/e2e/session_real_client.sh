@@ -28,7 +28,7 @@ unshare -n true 2> /dev/null && offline=(unshare -n)
 # oh-my-pi resolves its packages from the script's folder upwards.
 mkdir -p "$TEST_ROOT/client"
 ln -s "$clients/node_modules" "$TEST_ROOT/client/node_modules"
-cp "$E2E_DIR/omp_load_check.ts" "$TEST_ROOT/client/"
+cp "$E2E_DIR/omp_load_check.ts" "$E2E_DIR/omp_session.ts" "$TEST_ROOT/client/"
 export PI_CODING_AGENT_DIR="$TEST_ROOT/omp-agent"
 omp_blobs=$(cd "$TEST_ROOT/client" &&
   "${offline[@]}" "$bun" -e 'import { getBlobsDir } from "@oh-my-pi/pi-utils"; console.log(getBlobsDir())')
@@ -84,4 +84,30 @@ if [ -f "$real" ]; then
 else
   echo "skip - a real oh-my-pi session: ../shared/realdata is absent"
 fi
+# A session oh-my-pi wrote with references itself: its own writer stores
+# every image in its store (the author's, $PI_CODING_AGENT_DIR) and writes
+# blob:sha256: in the session. It commits with no extra command, and a
+# teammate (another HOME, an oh-my-pi store that is empty) loads every
+# image of the clone through oh-my-pi's own loader: the checkout holds the
+# images inline.
+omp_wrote_references() {
+  local s=.jp/sessions/omp/2026-11-21T09-00-00_5c1e.jsonl inline=$TEST_ROOT/inline-original.jsonl
+  local author=$TEST_ROOT/author-agent teammate=$TEST_ROOT/teammate-home
+  cd "$TEST_ROOT/origin"
+  write_omp_session "$inline" 11 > /dev/null  # images no earlier case committed
+  (cd "$TEST_ROOT/client" && PI_CODING_AGENT_DIR=$author "${offline[@]}" "$bun" omp_session.ts write "$inline" \
+    "$TEST_ROOT/origin/$s") > "$TEST_ROOT/write.check" 2>&1 ||
+    fail "oh-my-pi's writer failed: $(grep -v '^ok' "$TEST_ROOT/write.check" | head -5)"
+  [ "$(ls "$author/blobs" | wc -l)" -ge 4 ] || fail "oh-my-pi's writer stored $(ls "$author/blobs" | wc -l) blobs"
+  git add "$s"
+  PI_CODING_AGENT_DIR=$author git commit -qm "a session oh-my-pi wrote with references" 2> "$TEST_ROOT/commit.err" ||
+    fail "the commit was refused: $(cat "$TEST_ROOT/commit.err")"
+  mkdir -p "$teammate"
+  cp "$HOME/.gitconfig" "$teammate/"
+  HOME=$teammate git clone -q "$TEST_ROOT/origin" "$TEST_ROOT/teammate-clone"
+  (cd "$TEST_ROOT/client" && HOME=$teammate PI_CODING_AGENT_DIR=$teammate/.omp/agent "${offline[@]}" "$bun" \
+    omp_session.ts read "$inline" "$TEST_ROOT/teammate-clone/$s") > "$TEST_ROOT/read.check" 2>&1 ||
+    fail "oh-my-pi could not load the teammate's session: $(grep -v '^ok' "$TEST_ROOT/read.check" | head -5)"
+}
+case_ "oh-my-pi writes a session with references; it commits as it is, and loads whole in a teammate's clone" omp_wrote_references
 pass
