@@ -254,7 +254,7 @@ class Hook {
           break;
         case BlobCopy::Is::Restored:
           to_stage_.push_back(path);
-          ++report_.restored;
+          if (!from_agents_.count(i)) ++report_.restored;  // else written just now, not gone
           break;
         case BlobCopy::Is::OutOfTree:
           if (!copy.check || verify(conversation, ref, *copy.check, path + " " + copy.detail, ""))

@@ -228,8 +228,12 @@ omp_references_commit() {
   [ "$(grep -o 'blob:sha256:[0-9a-f]\{64\}' "$omp_session" | sort -u | wc -l)" -eq 4 ] ||
     fail "the session oh-my-pi wrote does not reference its four images"
   git add "$omp_session"
-  git commit -qm "a session oh-my-pi wrote with references" 2> "$TEST_ROOT/omprefs.err" ||
+  # `git commit <paths>`: the hook's staging must reach both indexes
+  # (session_real_client.sh commits the plain way).
+  git commit -qm "a session oh-my-pi wrote with references" -- "$omp_session" 2> "$TEST_ROOT/omprefs.err" ||
     fail "the commit was refused: $(cat "$TEST_ROOT/omprefs.err")"
+  [ ! -s "$TEST_ROOT/omprefs.err" ] || fail "the commit printed: $(cat "$TEST_ROOT/omprefs.err")"
+  [ "$(git ls-files -s .jp/blobs | wc -l)" -eq 4 ] || fail "the index does not hold the four blobs"
   local d
   for d in $(refs_in "$omp_session"); do
     git cat-file -e "HEAD:.jp/blobs/${d:0:2}/${d:2:2}/$d.blob.gz" || fail "blob $d is not in the commit"
@@ -237,9 +241,6 @@ omp_references_commit() {
   [ "$(git cat-file -p "HEAD:$omp_session" | cmp - "$TEST_ROOT/omp-written.jsonl" && echo same)" = same ] ||
     fail "the committed session is not the form oh-my-pi wrote"
   cmp -s "$omp_session" "$TEST_ROOT/omp-written.jsonl" || fail "the work tree file changed"
-  if lean_mode && [ -d .jp/blobs ]; then
-    [ -z "$(find .jp/blobs -type f)" ] || fail "a lean work tree got blob files: $(find .jp/blobs -type f | head -3)"
-  fi
   git jpblob verify > /dev/null || fail "verify failed"
   assert_no_changes
 }
@@ -296,6 +297,9 @@ omp_references_repair() {
   mv "$HOME/.omp" "$TEST_ROOT/omp-moved"
   git commit -qm "repaired" 2> "$TEST_ROOT/repaired.err" || fail "the commit was refused: $(cat "$TEST_ROOT/repaired.err")"
   mv "$TEST_ROOT/omp-moved" "$HOME/.omp"
+  if lean_mode && [ -d .jp/blobs ]; then
+    [ -z "$(find .jp/blobs -type f)" ] || fail "a lean work tree kept blob files: $(find .jp/blobs -type f | head -3)"
+  fi
 }
 case_ "repair writes the blobs verify names missing from oh-my-pi's store" omp_references_repair
 pass
