@@ -297,7 +297,11 @@ class Hook {
       parallel_for(count, [&](std::size_t k) {
         const WantedBlob& want = wanted_[nowhere[start + k]];
         bytes[k] = agents_->fetch(want.digest, ws_.store().options().max_blob_size, &why[k]);
-        if (bytes[k] && want.size && *want.size != bytes[k]->size()) bytes[k].reset();
+        if (bytes[k] && want.size && *want.size != bytes[k]->size()) {
+          why[k] = "oh-my-pi's copy of it holds " + std::to_string(bytes[k]->size()) +
+                   " bytes where the reference says " + std::to_string(*want.size);
+          bytes[k].reset();
+        }
       }, kDiskWaiters);
       for (std::size_t k = 0; k < count; ++k) {
         const std::size_t i = nowhere[start + k];

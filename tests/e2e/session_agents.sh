@@ -359,4 +359,38 @@ omp_references_profile() {
   assert_no_changes
 }
 case_ "a session oh-my-pi wrote under a profile commits its 300 images; only a wrong copy among them is refused" omp_references_profile
+
+# A conversation may name a blob only oh-my-pi's store holds: content
+# addressed, it is the one right blob, and is taken. A reference whose
+# size is not that copy's is refused, saying so rather than that the store
+# has no copy.
+omp_store_conversation() {
+  new_installed_repo ompconv
+  python3 - "$HOME/.omp/agent/blobs" <<'PY'
+import hashlib, json, os, random, sys
+store = sys.argv[1]
+os.makedirs(store, exist_ok=True)
+for name, seed, size in (("1-right", 5, 3000), ("2-wrong-size", 6, 2999)):
+    data = random.Random(seed).randbytes(3000)
+    digest = hashlib.sha256(data).hexdigest()
+    with open(os.path.join(store, digest), "wb") as f:
+        f.write(data)
+    os.makedirs(f".jp/conversations/{name}", exist_ok=True)
+    events = [{"timestamp": "2025-12-17 13:17:47.941846", "type": "chat_request", "content": "hi"},
+              {"timestamp": "2025-12-17 13:17:48.941846", "type": "tool_call_response", "id": "t1",
+               "content": {"$blob": digest, "size": size}}]
+    with open(f".jp/conversations/{name}/events.json", "w") as f:
+        json.dump(events, f, indent=2)
+PY
+  git add .jp
+  local rc=0
+  git commit -qm "conversations" 2> "$TEST_ROOT/ompconv.err" || rc=$?
+  [ "$rc" -eq 1 ] || fail "a reference of the wrong size was committed (exit $rc)"
+  grep -q "2-wrong-size.*holds 3000 bytes where the reference says 2999" "$TEST_ROOT/ompconv.err" ||
+    fail "the refusal does not say the copy's size differs: $(cat "$TEST_ROOT/ompconv.err")"
+  git rm -q --cached .jp/conversations/2-wrong-size/events.json
+  git commit -qm "conversation" 2> "$TEST_ROOT/ompconv.err" || fail "refused: $(cat "$TEST_ROOT/ompconv.err")"
+  [ "$(git ls-tree -r --name-only HEAD .jp/blobs | wc -l)" -eq 1 ] || fail "the blob was not committed"
+}
+case_ "a conversation's blob only oh-my-pi's store holds is taken; one of another size is refused, saying so" omp_store_conversation
 pass
