@@ -73,7 +73,9 @@ AgentBlobStores AgentBlobStores::from_environment() {
   const auto xdg = environment("XDG_DATA_HOME");
   if (xdg) candidates.push_back(fs::path(*xdg) / "omp" / "blobs");
   const auto home = home_folder();
-  const fs::path config = environment("PI_CONFIG_DIR").value_or(".omp");
+  // Joined to the home folder as Node's path.join does: an absolute
+  // PI_CONFIG_DIR names a folder below home too.
+  const fs::path config = fs::path(environment("PI_CONFIG_DIR").value_or(".omp")).relative_path();
   if (home) candidates.push_back(*home / config / "agent" / "blobs");
   if (xdg) add_profiles(fs::path(*xdg) / "omp", "blobs", candidates);
   if (home) add_profiles(*home / config, fs::path("agent") / "blobs", candidates);

@@ -44,6 +44,12 @@ TEST(AgentStores, FindsOhMyPisFoldersInItsOrderAndOnlyThoseThatExist) {
   fs::create_directories(env.dir / "home/.pi-config/agent/blobs");
   ScopedEnv config("PI_CONFIG_DIR", ".pi-config");
   EXPECT_EQ(AgentBlobStores::from_environment().folders().back(), env.dir / "home/.pi-config/agent/blobs");
+
+  // oh-my-pi joins it to home with path.join, which keeps an absolute one
+  // below home: PI_CONFIG_DIR=/pi is ~/pi.
+  fs::create_directories(env.dir / "home/pi/agent/blobs");
+  ScopedEnv absolute("PI_CONFIG_DIR", "/pi");
+  EXPECT_EQ(AgentBlobStores::from_environment().folders().back(), env.dir / "home/pi/agent/blobs");
 }
 
 TEST(AgentStores, TakesOnlyACopyWhoseBytesAreItsName) {
