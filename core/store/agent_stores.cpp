@@ -1,6 +1,7 @@
 #include "core/store/agent_stores.hpp"
 
 #include <fcntl.h>
+#include <pwd.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -27,16 +28,57 @@ bool is_folder(const fs::path& path) {
   return fs::is_directory(path, ec);
 }
 
+// The home folder as oh-my-pi finds it (Node's os.homedir()): $HOME, or
+// the account's when that is unset or empty (a hook run by a service).
+std::optional<fs::path> home_folder() {
+  if (auto home = environment("HOME")) return fs::path(*home);
+  std::vector<char> buffer(16384);
+  struct passwd entry {};
+  struct passwd* found = nullptr;
+  if (::getpwuid_r(::getuid(), &entry, buffer.data(), buffer.size(), &found) != 0 || !found || !found->pw_dir ||
+      !*found->pw_dir)
+    return std::nullopt;
+  return fs::path(found->pw_dir);
+}
+
+// The agent folder of each oh-my-pi profile under `root`
+// (<root>/profiles/<name>/<below>): `omp --profile <name>` or $OMP_PROFILE
+// keeps its own store there, and a commit's environment need not name it.
+void add_profiles(const fs::path& root, const fs::path& below, std::vector<fs::path>& out) {
+  std::error_code ec;
+  for (fs::directory_iterator it(root / "profiles", ec), end; !ec && it != end; it.increment(ec))
+    out.push_back(it->path() / below);
+}
+
+// $PI_CODING_AGENT_DIR, which oh-my-pi resolves against the folder it ran
+// in: when relative, against the folder the commit was made in (git tells
+// hooks as $GIT_PREFIX, relative to the top, where hooks run) and the top.
+void add_agent_dir(const std::string& dir, std::vector<fs::path>& out) {
+  const auto add = [&out](const fs::path& folder) {
+    std::error_code ec;  // no current folder: nothing relative to it
+    if (auto full = fs::absolute(folder, ec); !ec) out.push_back(full / "blobs");
+  };
+  if (auto prefix = environment("GIT_PREFIX"); prefix && fs::path(dir).is_relative()) add(fs::path(*prefix) / dir);
+  add(dir);
+}
+
 }  // namespace
 
 AgentBlobStores AgentBlobStores::from_environment() {
   std::vector<fs::path> candidates;
   // oh-my-pi's own order (pi-utils' dirs.ts): an agent folder set by hand
   // wins; then XDG's data folder once oh-my-pi has moved there; then home.
-  if (auto dir = environment("PI_CODING_AGENT_DIR")) candidates.push_back(fs::absolute(*dir) / "blobs");
-  if (auto xdg = environment("XDG_DATA_HOME")) candidates.push_back(fs::path(*xdg) / "omp" / "blobs");
-  if (auto home = environment("HOME"))
-    candidates.push_back(fs::path(*home) / environment("PI_CONFIG_DIR").value_or(".omp") / "agent" / "blobs");
+  // Its profiles' folders last.
+  if (auto dir = environment("PI_CODING_AGENT_DIR")) add_agent_dir(*dir, candidates);
+  const auto xdg = environment("XDG_DATA_HOME");
+  if (xdg) candidates.push_back(fs::path(*xdg) / "omp" / "blobs");
+  const auto home = home_folder();
+  // Joined to the home folder as Node's path.join does: an absolute
+  // PI_CONFIG_DIR names a folder below home too.
+  const fs::path config = fs::path(environment("PI_CONFIG_DIR").value_or(".omp")).relative_path();
+  if (home) candidates.push_back(*home / config / "agent" / "blobs");
+  if (xdg) add_profiles(fs::path(*xdg) / "omp", "blobs", candidates);
+  if (home) add_profiles(*home / config, fs::path("agent") / "blobs", candidates);
   std::vector<fs::path> folders;
   for (auto& c : candidates) {
     c = c.lexically_normal();

@@ -8,9 +8,11 @@
 //
 // Where oh-my-pi's store is (its getBlobsDir()): $PI_CODING_AGENT_DIR/blobs
 // when that is set; $XDG_DATA_HOME/omp/blobs when that folder exists;
-// else ~/.omp/agent/blobs (~/$PI_CONFIG_DIR/agent/blobs). Every folder that
-// may be it is looked in: a blob is taken only when its bytes hash to its
-// name, so looking in one folder too many can give nothing wrong.
+// else ~/.omp/agent/blobs (~/$PI_CONFIG_DIR/agent/blobs); a profile's own,
+// ~/.omp/profiles/<name>/agent/blobs ($XDG_DATA_HOME/omp/profiles/<name>/blobs).
+// Every folder that may be it is looked in, every profile's too: a blob is
+// taken only when its bytes hash to its name, so looking in one folder too
+// many can give nothing wrong.
 //
 // Read only: git-jpblob never writes or deletes in an agent's store. A
 // teammate's checkout puts each image back inline in the work tree

@@ -302,4 +302,95 @@ omp_references_repair() {
   fi
 }
 case_ "repair writes the blobs verify names missing from oh-my-pi's store" omp_references_repair
+
+# A session of many images, as oh-my-pi writes one with references: $1
+# the session, $2 the agent's blob folder, $3 how many. The digests, in
+# the session's order, are printed.
+write_omp_many_references() {
+  python3 - "$1" "$2" "$3" <<'PY'
+import hashlib, json, os, random, sys
+path, store, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+os.makedirs(os.path.dirname(path), exist_ok=True)
+os.makedirs(store, exist_ok=True)
+rng = random.Random(n)
+lines = [{"type": "session", "version": 3, "id": "9d1e", "timestamp": "2026-11-20T10:00:00.000Z", "cwd": "/home/u/proj"}]
+for i in range(n):
+    image = rng.randbytes(2000)
+    digest = hashlib.sha256(image).hexdigest()
+    with open(os.path.join(store, digest), "wb") as f:
+        f.write(image)
+    print(digest)
+    lines.append({"type": "message", "id": f"m{i}", "parentId": f"m{i - 1}" if i else None, "message": {
+        "role": "user", "content": [{"type": "image", "data": "blob:sha256:" + digest, "mimeType": "image/png"}]}})
+with open(path, "w") as f:
+    for line in lines:
+        f.write(json.dumps(line, separators=(",", ":")) + "\n")
+PY
+}
+
+# A session oh-my-pi wrote under a profile (`omp --profile work`) keeps its
+# blobs in that profile's folder; the shell that commits need not name it.
+# Of 300 images, the one whose copy there is wrong is the one refused,
+# whichever of the many read together it is; mended, all 300 commit.
+omp_references_profile() {
+  new_installed_repo ompprofile
+  rm -rf "$HOME/.omp"
+  local store=$HOME/.omp/profiles/work/agent/blobs bad
+  write_omp_many_references "$omp_session" "$store" 300 > "$TEST_ROOT/many-digests"
+  bad=$(sed -n 137p "$TEST_ROOT/many-digests")
+  mv "$store/$bad" "$TEST_ROOT/bad-image"
+  echo "not the image" > "$store/$bad"
+  git add "$omp_session"
+  local rc=0
+  env -u OMP_PROFILE -u PI_PROFILE git commit -qm "many" 2> "$TEST_ROOT/many.err" || rc=$?
+  [ "$rc" -eq 1 ] || fail "a wrong copy was committed (exit $rc)"
+  [ "$(grep -c 'referenced by' "$TEST_ROOT/many.err")" -eq 1 ] ||
+    fail "not only the one wrong copy was refused: $(head -c 2000 "$TEST_ROOT/many.err")"
+  grep -q "blob $bad referenced by .*does not hold the blob its name says" "$TEST_ROOT/many.err" ||
+    fail "the refusal does not name the wrong copy: $(head -c 2000 "$TEST_ROOT/many.err")"
+  mv "$TEST_ROOT/bad-image" "$store/$bad"
+  env -u OMP_PROFILE -u PI_PROFILE git commit -qm "many" 2> "$TEST_ROOT/many.err" ||
+    fail "the commit was refused: $(head -c 2000 "$TEST_ROOT/many.err")"
+  [ "$(refs_in "$omp_session" | wc -l)" -eq 300 ] || fail "the session lost references"
+  for d in $(refs_in "$omp_session"); do
+    git cat-file -e "HEAD:.jp/blobs/${d:0:2}/${d:2:2}/$d.blob.gz" || fail "blob $d is not in the commit"
+  done
+  git jpblob verify > /dev/null || fail "verify finds problems after the commit"
+  assert_no_changes
+}
+case_ "a session oh-my-pi wrote under a profile commits its 300 images; only a wrong copy among them is refused" omp_references_profile
+
+# A conversation may name a blob only oh-my-pi's store holds: content
+# addressed, it is the one right blob, and is taken. A reference whose
+# size is not that copy's is refused, saying so rather than that the store
+# has no copy.
+omp_store_conversation() {
+  new_installed_repo ompconv
+  python3 - "$HOME/.omp/agent/blobs" <<'PY'
+import hashlib, json, os, random, sys
+store = sys.argv[1]
+os.makedirs(store, exist_ok=True)
+for name, seed, size in (("1-right", 5, 3000), ("2-wrong-size", 6, 2999)):
+    data = random.Random(seed).randbytes(3000)
+    digest = hashlib.sha256(data).hexdigest()
+    with open(os.path.join(store, digest), "wb") as f:
+        f.write(data)
+    os.makedirs(f".jp/conversations/{name}", exist_ok=True)
+    events = [{"timestamp": "2025-12-17 13:17:47.941846", "type": "chat_request", "content": "hi"},
+              {"timestamp": "2025-12-17 13:17:48.941846", "type": "tool_call_response", "id": "t1",
+               "content": {"$blob": digest, "size": size}}]
+    with open(f".jp/conversations/{name}/events.json", "w") as f:
+        json.dump(events, f, indent=2)
+PY
+  git add .jp
+  local rc=0
+  git commit -qm "conversations" 2> "$TEST_ROOT/ompconv.err" || rc=$?
+  [ "$rc" -eq 1 ] || fail "a reference of the wrong size was committed (exit $rc)"
+  grep -q "2-wrong-size.*holds 3000 bytes where the reference says 2999" "$TEST_ROOT/ompconv.err" ||
+    fail "the refusal does not say the copy's size differs: $(cat "$TEST_ROOT/ompconv.err")"
+  git rm -q --cached .jp/conversations/2-wrong-size/events.json
+  git commit -qm "conversation" 2> "$TEST_ROOT/ompconv.err" || fail "refused: $(cat "$TEST_ROOT/ompconv.err")"
+  [ "$(git ls-tree -r --name-only HEAD .jp/blobs | wc -l)" -eq 1 ] || fail "the blob was not committed"
+}
+case_ "a conversation's blob only oh-my-pi's store holds is taken; one of another size is refused, saying so" omp_store_conversation
 pass

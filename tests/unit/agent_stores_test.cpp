@@ -1,6 +1,7 @@
 // Where oh-my-pi's own blob store is, and what is taken from it: a copy
 // only when its bytes are the blob its name says.
 #include <gtest/gtest.h>
+#include <pwd.h>
 #include <unistd.h>
 
 #include "core/format/digest.hpp"
@@ -20,6 +21,7 @@ struct AgentEnvironment {
   ScopedEnv agent{"PI_CODING_AGENT_DIR", nullptr};
   ScopedEnv config{"PI_CONFIG_DIR", nullptr};
   ScopedEnv xdg{"XDG_DATA_HOME", nullptr};
+  ScopedEnv prefix{"GIT_PREFIX", nullptr};
 };
 
 TEST(AgentStores, FindsOhMyPisFoldersInItsOrderAndOnlyThoseThatExist) {
@@ -42,6 +44,12 @@ TEST(AgentStores, FindsOhMyPisFoldersInItsOrderAndOnlyThoseThatExist) {
   fs::create_directories(env.dir / "home/.pi-config/agent/blobs");
   ScopedEnv config("PI_CONFIG_DIR", ".pi-config");
   EXPECT_EQ(AgentBlobStores::from_environment().folders().back(), env.dir / "home/.pi-config/agent/blobs");
+
+  // oh-my-pi joins it to home with path.join, which keeps an absolute one
+  // below home: PI_CONFIG_DIR=/pi is ~/pi.
+  fs::create_directories(env.dir / "home/pi/agent/blobs");
+  ScopedEnv absolute("PI_CONFIG_DIR", "/pi");
+  EXPECT_EQ(AgentBlobStores::from_environment().folders().back(), env.dir / "home/pi/agent/blobs");
 }
 
 TEST(AgentStores, TakesOnlyACopyWhoseBytesAreItsName) {
@@ -74,6 +82,51 @@ TEST(AgentStores, TakesOnlyACopyWhoseBytesAreItsName) {
   fs::create_directory(wrong / digest.hex());  // not a file
   EXPECT_EQ(*stores.fetch(digest, 1 << 20, &why), image);
   EXPECT_NE(why.find("not a regular file"), std::string::npos) << why;
+}
+
+// `omp --profile work` keeps its blobs in the profile's own agent folder;
+// the commit's environment need not say which profile wrote the session.
+TEST(AgentStores, LooksInEveryProfilesFolder) {
+  AgentEnvironment env;
+  fs::create_directories(env.dir / "home/.omp/profiles/work/agent/blobs");
+  fs::create_directories(env.dir / "xdg/omp/profiles/home/blobs");
+  fs::create_directories(env.dir / "home/.omp/agent/blobs");
+  ScopedEnv xdg("XDG_DATA_HOME", (env.dir / "xdg").c_str());
+  const std::vector<fs::path> want = {env.dir / "home/.omp/agent/blobs", env.dir / "xdg/omp/profiles/home/blobs",
+                                      env.dir / "home/.omp/profiles/work/agent/blobs"};
+  EXPECT_EQ(AgentBlobStores::from_environment().folders(), want);
+}
+
+// oh-my-pi resolves a relative $PI_CODING_AGENT_DIR against the folder it
+// ran in; git runs hooks at the top and names the folder of the commit in
+// $GIT_PREFIX.
+TEST(AgentStores, ARelativeAgentFolderIsTheCommitsFolders) {
+  AgentEnvironment env;
+  const fs::path before = fs::current_path();
+  fs::create_directories(env.dir / "sub/agent/blobs");
+  fs::current_path(env.dir.path());
+  ScopedEnv agent("PI_CODING_AGENT_DIR", "agent");
+  ScopedEnv prefix("GIT_PREFIX", "sub/");
+  const auto folders = AgentBlobStores::from_environment().folders();
+  fs::current_path(before);
+  EXPECT_EQ(folders, std::vector<fs::path>{env.dir / "sub/agent/blobs"});
+}
+
+// Node's os.homedir(), which oh-my-pi asks, falls back to the account's
+// home folder when $HOME is unset or empty; so does the lookup.
+TEST(AgentStores, WithoutHomeTheAccountsHomeFolder) {
+  AgentEnvironment env;
+  const struct passwd* account = ::getpwuid(::getuid());
+  ASSERT_TRUE(account && account->pw_dir);
+  // A config folder named from the account's home, so nothing is made there.
+  const fs::path config = fs::relative(env.dir / "cfg", account->pw_dir);
+  fs::create_directories(env.dir / "cfg/agent/blobs");
+  ScopedEnv named("PI_CONFIG_DIR", config.c_str());
+  const std::vector<fs::path> want = {(fs::path(account->pw_dir) / config / "agent/blobs").lexically_normal()};
+  for (const char* home : {static_cast<const char*>(nullptr), ""}) {
+    ScopedEnv unset("HOME", home);
+    EXPECT_EQ(AgentBlobStores::from_environment().folders(), want);
+  }
 }
 
 }  // namespace
