@@ -104,10 +104,17 @@ std::optional<std::string> AgentBlobStores::fetch(const Digest& digest, std::uin
   const std::string name = digest.hex();
   for (const auto& folder : folders_) {
     const fs::path file = folder / name;
-    const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    // Only a regular file is opened (a device or a FIFO named so is never
+    // opened), and checked again once open, in case it was swapped.
+    struct stat st {};
+    if (::stat(file.c_str(), &st) != 0) continue;
+    if (!S_ISREG(st.st_mode)) {
+      if (problem) *problem = file.string() + " is not a regular file";
+      continue;
+    }
+    const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
     if (fd < 0) continue;
     const Fd own(fd);
-    struct stat st {};
     try {
       if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) throw Error(file.string() + " is not a regular file");
       std::string bytes = read_all(fd, file.string(), max_size);
