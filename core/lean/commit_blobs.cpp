@@ -232,7 +232,9 @@ void CommitBlobs::drop_kept(const Staged& staged) const {
 // blob file the index holds then leaves like this commit's.
 void CommitBlobs::leave_work_tree(const Staged& staged) const {
   bool entering = false;
-  if (!lean_) {
+  // lean_ says where new blobs are: a tree not lean yet (an adopting one)
+  // has them in the git folder too (new_blobs_in_git_folder).
+  if (!is_lean(parts_.repo)) {
     // The choice first: one config read, where listing the store's index
     // entries would cost a clone that keeps its store out every commit.
     if (lean_refused(git_) || !tracks_blobs(git_)) return;

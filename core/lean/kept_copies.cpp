@@ -70,9 +70,9 @@ BlobStore::PutResult KeptCopies::put(const Digest& digest, std::string_view byte
 }
 
 std::vector<BlobStore::PutResult> KeptCopies::put_all(const std::vector<std::string_view>& payloads,
-                                                      const std::vector<Digest>& digests) const {
+                                                      const std::vector<Digest>& digests, bool sync_names) const {
   const Fd hold = hold_writes();
-  return store_.put_all(payloads, digests);
+  return store_.put_all(payloads, digests, sync_names);
 }
 
 void KeptCopies::keep(const BlobStore& from, const std::vector<Digest>& digests, bool sync) const {

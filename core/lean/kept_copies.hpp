@@ -46,7 +46,7 @@ class KeptCopies {
   // The store's put and put_all, each under the shared lock.
   BlobStore::PutResult put(const Digest& digest, std::string_view bytes) const;
   std::vector<BlobStore::PutResult> put_all(const std::vector<std::string_view>& payloads,
-                                            const std::vector<Digest>& digests) const;
+                                            const std::vector<Digest>& digests, bool sync_names = true) const;
   // Links each of `digests` from `from` (the work-tree store that just
   // published them) into the folder (BlobStore::link_into), under the
   // shared lock; with `sync`, one file-system sync for them all.

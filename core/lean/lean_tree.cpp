@@ -168,8 +168,7 @@ bool is_lean(const GitRepo& repo) {
 
 namespace {
 
-std::optional<std::string> lean_refusal(const GitCli& git) {
-  const ConfigReader config = ConfigReader::through(git);
+std::optional<std::string> lean_refusal(const ConfigReader& config) {
   if (config.get_bool("jpblob.lean") == false)
     return "jpblob.lean is false here: this clone checks its committed blobs out";
   if (config.get("jpblob.smudge") == "refs")
@@ -184,9 +183,13 @@ std::optional<std::string> lean_refusal(const GitCli& git) {
 }  // namespace
 
 std::optional<std::string> lean_refused(const GitCli& git) {
-  auto why = lean_refusal(git);
+  auto why = lean_refusal(ConfigReader::through(git));
   if (why) JPBLOB_TRACE("lean: this work tree keeps its blob files: " + *why);
   return why;
+}
+
+bool new_blobs_in_git_folder(const GitRepo& repo) {
+  return is_lean(repo) || !lean_refusal(ConfigReader::of(&repo));
 }
 
 bool tracks_blobs(const GitCli& git) { return git.tracks_any(std::string(kWorkTreeStore)); }

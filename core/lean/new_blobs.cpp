@@ -1,5 +1,6 @@
 #include "core/lean/new_blobs.hpp"
 
+#include <algorithm>
 #include <optional>
 
 #include "core/base/error.hpp"
@@ -7,10 +8,10 @@
 
 namespace jpblob {
 
-NewBlobs::NewBlobs(const BlobStore& store, const KeptCopies* kept, HeldInIndex held)
-    : store_(store), kept_(kept), held_(std::move(held)) {}
+NewBlobs::NewBlobs(const BlobStore& store, const KeptCopies* kept, HeldInIndex held, bool lean)
+    : store_(store), kept_(kept), held_(std::move(held)), lean_(lean && held_) {}
 
-const BlobStore& NewBlobs::home() const { return held_ && kept_ ? kept_->store() : store_; }
+const BlobStore& NewBlobs::home() const { return lean_ && kept_ ? kept_->store() : store_; }
 
 GitCopy NewBlobs::ask_index(const Digest& digest, std::string_view bytes) const {
   const GitCopy copy = held_ ? held_(digest, bytes) : GitCopy::None;
@@ -26,12 +27,18 @@ GitCopy NewBlobs::ask_index(const Digest& digest, std::string_view bytes) const 
 
 std::vector<BlobPut> NewBlobs::put_all(const std::vector<std::string_view>& payloads) const {
   if (!held_ || !kept_) {
-    auto results = store_.put_all(payloads);
-    if (kept_) {
-      std::lock_guard lock(unkept_->mutex);
-      for (const BlobPut& r : results)
-        if (r.written) unkept_->digests.push_back(r.digest);
-    }
+    std::vector<std::optional<Digest>> hashed(payloads.size());
+    parallel_for(payloads.size(), [&](std::size_t i) { hashed[i] = Sha256::of(payloads[i]); });
+    std::vector<Digest> digests;
+    digests.reserve(payloads.size());
+    for (const auto& d : hashed) digests.push_back(*d);
+    auto results = store_.put_all(payloads, digests, false);
+    std::lock_guard lock(unkept_->mutex);
+    for (const BlobPut& r : results)
+      if (r.written) {
+        unkept_->store_unsynced = true;
+        if (kept_) unkept_->digests.push_back(r.digest);
+      }
     return results;
   }
   // Lean: what the index holds is not written; the rest goes to the kept
@@ -51,7 +58,11 @@ std::vector<BlobPut> NewBlobs::put_all(const std::vector<std::string_view>& payl
       rest_digests.push_back(*digests[i]);
       at.push_back(i);
     }
-  const auto stored = kept_->put_all(rest, rest_digests);
+  const auto stored = kept_->put_all(rest, rest_digests, false);
+  if (std::any_of(stored.begin(), stored.end(), [](const BlobPut& r) { return r.written; })) {
+    std::lock_guard lock(unkept_->mutex);
+    unkept_->kept_unsynced = true;
+  }
   std::vector<BlobPut> results;
   results.reserve(payloads.size());
   for (std::size_t i = 0; i < payloads.size(); ++i) results.push_back({*digests[i], false});
@@ -60,7 +71,7 @@ std::vector<BlobPut> NewBlobs::put_all(const std::vector<std::string_view>& payl
 }
 
 BlobPut NewBlobs::put(const Digest& digest, std::string_view bytes) const {
-  if (held_ && kept_) {
+  if (lean_ && kept_) {
     if (ask_index(digest, bytes) == GitCopy::Holds) return {digest, false};
     return kept_->put(digest, bytes);
   }
@@ -68,27 +79,35 @@ BlobPut NewBlobs::put(const Digest& digest, std::string_view bytes) const {
 }
 
 BlobPut NewBlobs::put_in_work_tree(const Digest& digest, std::string_view bytes) const {
-  if (ask_index(digest, bytes) == GitCopy::Holds) return {digest, false};
+  if (lean_ && ask_index(digest, bytes) == GitCopy::Holds) return {digest, false};
   const BlobPut put = store_.put(digest, bytes);
   if (put.written && kept_) kept_->keep(store_, {digest}, store_.options().fsync);
   return put;
 }
 
 bool NewBlobs::replace_corrupt(const Digest& digest, std::string_view bytes) const {
-  if (held_ && kept_) return kept_->replace_corrupt(digest, bytes);
+  if (lean_ && kept_) return kept_->replace_corrupt(digest, bytes);
   const bool replaced = store_.replace_corrupt(digest, bytes);
   if (replaced && kept_) kept_->mend(digest, bytes);
   return replaced;
 }
 
 void NewBlobs::finish() const {
-  if (!kept_) return;
   std::vector<Digest> digests;
+  bool store_unsynced = false, kept_unsynced = false;
   {
     std::lock_guard lock(unkept_->mutex);
     digests.swap(unkept_->digests);
+    std::swap(store_unsynced, unkept_->store_unsynced);
+    std::swap(kept_unsynced, unkept_->kept_unsynced);
   }
-  kept_->keep(store_, digests, store_.options().fsync);
+  // The names put_all() published, made durable once (the bytes were
+  // synced before any was published). One sync covers the links made
+  // below too where the kept copies share the store's file system.
+  const bool sync = store_.options().fsync;
+  if (sync && store_unsynced) store_.sync();
+  if (sync && kept_unsynced && kept_) kept_->store().sync();
+  if (kept_) kept_->keep(store_, digests, sync);
 }
 
 }  // namespace jpblob

@@ -25,10 +25,14 @@ namespace jpblob {
 class NewBlobs : public BlobSink {
  public:
   // `store`: the work-tree store (or a --store folder). `kept`: the kept
-  // copies, null where there are none (no work tree). `held`: given in a
-  // lean work tree only, where it asks the index before each write.
-  // `store` and `kept` must outlive this.
-  NewBlobs(const BlobStore& store, const KeptCopies* kept, HeldInIndex held);
+  // copies, null where there are none (no work tree). `held`: given where
+  // new blobs go to the kept copies only (new_blobs_in_git_folder), where
+  // it asks the index before each write. `lean`: false in a tree that is
+  // not lean yet (an adopting one), where put_all() writes as in a lean
+  // one but repair's writes (home(), put(), replace_corrupt()) and
+  // put_in_work_tree() go to the work tree as before. `store` and `kept`
+  // must outlive this.
+  NewBlobs(const BlobStore& store, const KeptCopies* kept, HeldInIndex held, bool lean = true);
   NewBlobs(const NewBlobs&) = delete;
   NewBlobs& operator=(const NewBlobs&) = delete;
 
@@ -53,9 +57,12 @@ class NewBlobs : public BlobSink {
   // lean tree: a link to a file written over in place is corrupt too.
   bool replace_corrupt(const Digest& digest, std::string_view bytes) const;
 
-  // Links into the kept copies what put_all() published, then syncs. A blob
-  // whose file is gone meanwhile has nothing to keep. Throws Error; each
-  // blob file itself is stored already.
+  // Makes the names put_all() published durable with one sync (put_all
+  // syncs each document's bytes before publishing them, but not the names:
+  // two syncs a conversation were a third of a `git add`), then links
+  // into the kept copies what it published in the work-tree store, and
+  // syncs. A blob whose file is gone meanwhile has nothing to keep. Throws
+  // Error; each blob file itself is stored already.
   void finish() const;
 
  private:
@@ -66,9 +73,13 @@ class NewBlobs : public BlobSink {
   const BlobStore& store_;
   const KeptCopies* kept_;
   HeldInIndex held_;
+  bool lean_;
   struct Unkept {
     std::mutex mutex;
     std::vector<Digest> digests;
+    // put_all() published names that no sync has made durable yet.
+    bool store_unsynced = false;
+    bool kept_unsynced = false;
   };
   std::unique_ptr<Unkept> unkept_ = std::make_unique<Unkept>();
 };

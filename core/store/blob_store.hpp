@@ -198,9 +198,12 @@ class BlobStore : public BlobSink {
   // payloads, and only when its file was new.
   std::vector<PutResult> put_all(const std::vector<std::string_view>& payloads) const override;
   // The same, when the caller already knows each payload's digest
-  // (`digests[i]` of `payloads[i]`).
+  // (`digests[i]` of `payloads[i]`). With `sync_names` false, the sync
+  // after publishing is the caller's (sync()): a filter process makes one
+  // for every document git gave it (NewBlobs::finish), as git's batched
+  // fsyncs do. The data is still synced before any name is published.
   std::vector<PutResult> put_all(const std::vector<std::string_view>& payloads,
-                                 const std::vector<Digest>& digests) const;
+                                 const std::vector<Digest>& digests, bool sync_names = true) const;
 
   // Reads and verifies a blob (see decode_blob). Returns nullopt when the
   // file is absent; throws Error when it is present but corrupt or unsafe.

@@ -192,7 +192,7 @@ std::vector<BlobStore::PutResult> BlobStore::put_all(
 }
 
 std::vector<BlobStore::PutResult> BlobStore::put_all(const std::vector<std::string_view>& payloads,
-                                                     const std::vector<Digest>& digests) const {
+                                                     const std::vector<Digest>& digests, bool sync_names) const {
   check_writable();
   std::vector<std::size_t> unique;  // first index of each distinct digest
   std::unordered_map<Digest, std::size_t, DigestHash> first;
@@ -228,7 +228,7 @@ std::vector<BlobStore::PutResult> BlobStore::put_all(const std::vector<std::stri
     if (options_.fsync) sync_filesystem(root_fd(true), "blob store " + root_.string());
     for (std::size_t k = 0; k < count; ++k)
       if (pending[k].file) written[unique[start + k]] = pending[k].file->commit(AtomicFile::Replace::No);
-    if (options_.fsync) sync_filesystem(root_fd(true), "blob store " + root_.string());
+    if (options_.fsync && sync_names) sync_filesystem(root_fd(true), "blob store " + root_.string());
   }
   std::vector<PutResult> results;
   results.reserve(payloads.size());

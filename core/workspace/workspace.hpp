@@ -137,6 +137,10 @@ class Workspace {
   // True when this work tree is lean (core/lean/lean_tree): committed blobs in git's
   // objects only. Asked once, when opened.
   bool lean() const { return lean_; }
+  // True when clean's new blobs live in the git folder until the hook
+  // stages them: a lean tree, or one that becomes lean at its next commit
+  // of blobs (core/lean/lean_tree, new_blobs_in_git_folder).
+  bool new_blobs_in_git_folder() const { return new_blobs_in_git_folder_; }
 
   // top(), opened safely: every document is found and read below it
   // without following a link. Null when top() does not exist (a --store
@@ -181,6 +185,7 @@ class Workspace {
   std::filesystem::path storage_;
   bool in_work_tree_ = false;
   bool lean_ = false;
+  bool new_blobs_in_git_folder_ = false;
   bool shared_read_ = false;
 };
 

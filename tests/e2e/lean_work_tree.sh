@@ -51,7 +51,12 @@ PY
 new_installed_repo team
 write_conversation 1-first "first tool output"
 write_conversation 2-second "second tool output"
-git add .jp && git commit -qm two
+git add .jp
+# An adopting repository becomes lean at its first commit of blobs, and its
+# new blobs go to the git folder from its first add: no blob file is
+# written for the commit to delete again (docs/lean.md).
+adopting_add_files=$(blob_files || true)  # find fails where .jp/blobs is absent
+git commit -qm two
 git checkout -q -b other
 write_conversation 3-other "tool output on another branch"
 git add .jp && git commit -qm other
@@ -60,6 +65,7 @@ cp -r .jp/conversations "$TEST_ROOT/original"
 
 lean_clone() {
   [ -z "$(git config --global init.templateDir)" ] || fail "install set a clone template unasked"
+  [ "$adopting_add_files" -eq 0 ] || fail "the adopting repository's add wrote $adopting_add_files blob files"
   [ "$(cd "$TEST_ROOT/team" && blob_files)" -eq 0 ] || fail "the adopting repository kept its blob files after its commit"
   GIT_TRACE2_PERF="$TEST_ROOT/clone.trace" GIT_TRACE="$TEST_ROOT/clone.git-trace" \
     git clone -q "$TEST_ROOT/team" "$TEST_ROOT/mate" 2> "$TEST_ROOT/err" || fail "clone failed: $(cat "$TEST_ROOT/err")"
@@ -98,7 +104,7 @@ lean_clone() {
   (cd "$TEST_ROOT/mate-wt" && assert_clean_status)
   git worktree remove "$TEST_ROOT/mate-wt"
 }
-case_ "a plain git clone after install keeps no blob file, nor does the adopting repository or a new worktree" lean_clone
+case_ "a plain git clone after install keeps no blob file, nor does the adopting repository (not even at its add) or a new worktree" lean_clone
 
 # The teammate's first commit in that clone: its new blobs live in the
 # git folder until the hook stages them, and the kept folder then goes

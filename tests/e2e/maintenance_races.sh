@@ -13,7 +13,10 @@ gc_racing_commits() {
   for i in $(seq 1 12); do
     git jpblob clean > /dev/null <<<"[{\"type\":\"tool_call_response\",\"content\":\"$(printf 'payload %s' "$i" | base64 -w0)\"}]"
   done
-  find .jp/blobs -type f -exec touch -d '3 hours ago' {} +
+  # Where clean put them: the store, or the git folder in a repository
+  # that becomes lean at its first commit.
+  find $(ls -d .jp/blobs "$(git rev-parse --git-common-dir)/jpblob/kept" 2> /dev/null) -type f \
+    -exec touch -d '3 hours ago' {} +
   (
     for i in $(seq 1 12); do
       write_conversation "$i-race" "payload $i"
