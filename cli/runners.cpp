@@ -105,6 +105,8 @@ void add_plumbing(std::map<std::string, cli::Runner>& r) {
       if (auto why = unchecked_commits(fs::current_path(), ws.repo())) {
         filter.refuse_new_blobs();
         line = "warning: commits here are not checked for their blobs, so `git add` of new content is refused: " + *why;
+      } else if (our_hook_in_place(ws.repo())) {
+        filter.send_new_blobs_to_git_folder();  // our hook stages them from there
       }
       if (line) {
         if (line->starts_with("warning: ")) std::cerr << "git-jpblob: " + *line + "\n" << std::flush;

@@ -72,6 +72,8 @@ class Filter {
   void refuse_new_blobs() { refuse_new_blobs_ = true; }
 
   const Workspace& workspace() const { return workspace_; }
+  // Workspace::send_new_blobs_to_git_folder, before the first clean.
+  void send_new_blobs_to_git_folder() { workspace_.send_new_blobs_to_git_folder(); }
 
  private:
   // Records that git wrote `path` in the committed form, or in JP's.

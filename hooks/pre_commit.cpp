@@ -226,7 +226,7 @@ class Hook {
   // The lean room (core/lean/commit_blobs) answers where the blobs the
   // work tree has no file for are; the hook checks what it found.
   CommitBlobs room() const {
-    return CommitBlobs(ws_.lean_parts(), ws_.new_blobs(), ws_.new_blobs_in_git_folder(), *git_, extra_index_, index_file());
+    return CommitBlobs(ws_.lean_parts(), ws_.new_blobs(), ws_.stages_from_git_folder(), *git_, extra_index_, index_file());
   }
 
   // Referenced blobs absent from the work tree pass only when a copy git

@@ -33,6 +33,8 @@ bool hooks_complete(const HookFolder& folder) {
   return true;
 }
 
+}  // namespace
+
 // The hook git would run, as libgit2 reads the config, when that is
 // git-jpblob's: the common case, answered without starting git.
 bool our_hook_in_place(const GitRepo* repo) {
@@ -45,6 +47,8 @@ bool our_hook_in_place(const GitRepo* repo) {
   }
   return hooks_complete(HookFolder(hooks, *repo->workdir()));
 }
+
+namespace {
 
 // What to do where git runs the hooks of a folder outside the repository,
 // which other repositories share and the filter leaves alone.

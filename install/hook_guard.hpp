@@ -44,6 +44,12 @@ namespace jpblob {
 // is then answered without starting git.
 std::optional<std::string> ensure_hook(const std::filesystem::path& cwd, const GitRepo* repo);
 
+// True when git-jpblob's own hooks are where git runs hooks from, as
+// libgit2 reads the config (no git process): the filter process then lets
+// clean send an adopting tree's new blobs to the git folder
+// (Workspace::send_new_blobs_to_git_folder), for the hook to stage.
+bool our_hook_in_place(const GitRepo* repo);
+
 // Why no hook git runs for a commit in the work tree around `cwd` runs
 // git-jpblob's check, with what to do about it; nullopt when one does, when
 // there is no work tree, or when jpblob.autoInstallHook is false. Never

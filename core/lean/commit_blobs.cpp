@@ -233,7 +233,7 @@ void CommitBlobs::drop_kept(const Staged& staged) const {
 void CommitBlobs::leave_work_tree(const Staged& staged) const {
   bool entering = false;
   // lean_ says where new blobs are: a tree not lean yet (an adopting one)
-  // has them in the git folder too (new_blobs_in_git_folder).
+  // has them in the git folder too (Workspace::stages_from_git_folder).
   if (!is_lean(parts_.repo)) {
     // The choice first: one config read, where listing the store's index
     // entries would cost a clone that keeps its store out every commit.

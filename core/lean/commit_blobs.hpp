@@ -51,7 +51,7 @@ struct BlobCopy {
 
 class CommitBlobs {
  public:
-  // `lean`: new blobs live in the git folder (Workspace::new_blobs_in_git_folder:
+  // `lean`: new blobs live in the git folder (Workspace::stages_from_git_folder:
   // a lean tree, or one that becomes lean at this commit), and are staged
   // from there. `git`: git in the work tree, with the index the hook was handed, whose
   // file is `index_file`; `extra_index`: the real index git holds as

@@ -188,7 +188,7 @@ std::optional<std::string> lean_refused(const GitCli& git) {
   return why;
 }
 
-bool new_blobs_in_git_folder(const GitRepo& repo) {
+bool lean_or_becoming(const GitRepo& repo) {
   return is_lean(repo) || !lean_refusal(ConfigReader::of(&repo));
 }
 

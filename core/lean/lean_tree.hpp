@@ -108,13 +108,13 @@ bool is_lean(const GitRepo& repo);
 // cone-mode sparse checkout (its patterns cannot leave one folder out).
 std::optional<std::string> lean_refused(const GitCli& git);
 
-// True when clean's new blobs go to the git folder (the kept copies) and
-// not into the work tree: in a lean work tree, and in one that becomes lean
-// at its next commit of blobs (lean_refused() gives no reason, read
-// in-process: Workspace::open asks on every filter start). An adopting
-// repository's blobs then never pass through the work tree (docs/lean.md,
-// "Adopting writes each new blob once").
-bool new_blobs_in_git_folder(const GitRepo& repo);
+// True when this work tree is lean or becomes lean at its next commit of
+// blobs (lean_refused() gives no reason, read in-process, with no git
+// process). Where git-jpblob's hook runs, such a tree's new blobs go to the
+// git folder from its first add (Workspace::send_new_blobs_to_git_folder):
+// an adopting repository's blobs never pass through the work tree
+// (docs/lean.md, "An adopting repository's new blobs").
+bool lean_or_becoming(const GitRepo& repo);
 
 // True when the index `git` reads tracks a blob file of the store: the
 // repository holds conversations' blobs. One git call that stops early.

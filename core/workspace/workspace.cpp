@@ -129,6 +129,18 @@ std::vector<std::string> Workspace::read_shared_settings() {
   return shared.warnings;
 }
 
+bool Workspace::stages_from_git_folder() const {
+  // A store that cannot be used (a link outside) is refused at the add, as
+  // before, in a tree not lean yet.
+  return lean_ || (in_work_tree_ && store_->usable() && lean_or_becoming(*repo_));
+}
+
+void Workspace::send_new_blobs_to_git_folder() {
+  if (lean_ || !stages_from_git_folder()) return;
+  new_blobs_ = std::make_unique<NewBlobs>(*store_, kept_.get(), held_in_index(*repo_), false);
+  new_blobs_in_git_folder_ = true;
+}
+
 Workspace Workspace::open(const fs::path& cwd, const std::optional<fs::path>& store_dir, SharedSettings shared) {
   Workspace w;
   if (auto repo = GitRepo::open(cwd)) w.repo_ = std::make_unique<GitRepo>(std::move(*repo));
@@ -157,16 +169,11 @@ Workspace Workspace::open(const fs::path& cwd, const std::optional<fs::path>& st
     w.kept_ = std::make_unique<KeptCopies>(*w.repo_, w.settings_.store);
     w.committed_form_ = std::make_unique<CommittedFormRecord>(w.repo_->gitdir());
   }
-  // New blobs go to the git folder in a lean tree and in one that becomes
-  // lean at its next commit (an adopting one): no file for a blob git holds
-  // out of the work tree already, the index asked first (read once, on the
-  // first blob). A store that cannot be used (a link outside) is refused
-  // at the add, as before, in a tree not lean yet.
-  w.new_blobs_in_git_folder_ =
-      w.in_work_tree_ && (w.lean_ || (w.store_->usable() && jpblob::new_blobs_in_git_folder(*w.repo_)));
+  // In a lean tree, no file for a blob git holds out of the work tree
+  // already: the index is asked first (read once, on the first blob).
+  w.new_blobs_in_git_folder_ = w.lean_;
   w.new_blobs_ = std::make_unique<NewBlobs>(*w.store_, w.kept_.get(),
-                                            w.new_blobs_in_git_folder_ ? held_in_index(*w.repo_) : HeldInIndex{},
-                                            w.lean_);
+                                            w.lean_ ? held_in_index(*w.repo_) : HeldInIndex{});
   w.source_ = std::make_unique<BlobLookup>(*w.store_, w.kept_ ? &w.kept_->store() : nullptr,
                                            w.in_work_tree_ ? w.repo() : nullptr);
   if (shared == SharedSettings::Read) w.settings_.warnings = w.read_shared_settings();

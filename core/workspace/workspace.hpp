@@ -138,9 +138,21 @@ class Workspace {
   // objects only. Asked once, when opened.
   bool lean() const { return lean_; }
   // True when clean's new blobs live in the git folder until the hook
-  // stages them: a lean tree, or one that becomes lean at its next commit
-  // of blobs (core/lean/lean_tree, new_blobs_in_git_folder).
+  // stages them: a lean tree, or one send_new_blobs_to_git_folder() sent.
   bool new_blobs_in_git_folder() const { return new_blobs_in_git_folder_; }
+  // True when the pre-commit hook stages the blobs that have no work-tree
+  // file from the git folder first (core/lean/commit_blobs): in a lean
+  // tree, and in one that becomes lean at this commit (lean_or_becoming),
+  // whose new blobs a filter may have sent there.
+  bool stages_from_git_folder() const;
+  // From now on, in a tree that becomes lean at its next commit of blobs,
+  // clean writes new blobs where a lean tree's go (the kept copies), not
+  // into the work tree for the hook to read back and delete. For the filter
+  // process, once git-jpblob's hooks are in place (install/hook_guard):
+  // where no hook of ours runs, a user adds the blob files by hand. Call
+  // before any blob is written. Nothing in a lean tree, or one that keeps
+  // its store by choice.
+  void send_new_blobs_to_git_folder();
 
   // top(), opened safely: every document is found and read below it
   // without following a link. Null when top() does not exist (a --store

@@ -179,9 +179,6 @@ struct StagedHello {
   fs::path blob;
   std::string rel;  // the blob's path in the repository
   StagedHello() {
-    // The store checked out, so that clean writes the blob's work-tree file
-    // (an adopting repository's new blobs go to the git folder).
-    g.git("config jpblob.lean false");
     const auto ws = Workspace::open(g.repo());
     clean(original, ws.new_blobs(), {}, [&](std::string_view s) { cleaned.append(s); });
     blob = ws.store().path_of(Sha256::of("hello"));
