@@ -192,7 +192,8 @@ class BlobStore : public BlobSink {
   // compression and writing run on every core, and a chunk of new files is
   // made durable by one filesystem sync before any of them is published
   // (published with link(), so a present blob is still never rewritten),
-  // then one more sync makes the new names durable. A crash leaves only
+  // then one more sync makes the new names durable (or the caller's one
+  // sync for many calls: sync_names below). A crash leaves only
   // temporary files, never a partial blob under its name. Results are in
   // the order of `payloads`; `written` is true only for the first of equal
   // payloads, and only when its file was new.
