@@ -138,6 +138,23 @@ TEST(NewBlobs, WhatTheIndexHoldsStandsForTheContentOnlyWhenItHoldsIt) {
   EXPECT_FALSE(fs::exists(k.store.root())) << "no blob file in a lean work tree";
 }
 
+// A tree that becomes lean at its next commit, where git-jpblob's hook runs
+// (Workspace::send_new_blobs_to_git_folder): clean's new blobs go to the
+// kept copies only, while repair and `git jpblob store` still write the
+// work tree, as in any tree that is not lean.
+TEST(NewBlobs, ATreeBecomingLeanSendsCleansNewBlobsToTheGitFolderOnly) {
+  KeptSandbox k;
+  const NewBlobs adopting(k.store, &k.kept, [](const Digest&, std::string_view) { return GitCopy::None; }, false);
+  EXPECT_EQ(&adopting.home(), &k.store);
+  EXPECT_TRUE(adopting.put_all({"new"})[0].written);
+  EXPECT_EQ(k.kept.store().get(Sha256::of("new")), "new") << "published before finish()";
+  EXPECT_FALSE(fs::exists(k.store.root())) << "no blob file for the hook to delete again";
+  EXPECT_TRUE(adopting.put(Sha256::of("repaired"), "repaired").written);
+  EXPECT_EQ(k.store.get(Sha256::of("repaired")), "repaired");
+  adopting.finish();
+  EXPECT_EQ(k.kept.store().get(Sha256::of("repaired")), "repaired") << "linked into the kept copies";
+}
+
 // A commit that staged every kept copy moves the folder aside whole: only
 // when every entry is a copy that may go, and never while a writer holds
 // the lock.
