@@ -67,21 +67,29 @@ class Peers:
         d.mkdir()
         src = d / "src"
         self.generate_conversations(n, (src,), seed=48 + n)
-        docs = sorted(src.rglob("events.json"))
-        total_mb = sum(p.stat().st_size for p in docs) / 2 ** 20
+        total_mb = sum(p.stat().st_size for p in src.rglob("events.json")) / 2 ** 20
         envs = self.peer_envs(d)
         repos = {kind: d / f"work-{kind}" for kind in KINDS}
-        split = {}  # (step, kind) -> [seconds]
+        measured, split = self.peer_commits(d, src, repos, envs, reps)
+        servers = self.serve(d, repos, envs)
+        measured.update(self.peer_clones(d, servers, envs, reps))
+        self.report_peers(n, reps, total_mb, measured, split)
 
-        def steps(kind, step, commands):
-            """Times each command in turn; records each and returns their sum."""
+    def peer_commits(self, d, src, repos, envs, reps):
+        """Adopting every conversation, then the next turn in each: `git add
+        -A .` and `git commit` timed apart, the sides interleaved. Returns
+        ({row: (ours, [(ratio, seconds) of git-lfs, of plain git])},
+        {(step, command, side): [seconds]})."""
+        split = {}
+
+        def steps(kind, step):
             total = 0.0
-            for name, cmd in commands:
+            for name, cmd in (("git add", "git add -A ."), ("git commit", "git commit -qm conversations")):
                 took = timed(cmd, repos[kind], envs[kind])
                 split.setdefault((step, name, kind), []).append(took)
                 total += took
             if kind == "jpblob":
-                wait_for_purge(repos[kind], f"{step}, {n}")
+                wait_for_purge(repos[kind], step)
             return total
 
         def adoption(kind):
@@ -89,7 +97,7 @@ class Peers:
             self.discard(path)
             path.mkdir()
             shutil.copytree(src / ".jp", path / ".jp")
-            self.git("init -q -b main .", path)
+            sh("git init -q -b main .", path, envs[kind])
             if kind == "jpblob":
                 # Inside a repository: the global config again, .gitattributes and the hooks.
                 sh(f"{self.bin} install > /dev/null", path, envs[kind])
@@ -99,26 +107,23 @@ class Peers:
             sh("sync", d)
             next_second()
 
-        commit = [("git add", "git add -A ."), ("git commit", "git commit -qm conversations")]
-
         def side(kind, step, setup=None):
-            return (lambda: steps(kind, step, commit), setup)
+            return (lambda: steps(kind, step), setup)
 
-        (adopt_lfs, adopt_plain), adopt_ours = self.rounds(
-            side("jpblob", "adopt", lambda: adoption("jpblob")),
-            [side("lfs", "adopt", lambda: adoption("lfs")), side("plain", "adopt", lambda: adoption("plain"))],
-            reps)
-
+        measured = {"adopt": self.rounds(side("jpblob", "adopt", lambda: adoption("jpblob")),
+                                         [side("lfs", "adopt", lambda: adoption("lfs")),
+                                          side("plain", "adopt", lambda: adoption("plain"))], reps)}
         if not sh("git ls-files .jp/blobs", repos["jpblob"], envs["jpblob"], capture=True)[1]:
             raise RuntimeError("git-jpblob's adoption committed no blob: its filter did not run")
 
         # The next turn: one real-shaped turn appended to every conversation,
         # the same bytes on each side, in the repositories the last round adopted.
         turns = self.real_turns()
+        docs = sorted(src.rglob("events.json"))
+        names = [p.relative_to(src) for p in docs]
         texts = [p.read_text() for p in docs]
         counter = iter(range(10 ** 9))
-        rng = random.Random(n)
-        names = [p.relative_to(src) for p in docs]
+        rng = random.Random(len(docs))
         round_no = iter(range(10 ** 6))
 
         def next_turn():
@@ -132,10 +137,14 @@ class Peers:
             sh("sync", d)
             next_second()
 
-        (turn_lfs, turn_plain), turn_ours = self.rounds(
-            side("jpblob", "turn", next_turn), [side("lfs", "turn"), side("plain", "turn")], reps)
+        measured["turn"] = self.rounds(side("jpblob", "turn", next_turn), [side("lfs", "turn"), side("plain", "turn")],
+                                       reps)
+        return measured, split
 
-        servers = self.serve(d, repos, envs)
+    def peer_clones(self, d, servers, envs, reps):
+        """Clones of each side's server, the lean clone's floor beside them,
+        status in each, then the sizes: {row: (ours, [(ratio, seconds) of
+        each peer])}, the sizes as {side: MiB}."""
         clones = {kind: d / f"clone-{kind}" for kind in KINDS}
 
         def clone(kind, env=None, after=""):
@@ -143,14 +152,14 @@ class Peers:
             self.discard(dest)
             return timed(f"git clone -q file://{servers[kind]} {dest}{after}", d, env or envs[kind])
 
-        floor = "floor: plain git's clone of git-jpblob's server + removing its .jp/blobs files"
-        (clone_lfs, clone_plain, clone_floor), clone_ours = self.rounds(
+        out = {"clone": self.rounds(
             (lambda: clone("jpblob"), None),
             [(lambda: clone("lfs"), None), (lambda: clone("plain"), None),
-             (lambda: clone("jpblob", envs["plain"], f" && rm -rf {d / 'clone-floor'}/.jp/blobs"), None)], reps)
+             (lambda: clone("jpblob", envs["plain"], f" && rm -rf {d / 'clone-floor'}/.jp/blobs"), None)], reps)}
         if any((clones["jpblob"] / ".jp/blobs").rglob("*.blob.gz")):
             raise RuntimeError("git-jpblob's clone is not lean")
-        if (clones["lfs"] / names[0]).read_text().startswith("version https://git-lfs"):
+        first = next((clones["lfs"] / ".jp/conversations").glob("*/events.json"))
+        if first.read_text().startswith("version https://git-lfs"):
             raise RuntimeError("git-lfs's clone checked out pointer files: its smudge did not run")
 
         index_floor = d / "index-floor"
@@ -160,68 +169,80 @@ class Peers:
         status["floor"] = (index_floor, envs["plain"])
         for where, env in status.values():
             timed("git status", where, env)
-        (status_floor, status_lfs, status_plain), status_ours = self.rounds(
-            (lambda: timed("git status", *status["jpblob"]), None),
-            [(lambda k=k: timed("git status", *status[k]), None) for k in ("floor", "lfs", "plain")], reps * 2)
+        out["status"] = self.rounds((lambda: timed("git status", *status["jpblob"]), None),
+                                    [(lambda k=k: timed("git status", *status[k]), None)
+                                     for k in ("lfs", "plain", "floor")], reps * 2)
 
-        clone_mib = {kind: disk_mib(clones[kind]) for kind in KINDS}
+        out["clone size"] = {kind: disk_mib(clones[kind]) for kind in KINDS}
         for kind in KINDS:
             sh("git gc -q --aggressive", servers[kind], envs[kind])
-        server_mib = {kind: disk_mib(servers[kind]) for kind in KINDS}
+        out["server size"] = {kind: disk_mib(servers[kind]) for kind in KINDS}
+        return out
 
-        times = lambda ours, lfs, plain: {"jpblob": ours, "lfs": lfs[1], "plain": plain[1]}  # noqa: E731
+    def report_peers(self, n, reps, total_mb, measured, split):
+        """The peer table, kept for the end of the run, and its rows."""
         lines = [f"| {n} conversations ({total_mb:.0f} MB), medians of {reps} interleaved rounds "
                  f"| plain git | git-lfs | git-jpblob | vs git-lfs | vs plain git | target | met |",
                  "|---|---|---|---|---|---|---|---|"]
 
-        def line(name, values, unit, vs_lfs, vs_plain, target="report", limit=None, against=None):
-            fmt = (lambda v: f"{v * 1000:.0f} ms") if unit == "ms" else (
-                (lambda v: f"{v:.2f} s") if unit == "s" else (lambda v: f"{v:.1f} MiB"))
-            checked = vs_lfs if against is None else against
+        def line(name, values, unit, ratios, target="report", limit=None, checked=None):
+            fmt = {"ms": lambda v: f"{v * 1000:.0f} ms", "s": lambda v: f"{v:.2f} s",
+                   "MiB": lambda v: f"{v:.1f} MiB"}[unit]
+            checked = ratios[0] if checked is None else checked
             met = "–" if limit is None else ("yes" if checked <= limit else "NO")
             lines.append(f"| {name} | {fmt(values['plain'])} | {fmt(values['lfs'])} | {fmt(values['jpblob'])} "
-                         f"| {vs_lfs:.2f}× | {vs_plain:.2f}× | {target} | {met} |")
+                         f"| {ratios[0]:.2f}× | {ratios[1]:.2f}× | {target} | {met} |")
+
+        def timed_line(key, name, unit, target, limit, floor=None):
+            (lfs, plain, *rest), ours = measured[key]
+            checked = None
+            if floor:
+                checked, seconds = rest[0]
+                shown = f"{seconds * 1000:.0f} ms" if unit == "ms" else f"{seconds:.2f} s"
+                target = f"{target} {floor} ({shown}): {checked:.2f}×"
+            line(name, {"jpblob": ours, "lfs": lfs[1], "plain": plain[1]}, unit, (lfs[0], plain[0]), target, limit,
+                 checked)
 
         def split_line(step, name):
             values = {k: statistics.median(split[(step, name, k)]) for k in KINDS}
-            line(f"  of which `{name}`", values, "s", values["jpblob"] / values["lfs"],
-                 values["jpblob"] / values["plain"], "(medians' ratio)")
+            line(f"  of which `{name}`", values, "s", (values["jpblob"] / values["lfs"],
+                                                        values["jpblob"] / values["plain"]), "(medians' ratio)")
 
-        line("adopt: `git add` + `git commit` of every conversation", times(adopt_ours, adopt_lfs, adopt_plain), "s",
-             adopt_lfs[0], adopt_plain[0], "≤ 1.5× git-lfs", 1.5)
+        def size_line(key, name):
+            mib = measured[key]
+            line(name, mib, "MiB", (mib["jpblob"] / mib["lfs"], mib["jpblob"] / mib["plain"]))
+
+        timed_line("adopt", "adopt: `git add` + `git commit` of every conversation", "s", "≤ 1.5× git-lfs", 1.5)
         split_line("adopt", "git add")
         split_line("adopt", "git commit")
-        line("next turn in every conversation: `git add` + `git commit`", times(turn_ours, turn_lfs, turn_plain), "s",
-             turn_lfs[0], turn_plain[0], "≤ 1.0× git-lfs", 1.0)
+        timed_line("turn", "next turn in every conversation: `git add` + `git commit`", "s", "≤ 1.0× git-lfs", 1.0)
         split_line("turn", "git add")
         split_line("turn", "git commit")
-        line("`git clone` of the bare remote", times(clone_ours, clone_lfs, clone_plain), "s", clone_lfs[0],
-             clone_plain[0], f"≤ 1.0× floor ({clone_floor[1]:.2f} s): {clone_floor[0]:.2f}×", 1.0, clone_floor[0])
-        line("`git status` after the clone", times(status_ours, status_lfs, status_plain), "ms", status_lfs[0],
-             status_plain[0], f"≤ 1.1× index floor ({status_floor[1] * 1000:.0f} ms): {status_floor[0]:.2f}×", 1.1,
-             status_floor[0])
-        line("server repository after `git gc --aggressive`", server_mib, "MiB",
-             server_mib["jpblob"] / server_mib["lfs"], server_mib["jpblob"] / server_mib["plain"])
-        line("a clone: `.git` + work tree", clone_mib, "MiB", clone_mib["jpblob"] / clone_mib["lfs"],
-             clone_mib["jpblob"] / clone_mib["plain"])
+        timed_line("clone", "`git clone` of the bare remote", "s", "≤ 1.0×", 1.0, "floor")
+        timed_line("status", "`git status` after the clone", "ms", "≤ 1.1×", 1.1, "index floor")
+        size_line("server size", "server repository after `git gc --aggressive`")
+        size_line("clone size", "a clone: `.git` + work tree")
         TABLES.append("\n".join(lines))
         print("\n".join(lines), flush=True)
 
         label = f"peers, {n} conversations"
-        row(f"{label}: adopt (add + commit)", "git-lfs", adopt_lfs[0], "<= 1.5x", 1.5,
-            f"({adopt_ours:.2f}s vs {adopt_lfs[1]:.2f}s; plain git {adopt_plain[1]:.2f}s)")
-        row(f"{label}: next turn (add + commit)", "git-lfs", turn_lfs[0], "<= 1.0x", 1.0,
-            f"({turn_ours:.2f}s vs {turn_lfs[1]:.2f}s; plain git {turn_plain[1]:.2f}s)")
-        row(f"{label}: git clone", "floor: plain clone + removing .jp/blobs", clone_floor[0], "<= 1.0x", 1.0,
-            f"({clone_ours:.2f}s vs {clone_floor[1]:.2f}s)")
-        row(f"{label}: git clone", "git-lfs clone", clone_lfs[0], "report", None,
-            f"({clone_ours:.2f}s vs {clone_lfs[1]:.2f}s)")
-        row(f"{label}: git status after clone", "index floor: plain git, same index", status_floor[0], "<= 1.1x",
-            1.1, f"({status_ours * 1000:.0f}ms vs {status_floor[1] * 1000:.0f}ms)")
-        row(f"{label}: server after gc --aggressive", "git-lfs", server_mib["jpblob"] / server_mib["lfs"], "report",
-            None, f"({server_mib['jpblob']:.1f} vs {server_mib['lfs']:.1f} MiB; plain {server_mib['plain']:.1f})")
-        row(f"{label}: clone .git + work tree", "git-lfs", clone_mib["jpblob"] / clone_mib["lfs"], "report", None,
-            f"({clone_mib['jpblob']:.1f} vs {clone_mib['lfs']:.1f} MiB; plain {clone_mib['plain']:.1f})")
+        for key, name, against, target, limit in (
+                ("adopt", "adopt (add + commit)", "git-lfs", "<= 1.5x", 1.5),
+                ("turn", "next turn (add + commit)", "git-lfs", "<= 1.0x", 1.0)):
+            (lfs, plain), ours = measured[key]
+            row(f"{label}: {name}", against, lfs[0], target, limit,
+                f"({ours:.2f}s vs {lfs[1]:.2f}s; plain git {plain[1]:.2f}s)")
+        (lfs, plain, floor), ours = measured["clone"]
+        row(f"{label}: git clone", "floor: plain clone + removing .jp/blobs", floor[0], "<= 1.0x", 1.0,
+            f"({ours:.2f}s vs {floor[1]:.2f}s)")
+        row(f"{label}: git clone", "git-lfs clone", lfs[0], "report", None, f"({ours:.2f}s vs {lfs[1]:.2f}s)")
+        (lfs, plain, floor), ours = measured["status"]
+        row(f"{label}: git status after clone", "index floor: plain git, same index", floor[0], "<= 1.1x", 1.1,
+            f"({ours * 1000:.0f}ms vs {floor[1] * 1000:.0f}ms)")
+        for key, name in (("server size", "server after gc --aggressive"), ("clone size", "clone .git + work tree")):
+            mib = measured[key]
+            row(f"{label}: {name}", "git-lfs", mib["jpblob"] / mib["lfs"], "report", None,
+                f"({mib['jpblob']:.1f} vs {mib['lfs']:.1f} MiB; plain {mib['plain']:.1f})")
 
     @staticmethod
     def rounds(ours, peers, reps):
