@@ -25,10 +25,11 @@ from harness import *  # noqa: F401,F403 (sh, timed, row, ROWS, the data generat
 from rows_big import BigRepository
 from rows_large import LargeFile
 from rows_many import ManyConversations
+from rows_peer import Peers
 from rows_scale import Scale
 
 
-class Bench(LargeFile, ManyConversations, BigRepository, Scale):
+class Bench(LargeFile, ManyConversations, BigRepository, Scale, Peers):
     def __init__(self, args):
         self.bin = Path(args.bin).resolve()
         self.fixtures = Path(args.fixtures).resolve()
@@ -81,7 +82,7 @@ def main():
     ap.add_argument("--bin", required=True)
     ap.add_argument("--fixtures", required=True)
     ap.add_argument("--quick", action="store_true", help="smaller data, fewer runs (a smoke test)")
-    ap.add_argument("--only", nargs="*", default=[], help="large many plain big history memory scale huge")
+    ap.add_argument("--only", nargs="*", default=[], help="large many plain big history memory scale huge peer peer3000")
     ap.add_argument("--scale", action="store_true",
                     help="the growth rows only: every workload at 1,000 and 10,000 conversations (over 10 minutes)")
     ap.add_argument("--keep", action="store_true")
@@ -94,12 +95,15 @@ def main():
     try:
         sections = (("large", b.large_file), ("many", b.many_conversations), ("plain", b.without_conversations),
                     ("big", b.big_repository), ("history", b.history), ("memory", b.delayed_memory),
-                    ("scale", b.scale), ("huge", b.huge))
+                    ("scale", b.scale), ("huge", b.huge),
+                    ("peer", b.peer), ("peer3000", b.peer3000))
         wanted = set(args.only) | ({"scale"} if args.scale else set())
         for name, fn in sections:
-            # The growth rows and the 50,000 take too long for the default
-            # run: --scale, --only huge.
-            if name in wanted or (not wanted and name not in ("scale", "huge")):
+            # The growth rows, the 50,000 and the peer table take too long
+            # for the default run (the peers' `git gc --aggressive` of plain
+            # git's server alone took 15 minutes at 300): --scale, --only
+            # huge, --only peer, --only peer3000.
+            if name in wanted or (not wanted and name not in ("scale", "huge", "peer", "peer3000")):
                 section = time.time()
                 fn()
                 print(f"  ({name}: {time.time() - section:.0f}s)", flush=True)
@@ -118,6 +122,8 @@ def main():
     for name, peer, ratio, target, met, detail in ROWS:
         if detail:
             print(f"  {name} vs {peer}: {detail}")
+    for table in TABLES:
+        print(f"\n{table}")
     return 0
 
 

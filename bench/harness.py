@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 
 ROWS = []  # (name, peer, ratio or None, target text, met or None, note)
+TABLES = []  # tables of their own (the peer table), printed after the rows
 
 
 def sh(cmd, cwd=None, env=None, stdin=None, check=True, capture=False):

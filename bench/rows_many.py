@@ -218,11 +218,7 @@ class ManyConversations:
         same index entries, every .jp/blobs entry skip-worktree: what RFD
         066's one-file-a-blob layout costs git itself."""
         floor = d / "floor"
-        self.discard(floor)
-        sh(f"git clone -q --no-checkout {origin} {floor}", d, plain_env)
-        sh("git config core.sparseCheckout true && git config core.sparseCheckoutCone false && "
-           "git config sparse.expectFilesOutsideOfPatterns true && mkdir -p .git/info && "
-           "printf '/*\\n!/.jp/blobs/\\n' > .git/info/sparse-checkout && git checkout -q", floor, plain_env)
+        self.index_floor_clone(origin, floor, plain_env)
         ours = d / "clone-jpblob"
         self.discard(ours)
         sh(f"git clone -q {origin} {ours}", d, self.env)
@@ -233,6 +229,15 @@ class ManyConversations:
                                  lambda: timed("git status", floor, plain_env), self.reps * 2)
         row("git status after clone, lean", "index floor: plain git, same index", ratio, "<= 1.1x", 1.1,
             f"({a * 1000:.0f}ms vs {b * 1000:.0f}ms)")
+
+    def index_floor_clone(self, origin, floor, plain_env):
+        """A plain git clone of `origin` with every .jp/blobs entry
+        skip-worktree: the index a lean clone holds, without git-jpblob."""
+        self.discard(floor)
+        sh(f"git clone -q --no-checkout {origin} {floor}", floor.parent, plain_env)
+        sh("git config core.sparseCheckout true && git config core.sparseCheckoutCone false && "
+           "git config sparse.expectFilesOutsideOfPatterns true && mkdir -p .git/info && "
+           "printf '/*\\n!/.jp/blobs/\\n' > .git/info/sparse-checkout && git checkout -q", floor, plain_env)
 
     def without_conversations(self):
         """A repository without conversations must not notice git-jpblob:
