@@ -7,6 +7,7 @@
 #include "core/documents/session_jsonl.hpp"
 #include "core/format/base64.hpp"
 #include "core/format/json_string.hpp"
+#include "session_store_fixture.hpp"
 #include "test_support.hpp"
 
 namespace jpblob {
@@ -29,35 +30,7 @@ std::string long_text(std::size_t lines) {
   return text;
 }
 
-class ClaudeTest : public ::testing::Test {
- protected:
-  test::TempDir dir;
-  BlobStore store = BlobStore::for_storage(dir / ".jp", dir.path());
-
-  std::string externalize(std::string_view in, std::uint64_t min_size = 0, TransformReport* report = nullptr) {
-    std::string out;
-    CleanOptions options;
-    options.path = "s.jsonl";
-    options.min_size = min_size;
-    const auto r = externalize_session(in, store, options, [&](std::string_view s) { out.append(s); });
-    if (report) *report = r;
-    return out;
-  }
-  std::string load(std::string_view in) {
-    std::string out;
-    StoreBlobSource source(store);
-    SmudgeOptions options;
-    options.path = "s.jsonl";
-    load_session(in, source, options, [&](std::string_view s) { out.append(s); });
-    return out;
-  }
-  void expect_round_trip(const std::string& session, std::uint64_t min_size = 0) {
-    const std::string cleaned = externalize(session, min_size);
-    EXPECT_EQ(load(cleaned), session) << "smudge(clean(x)) == x";
-    EXPECT_EQ(externalize(cleaned, min_size), cleaned) << "clean(clean(x)) == clean(x)";
-    EXPECT_EQ(externalize(load(cleaned), min_size), cleaned) << "clean(smudge(clean(x))) == clean(x)";
-  }
-};
+class ClaudeTest : public test::SessionStoreTest {};
 
 TEST_F(ClaudeTest, ReadImageBothCopiesShareOneBlob) {
   const std::string png = test::random_bytes(30 * 1024, 1);

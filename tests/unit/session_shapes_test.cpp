@@ -10,6 +10,7 @@
 #include "core/documents/document.hpp"
 #include "core/documents/session_jsonl.hpp"
 #include "core/format/base64.hpp"
+#include "session_store_fixture.hpp"
 #include "test_support.hpp"
 
 namespace jpblob {
@@ -20,35 +21,7 @@ namespace fs = std::filesystem;
 std::string b64(const std::string& bytes) { return base64_encode(bytes, Base64Alphabet::Standard); }
 std::string url_of(const std::string& bytes) { return "blob:sha256:" + Sha256::of(bytes).hex(); }
 
-class ShapesTest : public ::testing::Test {
- protected:
-  test::TempDir dir;
-  BlobStore store = BlobStore::for_storage(dir / ".jp", dir.path());
-
-  std::string externalize(std::string_view in, TransformReport* report = nullptr) {
-    std::string out;
-    CleanOptions options;
-    options.path = "s.jsonl";
-    const auto r = externalize_session(in, store, options, [&](std::string_view s) { out.append(s); });
-    if (report) *report = r;
-    return out;
-  }
-  std::string load(std::string_view in) {
-    std::string out;
-    StoreBlobSource source(store);
-    SmudgeOptions options;
-    options.path = "s.jsonl";
-    load_session(in, source, options, [&](std::string_view s) { out.append(s); });
-    return out;
-  }
-  // The three invariants of docs/FORMAT.md, "The filter".
-  void expect_round_trip(const std::string& session) {
-    const std::string cleaned = externalize(session);
-    EXPECT_EQ(load(cleaned), session) << "smudge(clean(x)) == x";
-    EXPECT_EQ(externalize(cleaned), cleaned) << "clean(clean(x)) == clean(x)";
-    EXPECT_EQ(externalize(load(cleaned)), cleaned) << "clean(smudge(clean(x))) == clean(x)";
-  }
-};
+class ShapesTest : public test::SessionStoreTest {};
 
 // ------------------------------------------------------------ Claude Code
 
@@ -78,7 +51,7 @@ TEST_F(ShapesTest, ClaudeCodeImagesMoveAtTopLevelAndInsideToolResults) {
       R"({"type":"system","subtype":"compact_boundary","content":"Conversation compacted","isMeta":false,"uuid":"u4"})"
       "\n";
   TransformReport report;
-  const std::string cleaned = externalize(session, &report);
+  const std::string cleaned = externalize(session, 0, &report);
   EXPECT_EQ(report.replaced, 3u) << "every base64 source, small ones too";
   EXPECT_TRUE(report.warnings.empty());
   for (const std::string* bytes : {&shot, &pasted, &tiny}) {
@@ -108,7 +81,7 @@ TEST_F(ShapesTest, ClaudeCodeLookalikesStayInline) {
   };
   for (const auto& line : untouched) {
     TransformReport report;
-    EXPECT_EQ(externalize(line + "\n", &report), line + "\n") << line.substr(0, 120);
+    EXPECT_EQ(externalize(line + "\n", 0, &report), line + "\n") << line.substr(0, 120);
     EXPECT_EQ(report.replaced, 0u);
   }
   EXPECT_EQ(test::count_files(dir / ".jp/blobs"), 0u);
@@ -129,7 +102,7 @@ TEST_F(ShapesTest, OhMyPiImagesUnderTheImagesKey) {
       R"(","mimeType":"text/plain"}]}})" "\n"
       R"({"type":"custom","details":{"images":{"data":")" + b64(b) + R"(","mimeType":"IMAGE/WEBP"}}})" "\n";
   TransformReport report;
-  const std::string cleaned = externalize(session, &report);
+  const std::string cleaned = externalize(session, 0, &report);
   EXPECT_EQ(report.replaced, 3u) << "png and image-typed entries, and a direct object; not small, not text/plain";
   EXPECT_NE(cleaned.find(R"({"data":")" + url_of(a) + R"(","mimeType":"image/png"})"), std::string::npos);
   EXPECT_NE(cleaned.find(b64(small)), std::string::npos);
@@ -146,7 +119,7 @@ TEST_F(ShapesTest, OhMyPiImageGenerationCallResults) {
       b64(picture) + R"("},{"type":"image_generation_call","id":"ig_2","status":"completed","result":")" + b64(small) +
       R"("},{"type":"message","result":")" + b64(picture) + R"("}]}}})" "\n";
   TransformReport report;
-  const std::string cleaned = externalize(session, &report);
+  const std::string cleaned = externalize(session, 0, &report);
   EXPECT_EQ(report.replaced, 1u);
   EXPECT_NE(cleaned.find(R"("id":"ig_1","status":"completed","result":")" + url_of(picture) + "\""), std::string::npos);
   EXPECT_EQ(store.get(Sha256::of(picture)).value(), picture);
@@ -162,7 +135,7 @@ TEST_F(ShapesTest, OhMyPiImageUrlDataUrlsKeepTheirTextWhateverTheirSize) {
       R"("},{"type":"input_image","image_url":"https://example.com/a.png"},{"type":"input_image","image_url":"data:text/plain;base64,aGk="},{"type":"image_url","image_url":{"url":")" +
       small_url + R"("}}]}}})" "\n";
   TransformReport report;
-  const std::string cleaned = externalize(session, &report);
+  const std::string cleaned = externalize(session, 0, &report);
   EXPECT_EQ(report.replaced, 2u) << "no threshold; not https, not text, not an object's url";
   EXPECT_EQ(store.get(Sha256::of(big_url)).value(), big_url) << "the blob holds the URL text itself";
   EXPECT_EQ(store.get(Sha256::of(small_url)).value(), small_url);
@@ -179,7 +152,7 @@ TEST_F(ShapesTest, SignedBlocksAreLeftAsOhMyPiLeavesThem) {
       R"(]},"thoughtSignature":"sig"},{"type":"toolCall","id":"c2","name":"look","arguments":{"images":[)" + image +
       R"(]}}]},"preserveData":{"anthropicCompaction":{"content":"opaque","images":[)" + image + R"(]}}})" "\n";
   TransformReport report;
-  const std::string cleaned = externalize(session, &report);
+  const std::string cleaned = externalize(session, 0, &report);
   EXPECT_EQ(report.replaced, 1u) << "only the unsigned tool call's image";
   EXPECT_NE(cleaned.find(R"("thoughtSignature":"sig")"), std::string::npos);
   std::size_t inline_copies = 0;
