@@ -206,11 +206,12 @@ case_ "a read image (both copies), a PDF and a file read commit at under a tenth
 # blob:sha256:<hex> in the session. That form is clean's
 # (session_real_client.sh has oh-my-pi's own writer check it), so a clean
 # outside any repository makes it here. $1: the session, $2: the agent's
-# blob folder. The inline original is left in $TEST_ROOT/omp-inline.jsonl.
+# blob folder, $3: the images' seed (write_omp_session's). The inline
+# original is left in $TEST_ROOT/omp-inline.jsonl.
 write_omp_with_references() {
   local s=$1 store=$2 scratch d
   scratch=$(mktemp -d "$TEST_ROOT/omp-writer.XXXXXX")
-  write_omp_session "$scratch/inline.jsonl" > /dev/null
+  write_omp_session "$scratch/inline.jsonl" "${3:-3}" > /dev/null
   cp "$scratch/inline.jsonl" "$TEST_ROOT/omp-inline.jsonl"
   mkdir -p "$(dirname "$s")" "$store" "$scratch/jp"
   (cd "$scratch" && "$JPBLOB_BIN" clean "$s" --store "$scratch/jp") < "$scratch/inline.jsonl" > "$s"
@@ -260,6 +261,29 @@ omp_references_teammate() {
   return 0
 }
 case_ "a teammate's clone holds the images inline, which oh-my-pi loads, and writes nothing into ~/.omp" omp_references_teammate
+
+# The teammate's own oh-my-pi writes a session with references in that
+# clone, the kind `git clone` makes after `git jpblob install` (lean, in
+# the default mode): it commits from the teammate's store as it does in the
+# adopting repository, and no blob file comes into the work tree.
+omp_references_in_clone() {
+  local home2=$TEST_ROOT/teammate-home s=.jp/sessions/omp/2026-11-22T08-00-00_77aa.jsonl
+  cd "$TEST_ROOT/omprefs-clone"
+  if lean_mode; then [ "$(git config --get core.sparseCheckout)" = true ] || fail "the clone is not lean"; fi
+  HOME=$home2 write_omp_with_references "$s" "$home2/.omp/agent/blobs" 13
+  HOME=$home2 git add "$s"
+  HOME=$home2 git commit -qm "the teammate's session" 2> "$TEST_ROOT/clone-commit.err" ||
+    fail "the commit was refused: $(cat "$TEST_ROOT/clone-commit.err")"
+  local d
+  for d in $(refs_in "$s"); do
+    git cat-file -e "HEAD:.jp/blobs/${d:0:2}/${d:2:2}/$d.blob.gz" || fail "blob $d is not in the commit"
+  done
+  if lean_mode && [ -d .jp/blobs ]; then
+    [ -z "$(find .jp/blobs -type f)" ] || fail "the lean clone got blob files: $(find .jp/blobs -type f | head -3)"
+  fi
+  HOME=$home2 git jpblob verify > /dev/null || fail "verify failed in the clone"
+}
+case_ "in a teammate's lean clone, a session their oh-my-pi wrote with references commits from their store" omp_references_in_clone
 
 # $PI_CODING_AGENT_DIR moves oh-my-pi's store; a copy there that is not the
 # blob its name says is passed over, and the refusal says where it looked.
