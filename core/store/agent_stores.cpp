@@ -89,11 +89,11 @@ AgentBlobStores AgentBlobStores::from_environment() {
 
 std::string AgentBlobStores::describe() const {
   if (folders_.empty()) return "no oh-my-pi blob folder found ($PI_CODING_AGENT_DIR/blobs, ~/.omp/agent/blobs)";
-  const auto home = environment("HOME");
+  const auto home = home_folder();  // the ~ the folders were found below
   std::string out;
   for (const auto& f : folders_) {
     std::string name = f.string();
-    if (home && name.starts_with(*home + "/")) name = "~" + name.substr(home->size());
+    if (home && name.starts_with(home->string() + "/")) name = "~" + name.substr(home->string().size());
     out += (out.empty() ? "" : ", ") + name;
   }
   return out;
