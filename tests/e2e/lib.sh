@@ -434,6 +434,28 @@ for b in (block, attached, generated, url.encode()):
 PY
 }
 
+# PATH as a teammate without git-jpblob has it: this build's folder left
+# out, and any other folder that holds a git-jpblob (one installed by
+# install/setup.sh, the README's first command, in /usr/local/bin) stood in
+# for by a folder of links to everything else in it.
+path_without_jpblob() {
+  local dir f out="" n=0 shadow IFS=:
+  for dir in $PATH; do
+    [ -n "$dir" ] && [ "$dir" != "$(dirname "$JPBLOB_BIN")" ] || continue
+    if [ -e "$dir/git-jpblob" ]; then
+      n=$((n + 1))
+      shadow="$TEST_ROOT/path-without-jpblob.$n"
+      mkdir -p "$shadow"
+      for f in "$dir"/*; do
+        case ${f##*/} in git-jpblob*) ;; *) ln -sf "$f" "$shadow/" ;; esac
+      done
+      dir=$shadow
+    fi
+    out=${out:+$out:}$dir
+  done
+  printf '%s' "$out"
+}
+
 # For suites that start servers on 127.0.0.1 (git daemon, http-backend):
 # `use_servers` makes each pid added to SERVER_PIDS stopped when the suite
 # ends, and free_port names a port nothing listens on.

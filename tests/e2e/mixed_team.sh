@@ -30,10 +30,10 @@ until git ls-remote "$URL" > /dev/null 2>&1; do
   sleep 0.05
 done
 
-# Carol: her own HOME with only git's settings, and a PATH without the
-# folder lib.sh put git-jpblob in.
+# Carol: her own HOME with only git's settings, and a PATH without
+# git-jpblob (path_without_jpblob).
 CAROL_HOME="$TEST_ROOT/carol-home"
-CAROL_PATH=${PATH#"$(dirname "$JPBLOB_BIN"):"}
+CAROL_PATH=$(path_without_jpblob)
 mkdir -p "$CAROL_HOME"
 carol() { HOME="$CAROL_HOME" PATH="$CAROL_PATH" "$@"; }
 carol git config --global user.name Carol

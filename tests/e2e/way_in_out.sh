@@ -7,8 +7,7 @@
 # byte for byte with what the agent wrote.
 . "$(dirname "$0")/lib.sh"
 
-BIN_DIR=$(dirname "$JPBLOB_BIN")
-PLAIN_PATH=$(printf '%s' "$PATH" | tr ':' '\n' | grep -vxF "$BIN_DIR" | paste -sd: -)
+PLAIN_PATH=$(path_without_jpblob)
 if PATH="$PLAIN_PATH" command -v git-jpblob > /dev/null; then
   fail "git-jpblob is on PATH outside the build ($(PATH="$PLAIN_PATH" command -v git-jpblob)): no teammate can be without it"
 fi
