@@ -83,7 +83,8 @@ void run_gc_command(const MaintenanceArgs& args) {
     for (const auto& x : r.removed) removed.push_back({{"path", x.path}, {"bytes", x.bytes}});
     print_json({{"dry_run", r.dry_run}, {"removed", removed}, {"bytes_freed", r.bytes_freed},
                 {"kept_live", r.kept_live}, {"kept_young", r.kept_young}, {"conversations", r.conversations},
-                {"retired_purged", r.retired_purged}, {"unfinished_packs", r.unfinished_packs}});
+                {"retired_purged", r.retired_purged}, {"unfinished_packs", r.unfinished_packs},
+                {"packs_released", r.packs_released}});
     return;
   }
   // -q: a dry run still names what it would remove, the rest is notes.
@@ -95,6 +96,10 @@ void run_gc_command(const MaintenanceArgs& args) {
             << " referenced and " << r.kept_young << " younger than " << prune << ".\n";
   if (r.retired_purged)
     std::cout << "Deleted " << r.retired_purged << " kept copie(s) a commit had set aside (all committed).\n";
+  if (r.packs_released)
+    std::cout << (r.dry_run ? "Would hand " : "Handed ") << r.packs_released
+              << " pack(s) of new blobs back to git's gc (each blob committed, or unreferenced and older than "
+              << prune << ").\n";
   if (r.unfinished_packs)
     std::cout << (r.dry_run ? "Would delete " : "Deleted ") << r.unfinished_packs
               << " unfinished pack file(s) a killed commit left in git's objects (git never read them).\n";

@@ -1,5 +1,6 @@
 #include "pktline.hpp"
 
+#include <poll.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -65,6 +66,16 @@ std::optional<std::string> PktReader::read_packet(bool eof_ok, bool& eof) {
   std::string payload = buf_.substr(pos_, len - 4);
   pos_ += len - 4;
   return payload;
+}
+
+bool PktReader::readable_within(int timeout_ms) {
+  if (buf_.size() > pos_) return true;
+  struct pollfd p {fd_, POLLIN, 0};
+  for (;;) {
+    const int r = ::poll(&p, 1, timeout_ms);
+    if (r >= 0) return r > 0;
+    if (errno != EINTR) throw errno_error("cannot wait for git", errno);
+  }
 }
 
 std::optional<std::string> PktReader::read_packet() {

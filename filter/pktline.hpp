@@ -31,6 +31,10 @@ class PktReader {
   // Binary packets up to the next flush, concatenated.
   std::string read_content();
 
+  // Whether a byte is buffered or arrives within `timeout_ms` (EOF counts
+  // as arriving). Throws on a poll failure.
+  bool readable_within(int timeout_ms);
+
  private:
   // Fills the buffer to at least `n` bytes; false on EOF before any byte
   // when `eof_ok`, throws on EOF otherwise.

@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "core/base/error.hpp"
+#include "core/base/trace.hpp"
 #include "delayed.hpp"
 #include "filter.hpp"
 #include "pktline.hpp"
@@ -13,6 +14,11 @@
 namespace jpblob {
 
 namespace {
+
+// How long git may be quiet between files before the blobs gathered for a
+// pending pack are written: git sends the next file within a millisecond
+// or two while it adds many.
+constexpr int kQuietMs = 20;
 
 bool contains(const std::vector<std::string>& lines, const std::string& line) {
   return std::find(lines.begin(), lines.end(), line) != lines.end();
@@ -165,6 +171,10 @@ class FilterServer {
   void answer_available_blobs() { answer_list_available_blobs(out_, *delayed_); }
   // git has closed the pipe.
   void end_of_requests();
+  // Blobs clean gathered for a pending pack (core/lean/pending_packs) that
+  // no pack holds yet; writes them. Between requests, when git is quiet.
+  bool holds_unwritten_blobs() const;
+  void write_blobs_now();
 
  private:
   bool answer_fetch_of_delayed(const std::string& path, bool can_delay, const std::string& input);
@@ -284,6 +294,19 @@ void FilterServer::answer_at_once(const std::string& command, const std::string&
   answer_content(out_, result_);
 }
 
+bool FilterServer::holds_unwritten_blobs() const {
+  return filter_ && filter_->workspace().kept() && filter_->workspace().kept()->pending().gathered();
+}
+
+void FilterServer::write_blobs_now() {
+  try {
+    filter_->workspace().kept()->pending().flush();
+  } catch (const Error& e) {
+    // Tried again when git closes the pipe, where a failure is reported.
+    JPBLOB_TRACE(std::string("filter: new blobs not written yet: ") + e.what());
+  }
+}
+
 void FilterServer::end_of_requests() {
   delayed_.reset();
   // git has closed the pipe and waits for this process to end before it
@@ -299,7 +322,15 @@ void run_filter_process(int in_fd, int out_fd, const std::optional<std::filesyst
   PktWriter out(out_fd);
   const bool may_delay = handshake(in, out);
   FilterServer server(out, may_delay, store_dir, on_ready);
-  while (auto request = in.read_list_or_eof()) {
+  for (;;) {
+    // git asks for the next file at once while it adds many; a pause means
+    // it is doing something else, perhaps running the pre-commit hook
+    // (`git commit -a` keeps its filter process until it exits), which
+    // must find the new blobs in git's objects: written now, one pack for
+    // what came in a burst.
+    if (server.holds_unwritten_blobs() && !in.readable_within(kQuietMs)) server.write_blobs_now();
+    auto request = in.read_list_or_eof();
+    if (!request) break;
     if (value_of(*request, "command") == "list_available_blobs") {
       server.answer_available_blobs();
       continue;

@@ -53,7 +53,39 @@ constexpr std::size_t kUnpackLimit = 100;
 
 // The temporary names of a pack and its index being written: the writer's
 // pid, then what tells its streams apart (remove_unfinished_packs).
-constexpr std::string_view kPackTemp = "tmp_pack_jpblob_", kIndexTemp = "tmp_idx_jpblob_";
+constexpr std::string_view kPackTemp = "tmp_pack_jpblob_", kIndexTemp = "tmp_idx_jpblob_",
+                           kKeepTemp = "tmp_keep_jpblob_";
+
+// A temporary file in the pack folder, removed unless renamed.
+struct TempFile {
+  fs::path path;
+  Fd fd;
+  ~TempFile() {
+    if (!path.empty()) ::unlink(path.c_str());
+  }
+  void open(const fs::path& p, const std::string& what) {
+    fd = Fd(::open(p.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0444));
+    if (!fd.valid()) throw errno_error("cannot " + what + ": " + p.string(), errno);
+    path = p;
+  }
+  void finish(const std::string& what) {
+    if (::fsync(fd.get()) != 0) throw errno_error("cannot " + what + ": " + path.string(), errno);
+    fd = Fd();
+  }
+};
+
+// The `.keep` of the pack `name`, written and synced before the pack is
+// visible.
+void write_keep(const fs::path& folder, const std::string& name, std::string_view keep, const std::string& suffix,
+                const std::string& what) {
+  TempFile mark;
+  mark.open(folder / (std::string(kKeepTemp) + suffix), what);
+  write_all(mark.fd.get(), std::string(keep) + "\n", "the new pack's .keep " + mark.path.string());
+  mark.finish(what);
+  const fs::path final = folder / (name + ".keep");
+  if (::rename(mark.path.c_str(), final.c_str()) != 0) throw errno_error("cannot " + what + ": " + final.string(), errno);
+  mark.path.clear();
+}
 
 // Writes `pack` into `folder` (git's objects/pack) as a pack and its index
 // (version 2), what `git index-pack` makes of the same stream without
@@ -61,25 +93,13 @@ constexpr std::string_view kPackTemp = "tmp_pack_jpblob_", kIndexTemp = "tmp_idx
 // object's id, offset and CRC as it makes them. Both files are synced
 // before the index is renamed into place, which is what makes the pack
 // visible to git: the callers remove the only other copies of what it holds.
-void write_pack_files(PackStream& pack, const fs::path& folder, const std::string& what) {
-  struct Temp {
-    fs::path path;
-    Fd fd;
-    ~Temp() {
-      if (!path.empty()) ::unlink(path.c_str());
-    }
-    void open(const fs::path& p, const std::string& what) {
-      fd = Fd(::open(p.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0444));
-      if (!fd.valid()) throw errno_error("cannot " + what + ": " + p.string(), errno);
-      path = p;
-    }
-    void finish(const std::string& what) {
-      if (::fsync(fd.get()) != 0) throw errno_error("cannot " + what + ": " + path.string(), errno);
-      fd = Fd();
-    }
-  };
+// With `keep`, a `.keep` file holding it is written before the pack becomes
+// visible, as `git index-pack --keep` does: git's repack and prune never
+// take an object of a kept pack. Returns the pack's name ("pack-<hex>").
+std::string write_pack_files(PackStream& pack, const fs::path& folder, const std::string& what,
+                             std::optional<std::string_view> keep = std::nullopt) {
   const std::string suffix = std::to_string(::getpid()) + "_" + std::to_string(reinterpret_cast<std::uintptr_t>(&pack));
-  Temp packfile, index;
+  TempFile packfile, index;
   packfile.open(folder / (std::string(kPackTemp) + suffix), what);
   std::string chunk, buffer, checksum;
   const std::string pack_name = "the new pack " + packfile.path.string();
@@ -130,19 +150,30 @@ void write_pack_files(PackStream& pack, const fs::path& folder, const std::strin
   write_all(index.fd.get(), idx, "the new pack's index " + index.path.string());
   index.finish(what);
 
-  // The pack first: git finds a pack by its index.
   const std::string name = "pack-" + hex_object_id(checksum);
-  for (Temp* t : {&packfile, &index}) {
+  if (keep) write_keep(folder, name, *keep, suffix, what);
+  // The pack first: git finds a pack by its index.
+  for (TempFile* t : {&packfile, &index}) {
     const fs::path final = folder / (name + (t == &packfile ? ".pack" : ".idx"));
     if (::rename(t->path.c_str(), final.c_str()) != 0) throw errno_error("cannot " + what + ": " + final.string(), errno);
     t->path.clear();
   }
   Fd dir(::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (dir.valid()) fsync_dir(dir.get(), what);
+  return name;
 }
 
 }  // namespace
 
+
+std::pair<std::string, std::vector<std::string>> write_kept_pack(std::vector<PackObject> objects,
+                                                                 const std::string& object_format,
+                                                                 std::uint64_t max_size, const fs::path& folder,
+                                                                 std::string_view keep) {
+  PackStream pack(std::move(objects), object_format, max_size);
+  std::string name = write_pack_files(pack, folder, "write to git's objects", keep);
+  return {std::move(name), pack.ids()};
+}
 
 std::size_t remove_unfinished_packs(const fs::path& pack_folder, bool remove) {
   const Fd dir(::open(pack_folder.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
@@ -159,6 +190,7 @@ std::size_t remove_unfinished_packs(const fs::path& pack_folder, bool remove) {
     std::string_view rest = name;
     if (rest.starts_with(kPackTemp)) rest.remove_prefix(kPackTemp.size());
     else if (rest.starts_with(kIndexTemp)) rest.remove_prefix(kIndexTemp.size());
+    else if (rest.starts_with(kKeepTemp)) rest.remove_prefix(kKeepTemp.size());
     else continue;
     const std::size_t digits = rest.find('_');
     if (digits == 0 || digits == std::string_view::npos || digits > 9 ||
@@ -383,21 +415,6 @@ std::optional<fs::path> GitCli::own_pack_folder() const {
   std::error_code ec;
   if (!fs::is_directory(folder, ec)) return std::nullopt;
   return folder;
-}
-
-std::unordered_map<std::string, std::string> GitCli::filters_of(const std::vector<std::string>& paths) const {
-  std::unordered_map<std::string, std::string> filter_of;
-  if (paths.empty()) return filter_of;
-  std::string input;
-  for (const std::string& p : paths) input.append(p).push_back('\0');
-  // Records: <path> NUL filter NUL <value> NUL.
-  const auto attrs =
-      split_records(must("read the blobs' attributes", {"check-attr", "-z", "--stdin", "filter"}, input), '\0');
-  for (std::size_t i = 0; i + 2 < attrs.size(); i += 3) {
-    const std::string& value = attrs[i + 2];
-    filter_of[attrs[i]] = value == "unspecified" || value == "unset" ? "" : value;
-  }
-  return filter_of;
 }
 
 void GitCli::add_many_to_index(const std::vector<std::string>& paths, std::uint64_t max_size) const {

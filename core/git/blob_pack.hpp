@@ -89,6 +89,18 @@ class PackStream {
   std::future<std::vector<Made>> ahead_;
 };
 
+// Writes `objects` as one pack and its index into `folder` (git's
+// objects/pack), synced, with a `.keep` file holding `keep` made before the
+// pack is visible (as `git index-pack --keep`): git's repack and prune
+// leave every object of a kept pack alone until the `.keep` goes. Returns
+// the pack's name ("pack-<hex>") and each object's id (hex), in order.
+// Objects must be distinct. Throws Error.
+std::pair<std::string, std::vector<std::string>> write_kept_pack(std::vector<PackObject> objects,
+                                                                 const std::string& object_format,
+                                                                 std::uint64_t max_size,
+                                                                 const std::filesystem::path& folder,
+                                                                 std::string_view keep);
+
 // The unfinished files of a pack the hook was writing into `pack_folder`
 // (git's objects/pack) when it was killed: git never reads them (no index
 // names them), and its own `git gc` leaves them for two weeks. Each one

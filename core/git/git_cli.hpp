@@ -130,6 +130,10 @@ class GitCli {
     std::string path;             // where the index holds it
     std::string file;             // its bytes, as they are (no filter): an absolute path
     std::string id;               // instead of `file`: a blob git's objects hold already
+    // `id` holds the blob file's bytes as they are (a pending pack's),
+    // not what the path's filter made of them: where a filter applies to
+    // the path (git-lfs tracking the store), they go through it.
+    bool raw = false;
   };
   // Stages files that live outside the work tree (a lean tree's new blobs,
   // core/lean/kept_copies): writes each file's bytes (at most `max_size`) to
@@ -149,6 +153,10 @@ class GitCli {
   // what a failed call did write is referenced by nothing and goes at the
   // next `git gc`.
   std::vector<std::string> write_blobs(const std::vector<std::string>& files, std::uint64_t max_size) const;
+  // The folder this process writes a pack and its index into itself
+  // (objects/pack), or nothing where git's index-pack must: a shared
+  // repository, a folder that is not there.
+  std::optional<std::filesystem::path> own_pack_folder() const;
   // Writes, as one pack, the tree objects that the index makes of the
   // folders holding `paths` (many just staged), below the folder they share:
   // the cache tree `git commit` then computes finds each written already,
@@ -343,10 +351,6 @@ class GitCli {
   // Objects into git's objects as one pack stream; their ids in order.
   std::vector<std::string> write_objects(std::vector<PackObject> objects, const std::string& format,
                                          std::uint64_t max_size) const;
-  // The folder write_objects writes a pack and its index into itself
-  // (objects/pack), or nothing where git's index-pack must: a shared
-  // repository, a folder that is not there.
-  std::optional<std::filesystem::path> own_pack_folder() const;
   // run(), throwing Error("cannot <what>: <git's message>") on failure.
   std::string must(const std::string& what, std::vector<std::string> args, const std::string& input = {}) const;
 

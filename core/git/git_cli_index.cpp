@@ -11,6 +11,7 @@
 #include <unordered_set>
 
 #include "core/base/error.hpp"
+#include "core/base/fs.hpp"
 #include "core/git/index_file.hpp"
 #include "core/git/object_hash.hpp"
 #include "core/git/subprocess.hpp"
@@ -119,6 +120,21 @@ void GitCli::refuse_files_above(const std::vector<std::string>& paths) const {
   }
 }
 
+std::unordered_map<std::string, std::string> GitCli::filters_of(const std::vector<std::string>& paths) const {
+  std::unordered_map<std::string, std::string> filter_of;
+  if (paths.empty()) return filter_of;
+  std::string input;
+  for (const std::string& p : paths) input.append(p).push_back('\0');
+  // Records: <path> NUL filter NUL <value> NUL.
+  const auto attrs =
+      split_records(must("read the blobs' attributes", {"check-attr", "-z", "--stdin", "filter"}, input), '\0');
+  for (std::size_t i = 0; i + 2 < attrs.size(); i += 3) {
+    const std::string& value = attrs[i + 2];
+    filter_of[attrs[i]] = value == "unspecified" || value == "unset" ? "" : value;
+  }
+  return filter_of;
+}
+
 std::vector<GitCli::OutOfTree> GitCli::stage_out_of_tree(std::vector<OutOfTree> entries, std::uint64_t max_size) const {
   if (entries.empty()) return entries;
   // git hashes a file as the attributes of its path say: a store git-lfs
@@ -127,12 +143,25 @@ std::vector<GitCli::OutOfTree> GitCli::stage_out_of_tree(std::vector<OutOfTree> 
   // one pack for every file no filter applies to, the usual case.
   std::vector<std::string> paths;
   for (const OutOfTree& e : entries)
-    if (e.id.empty()) paths.push_back(e.path);
+    if (e.id.empty() || e.raw) paths.push_back(e.path);
   auto filter_of = filters_of(paths);
+  // Raw bytes git's objects hold where a filter applies: a file for it.
+  std::optional<ScratchDir> scratch;
+  for (OutOfTree& e : entries) {
+    if (!e.raw || e.id.empty() || filter_of[e.path].empty()) continue;
+    const auto bytes = read_blob(e.id);
+    if (!bytes) throw Error("cannot stage " + e.path + ": git's objects lack " + e.id);
+    if (!scratch) scratch.emplace("stage blobs through their filter");
+    e.file = scratch->write(e.id, *bytes).string();
+    e.id.clear();
+  }
   std::map<std::string, std::vector<std::size_t>> by_filter;
   for (std::size_t i = 0; i < entries.size(); ++i)
     if (entries[i].id.empty()) by_filter[filter_of[entries[i].path]].push_back(i);
-  const bool writes = !by_filter.empty();
+  // Raw ids are new objects too (a pending pack's): their trees are new.
+  const bool writes = !by_filter.empty() || std::any_of(entries.begin(), entries.end(), [](const OutOfTree& e) {
+    return e.raw;
+  });
   for (const auto& [filter, members] : by_filter) {
     if (filter.empty()) {
       // Strings, not paths: a std::filesystem::path holds each of its
@@ -178,6 +207,7 @@ std::vector<GitCli::OutOfTree> GitCli::stage_out_of_tree(std::vector<OutOfTree> 
   // Another index given the ids already written (`git commit <paths>`)
   // holds the same folders: their trees are written already.
   if (writes) write_trees_holding(staged);
+  for (OutOfTree& e : entries) e.raw = false;  // each id is what the index holds now
   return entries;
 }
 

@@ -38,12 +38,30 @@ void CommitBlobs::read_kept(const std::vector<WantedBlob>& wanted, const std::fu
       [&](std::size_t i) {
         if (!asked(i)) return;
         try {
-          const auto bytes = parts_.kept->store().get(wanted[i].digest, wanted[i].size);
-          if (!bytes) return;
+          auto bytes = parts_.kept->store().get(wanted[i].digest, wanted[i].size);
+          if (!bytes) {
+            // Written once into git's objects (core/lean/pending_packs): a
+            // lean tree stages it by id, trusting the record its writer made
+            // once the pack was synced; elsewhere its file is written again.
+            const PendingPacks& pending = parts_.kept->pending();
+            if (lean_) {
+              auto id = pending.id_of(wanted[i].digest);
+              if (!id) return;
+              {
+                const auto lock = parts_.repo.lock();
+                if (!parts_.repo.has_object(*id, true)) return;
+              }
+              kept[i].pending_id = std::move(*id);
+              kept[i].is = KeptRead::Is::Sound;
+              return;
+            }
+            bytes = pending.fetch(wanted[i].digest, wanted[i].size);
+            if (!bytes) return;
+          }
           if (!lean_) new_blobs_.put_in_work_tree(wanted[i].digest, *bytes);
           kept[i].is = KeptRead::Is::Sound;
         } catch (const Error& err) {
-          kept[i] = {KeptRead::Is::Unusable, err.what()};
+          kept[i] = {KeptRead::Is::Unusable, err.what(), {}};
         }
       },
       kDiskWaiters);
@@ -51,8 +69,30 @@ void CommitBlobs::read_kept(const std::vector<WantedBlob>& wanted, const std::fu
 
 std::vector<BlobCopy> CommitBlobs::locate(const std::vector<WantedBlob>& wanted,
                                           const std::set<std::string>& store_changes) const {
+  std::vector<BlobCopy> found = locate_once(wanted, store_changes);
+  // `git commit -a` and `<paths>` clean in a filter process that lives
+  // until git exits: its blobs reach a pending pack when it falls quiet,
+  // which may be just after this hook started. Waited for, and looked
+  // for again, only when a blob is missing.
+  std::vector<std::size_t> nowhere;
+  for (std::size_t i = 0; i < found.size(); ++i)
+    if (found[i].is == BlobCopy::Is::Nowhere) nowhere.push_back(i);
+  if (nowhere.empty() || !lean_ || !parts_.kept) return found;
+  parts_.kept->pending().wait_for_writers(kWriterWaitMs);
+  std::vector<WantedBlob> again;
+  for (const std::size_t i : nowhere) again.push_back(wanted[i]);
+  std::vector<BlobCopy> relocated = locate_once(again, store_changes);
+  for (std::size_t k = 0; k < nowhere.size(); ++k) found[nowhere[k]] = std::move(relocated[k]);
+  return found;
+}
+
+std::vector<BlobCopy> CommitBlobs::locate_once(const std::vector<WantedBlob>& wanted,
+                                               const std::set<std::string>& store_changes) const {
   std::vector<BlobCopy> found(wanted.size());
   if (wanted.empty()) return found;
+  // What this hook cleaned again (a document the filter's record does not
+  // cover) into a pending pack is written before anything is looked for.
+  if (lean_ && parts_.kept) parts_.kept->pending().flush();
   std::vector<KeptRead> kept(wanted.size());
   // In a lean tree every blob is missing, and a new one's home is its kept
   // copy: those are read first, and the index is asked only about the rest
@@ -87,6 +127,7 @@ BlobCopy CommitBlobs::classify(const WantedBlob& w, const KeptRead& kept, const 
     // A lean tree stages it from the git folder, never passing through the
     // work tree; elsewhere read_kept() wrote its file again.
     if (!lean_) return {BlobCopy::Is::Restored, std::nullopt, {}, {}};
+    if (!kept.pending_id.empty()) return {BlobCopy::Is::OutOfTree, std::nullopt, {}, {w.path, {}, kept.pending_id, true}};
     return {BlobCopy::Is::OutOfTree, std::nullopt, {},
             {w.path, fs::absolute(parts_.kept->store().path_of(w.digest)).string(), {}}};
   }
@@ -173,7 +214,9 @@ void CommitBlobs::after_staging(const Staged& staged) const {
 // gc has yet to remove. None go while a stash exists (KeptCopies::may_go).
 void CommitBlobs::drop_kept(const Staged& staged) const {
   const KeptCopies* kept = parts_.kept;
-  if (!kept || !index_is_real() || !kept->may_go()) return;
+  if (!kept) return;
+  release_pending(staged, index_is_real() && kept->may_go());
+  if (!index_is_real() || !kept->may_go()) return;
   std::vector<Digest> ask;
   auto consider = [&](const std::string& path, bool from_file) {
     const auto digest = digest_of_tracked_path(path);
@@ -214,6 +257,33 @@ void CommitBlobs::drop_kept(const Staged& staged) const {
   ask.erase(std::unique(ask.begin(), ask.end()), ask.end());
   kept->drop_staged_here(held_here);
   kept->drop_staged(git_, ask);
+}
+
+// A pending pack whose every blob git holds by its own rules goes back to
+// them (core/lean/pending_packs): blobs this commit staged into the index
+// that stays (`into_real_index`: a plain `git commit`, no stash), as it
+// holds what `git add` wrote, or blobs HEAD's tree holds (what an earlier
+// `git commit -a` or `<paths>` staged into an index git then kept). One
+// with a blob neither holds (an add whose conversation changed again
+// before the commit) waits for gc, which asks about every blob.
+void CommitBlobs::release_pending(const Staged& staged, bool into_real_index) const {
+  if (!lean_) return;
+  const PendingPacks& pending = parts_.kept->pending();
+  const auto packs = pending.packs();
+  if (packs.empty()) return;
+  std::unordered_map<std::string, std::string> staged_here;
+  if (into_real_index)
+    for (const GitCli::OutOfTree& e : staged.out_of_tree) staged_here.emplace(e.path, e.id);
+  for (const PendingPacks::Pack& pack : packs) {
+    const bool all = std::all_of(pack.blobs.begin(), pack.blobs.end(), [&](const auto& blob) {
+      const std::string path = tracked_blob_path(blob.first);
+      const auto it = staged_here.find(path);
+      if (it != staged_here.end()) return it->second == blob.second;
+      const auto lock = parts_.repo.lock();
+      return parts_.repo.blob_id_at("HEAD", path) == blob.second;
+    });
+    if (all) pending.release(pack.name);
+  }
 }
 
 // In a lean work tree the commit's blobs leave the work tree once staged:

@@ -80,10 +80,15 @@ class CommitBlobs {
   void after_staging(const Staged& staged) const;
 
  private:
+  // How long locate() waits for a filter process still writing a pending pack.
+  static constexpr int kWriterWaitMs = 10000;
+  std::vector<BlobCopy> locate_once(const std::vector<WantedBlob>& wanted,
+                                    const std::set<std::string>& store_changes) const;
   // A kept copy, read and checked.
   struct KeptRead {
     enum class Is { Absent, Sound, Unusable } is = Is::Absent;
     std::string error;  // Unusable: corrupt, or a store that cannot be written
+    std::string pending_id;  // Sound in a lean tree: the object of a pending pack that holds it
   };
   void read_kept(const std::vector<WantedBlob>& wanted, const std::function<bool(std::size_t)>& asked,
                  std::vector<KeptRead>& kept) const;
@@ -95,6 +100,7 @@ class CommitBlobs {
                              std::vector<BlobCopy>& found) const;
   bool index_is_real() const;
   void drop_kept(const Staged& staged) const;
+  void release_pending(const Staged& staged, bool into_real_index) const;
   void leave_work_tree(const Staged& staged) const;
   // Those of `nowhere` (indexes into `wanted`) that `index` stages become
   // OutOfTree copies staged by id, and leave `nowhere`.

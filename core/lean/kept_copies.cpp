@@ -54,6 +54,7 @@ fs::path KeptCopies::retired_folder(const fs::path& common_dir) { return common_
 KeptCopies::KeptCopies(const GitRepo& repo, StoreOptions options)
     : repo_(repo),
       store_(repo.commondir() / "jpblob" / "kept", repo.commondir(), options, StoreLayout::Flat),
+      pending_(repo, options),
       lock_(repo.commondir() / "jpblob" / "kept.lock") {}
 
 Fd KeptCopies::hold_writes() const {

@@ -25,6 +25,7 @@
 #include "core/format/digest.hpp"
 #include "core/git/git_cli.hpp"
 #include "core/git/git_repo.hpp"
+#include "core/lean/pending_packs.hpp"
 #include "core/store/blob_store.hpp"
 
 namespace jpblob {
@@ -58,7 +59,14 @@ class KeptCopies {
   // place) is written again from `bytes`; a missing one stays missing.
   void mend(const Digest& digest, std::string_view bytes) const;
   // The gzip level of later writes (a setting read after opening).
-  void set_compression_level(int level) { store_.set_compression_level(level); }
+  void set_compression_level(int level) {
+    store_.set_compression_level(level);
+    pending_.set_compression_level(level);
+  }
+
+  // The other home of blobs not committed yet: new blobs clean wrote as a
+  // pack into git's objects where our hook stages them (core/lean/pending_packs).
+  const PendingPacks& pending() const { return pending_; }
 
   // False while any stash entry or autostash exists: a stash may reference a blob whose
   // kept copy is its only one although the index holds the same bytes
@@ -127,6 +135,7 @@ class KeptCopies {
 
   const GitRepo& repo_;
   BlobStore store_;
+  PendingPacks pending_;
   std::filesystem::path lock_;
 };
 

@@ -58,14 +58,22 @@ std::vector<BlobPut> NewBlobs::put_all(const std::vector<std::string_view>& payl
       rest_digests.push_back(*digests[i]);
       at.push_back(i);
     }
+  std::vector<BlobPut> results;
+  results.reserve(payloads.size());
+  for (std::size_t i = 0; i < payloads.size(); ++i) results.push_back({*digests[i], false});
+  if (rest.empty()) return results;
+  // Written once, into git's objects (core/lean/pending_packs), where
+  // git's own rules can keep them: no file, sync or second write a blob.
+  if (kept_->pending().usable()) {
+    const auto written = kept_->pending().put_all(rest, rest_digests);
+    for (std::size_t k = 0; k < at.size(); ++k) results[at[k]].written = written[k];
+    return results;
+  }
   const auto stored = kept_->put_all(rest, rest_digests, false);
   if (std::any_of(stored.begin(), stored.end(), [](const BlobPut& r) { return r.written; })) {
     std::lock_guard lock(unkept_->mutex);
     unkept_->kept_unsynced = true;
   }
-  std::vector<BlobPut> results;
-  results.reserve(payloads.size());
-  for (std::size_t i = 0; i < payloads.size(); ++i) results.push_back({*digests[i], false});
   for (std::size_t k = 0; k < at.size(); ++k) results[at[k]].written = stored[k].written;
   return results;
 }
@@ -108,6 +116,7 @@ void NewBlobs::finish() const {
   if (sync && store_unsynced) store_.sync();
   if (sync && kept_unsynced && kept_) kept_->store().sync();
   if (kept_) kept_->keep(store_, digests, sync);
+  if (kept_) kept_->pending().flush();
 }
 
 }  // namespace jpblob

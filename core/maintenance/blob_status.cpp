@@ -37,7 +37,8 @@ StatusReport blob_status(const Workspace& ws, const GitRepo& repo, const GitCli&
       if (!in_head.contains(tracked_blob_path(b.digest))) {
         if (b.present)
           place = BlobPlace::Staged;
-        else if (ws.store().contains(b.digest) || (ws.kept() && ws.kept()->store().contains(b.digest)))
+        else if (ws.store().contains(b.digest) ||
+                 (ws.kept() && (ws.kept()->store().contains(b.digest) || ws.kept()->pending().contains(b.digest))))
           place = BlobPlace::NotStaged;
         else
           place = BlobPlace::Missing;

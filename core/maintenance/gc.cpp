@@ -143,6 +143,7 @@ class GcRun {
     report_.conversations = live_.document_paths.size();
     find_kept_copies_the_index_holds();
     judge_homes();
+    judge_pending_packs();
     std::vector<std::string> unstage = index_blobs_to_unstage();
     sweep_leftovers();
     // Unstage first, then delete: a gc killed in between leaves untracked
@@ -188,6 +189,55 @@ class GcRun {
     // stash would then restore a conversation whose blob is nowhere.
     for (const Digest& d : ws_.kept()->held(staged, candidates))
       if (!live_.stashed.count(d)) staged_kept_.insert(d);
+  }
+
+  // New blobs written into git's objects (core/lean/pending_packs): a
+  // pack goes back to git's own rules once git holds each of its blobs
+  // (the index, no stash needing it, or HEAD), or once none is referenced
+  // (a reflog's commit included) and the pack is older than the grace
+  // period, as a kept copy would go.
+  // Its bytes are then git's to keep or prune, by gc.pruneExpire.
+  void judge_pending_packs() {
+    if (!ws_.kept() || !ws_.repo()) return;
+    const PendingPacks& pending = ws_.kept()->pending();
+    const auto packs = pending.packs();
+    if (packs.empty()) return;
+    StagedIds staged;
+    for (IndexEntry& i : GitCli(ws_.top()).index_entries({literal_pathspec(kWorkTreeStore)}))
+      if (i.stage == 0) staged.emplace(std::move(i.path), std::move(i.id));
+    const GitRepo& repo = *ws_.repo();
+    for (const PendingPacks::Pack& pack : packs) {
+      const bool old = options_.grace_seconds != INT64_MAX && pack.written + options_.grace_seconds <= now_;
+      std::size_t live = 0, young = 0;
+      bool all_held = true;
+      for (const auto& [digest, id] : pack.blobs) {
+        const std::string path = tracked_blob_path(digest);
+        const auto at = staged.find(path);
+        const bool held = (at != staged.end() && at->second == id && !live_.stashed.count(digest)) ||
+                          repo.blob_id_at("HEAD", path) == id;
+        if (held) continue;
+        if (live_.digests.count(digest)) {
+          ++live;
+          all_held = false;
+        } else if (!old) {
+          ++young;
+          all_held = false;
+        } else if (in_a_reflog(digest)) {
+          // A commit only a reflog remembers (made with --no-verify)
+          // references it: the way back needs it.
+          ++live;
+          ++held_by_reflog_;
+          all_held = false;
+        }
+      }
+      if (all_held) {
+        if (!options_.dry_run) pending.release(pack.name);
+        ++report_.packs_released;
+        continue;
+      }
+      report_.kept_live += live;
+      report_.kept_young += young;
+    }
   }
 
   void judge_homes() {
@@ -243,8 +293,15 @@ class GcRun {
   bool only_copy_in_reflog(const BlobStore& from, const Digest& digest) {
     if (reflogs_) return reflogs_->count(digest) && !in_git_objects(ws_, from, digest);
     if (in_git_objects(ws_, from, digest)) return false;
-    const std::int64_t grace = options_.grace_seconds;
-    reflogs_ = reflog_references(ws_, live_, grace >= now_ ? 0 : now_ - static_cast<std::time_t>(grace));
+    return in_a_reflog(digest);
+  }
+  // Whether a commit a reflog (or an unreachable commit) remembers
+  // references the blob; the set is built on the first question.
+  bool in_a_reflog(const Digest& digest) {
+    if (!reflogs_) {
+      const std::int64_t grace = options_.grace_seconds;
+      reflogs_ = reflog_references(ws_, live_, grace >= now_ ? 0 : now_ - static_cast<std::time_t>(grace));
+    }
     return reflogs_->count(digest) > 0;
   }
 
@@ -288,6 +345,7 @@ class GcRun {
       report_.retired_purged = KeptCopies::purge_retired(common);
     }
     report_.unfinished_packs = remove_unfinished_packs(common / "objects" / "pack", !options_.dry_run);
+    if (ws_.kept()) ws_.kept()->pending().sweep(!options_.dry_run);
   }
 
   // Deleting is mostly waiting: where the file system discards each freed
@@ -346,6 +404,10 @@ class GcRun {
                  std::to_string(report_.bytes_freed) + " bytes; " + std::to_string(staged_kept_doomed_) +
                  " kept copies the index holds), unstages " + std::to_string(unstaged) + " index entries" +
                  (options_.dry_run ? " (--dry-run: nothing changed)" : ""));
+    if (report_.packs_released)
+      JPBLOB_TRACE("gc: hands " + std::to_string(report_.packs_released) +
+                   " pending pack(s) back to git's gc: each blob git holds, or unreferenced and past the grace" +
+                   (options_.dry_run ? " (--dry-run: nothing changed)" : ""));
   }
 
   const Workspace& ws_;

@@ -68,6 +68,7 @@ struct GcReport {
   std::size_t conversations = 0;  // distinct documents in the work trees and indexes, each once
   std::size_t retired_purged = 0;  // copies of kept folders commits set aside (KeptCopies::purge_retired)
   std::size_t unfinished_packs = 0;  // a killed hook's pack files (remove_unfinished_packs)
+  std::size_t packs_released = 0;    // pending packs handed back to git's gc (core/lean/pending_packs)
   bool dry_run = false;
 };
 

@@ -105,6 +105,20 @@ class RepairRun {
     // Referenced blobs missing from the store are written too, from the
     // same copies: what the hook and verify name as missing.
     for (const StoreEntry& e : blobs) present_.insert(*e.digest);
+    // A lean tree's new blobs in pending packs (core/lean/pending_packs),
+    // checked as git gives them.
+    if (!ws_.lean() || !ws_.kept()) return;
+    const PendingPacks& pending = ws_.kept()->pending();
+    for (const PendingPacks::Pack& pack : pending.packs())
+      for (const auto& [digest, id] : pack.blobs) {
+        if (present_.count(digest)) continue;
+        ++report_.checked;
+        try {
+          if (pending.fetch(digest, std::nullopt)) present_.insert(digest);
+        } catch (const Error& e) {
+          corrupt_.emplace(digest, e.what());
+        }
+      }
   }
 
   // A lean work tree (core/lean/lean_tree) keeps committed blobs in the
@@ -279,7 +293,11 @@ class RepairRun {
     std::vector<Digest> staged;
     for (const std::string& path : restage_) {
       staged.push_back(*digest_of_tracked_path(path));
-      entries.push_back({path, fs::absolute(store_.path_of(staged.back())).string(), {}});
+      const fs::path file = fs::absolute(store_.path_of(staged.back()));
+      std::optional<std::string> id;
+      std::error_code ec;
+      if (!fs::exists(file, ec) && ws_.kept()) id = ws_.kept()->pending().id_of(staged.back());
+      entries.push_back(id ? GitCli::OutOfTree{path, {}, *id, true} : GitCli::OutOfTree{path, file.string(), {}});
     }
     git.stage_out_of_tree(std::move(entries), store_.options().max_file_size());
     if (ws_.kept()) ws_.kept()->drop_staged(git, staged);  // the index holds them now

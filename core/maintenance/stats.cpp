@@ -10,6 +10,34 @@
 
 namespace jpblob {
 
+namespace {
+
+// New blobs written into git's objects as pending packs
+// (core/lean/pending_packs), as a lean tree's clean writes them: each one
+// `stored` lacks is counted in `s` and added to it.
+void count_pending_blobs(const Workspace& ws, std::unordered_map<Digest, std::uint64_t, DigestHash>& stored,
+                         StatsReport& s) {
+  if (ws.kept() && ws.repo())
+    for (const PendingPacks::Pack& pack : ws.kept()->pending().packs())
+      for (const auto& [digest, id] : pack.blobs) {
+        if (stored.count(digest)) continue;
+        const auto gz = ws.repo()->object_size(id);
+        std::optional<std::string> bytes;
+        try {
+          bytes = gz ? ws.kept()->pending().fetch(digest, std::nullopt) : std::nullopt;
+        } catch (const Error&) {
+          continue;  // corrupt: verify says so
+        }
+        if (!bytes) continue;
+        ++s.unique_blobs;
+        s.stored_bytes += *gz;
+        s.unique_bytes += bytes->size();
+        stored.emplace(digest, bytes->size());
+      }
+}
+
+}  // namespace
+
 StatsReport run_stats(const Workspace& ws, const Progress& progress) {
   StatsReport s;
   std::mutex mutex;
@@ -61,6 +89,7 @@ StatsReport run_stats(const Workspace& ws, const Progress& progress) {
       s.unique_bytes += size;
       stored.emplace(*e.digest, size);
     }
+  count_pending_blobs(ws, stored, s);
   // A lean work tree's committed blobs: in git's objects, not in the store.
   std::unordered_set<Digest, DigestHash> in_store;
   for (const auto& [digest, size] : stored) in_store.insert(digest);

@@ -153,6 +153,31 @@ void verify_kept_copies(const BlobStore& kept, KnownBlobs& known, VerifyReport& 
   });
 }
 
+// 1c. Every new blob written into git's objects as a pending pack
+// (core/lean/pending_packs): read through its record and checked as a
+// kept copy is. A record whose object is gone names nothing present.
+void verify_pending_blobs(const PendingPacks& pending, KnownBlobs& known, VerifyReport& report) {
+  std::vector<Digest> blobs;
+  for (const PendingPacks::Pack& p : pending.packs())
+    for (const auto& [digest, id] : p.blobs) blobs.push_back(digest);
+  std::mutex mutex;
+  parallel_for(blobs.size(), [&](std::size_t i) {
+    std::string problem;
+    bool found = false;
+    try {
+      found = pending.fetch(blobs[i], std::nullopt).has_value();
+    } catch (const Error& e) {
+      problem = std::string("pending pack: ") + e.what();
+    }
+    std::lock_guard lock(mutex);
+    if (found) {
+      known.present.insert(blobs[i]);
+      ++report.kept;
+    }
+    if (!problem.empty()) report.problems.push_back({ProblemKind::CorruptBlob, problem});
+  });
+}
+
 // A reference resolves when its blob is in the store or staged, in any
 // worktree: documents are read from every worktree, so blobs are looked
 // for in every one too.
@@ -239,7 +264,10 @@ VerifyReport run_verify(const Workspace& ws, bool history, const Progress& progr
   list_store_blobs(ws, known, report);
   verify_blob_files(ws.store(), known, report, progress);
   const std::vector<IndexBlob> in_git = verify_index_only_blobs(ws, known, report);
-  if (ws.kept()) verify_kept_copies(ws.kept()->store(), known, report);
+  if (ws.kept()) {
+    verify_kept_copies(ws.kept()->store(), known, report);
+    verify_pending_blobs(ws.kept()->pending(), known, report);
+  }
   find_blobs_of_other_worktrees(ws, known);
   const std::unordered_set<Digest, DigestHash> live = check_references(ws, known, report, progress);
   list_unreferenced(ws, known, in_git, live, report);

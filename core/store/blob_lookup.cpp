@@ -70,6 +70,13 @@ std::optional<std::string> BlobLookup::find(const Digest& digest, std::optional<
       if (!store_error) store_error = e.what();
     }
   }
+  if (pending_) {
+    try {
+      if (auto bytes = pending_->fetch(digest, size)) return bytes;
+    } catch (const Error& e) {
+      if (!store_error) store_error = e.what();
+    }
+  }
   auto bytes = find_in_git(digest, size, treeish);
   if (!bytes && store_error) throw Error(*store_error);
   return bytes;

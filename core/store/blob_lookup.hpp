@@ -7,7 +7,8 @@
 // gc may delete a work-tree file git can give back (core/maintenance/gc.hpp).
 //
 // In order: the store; its kept copies (what clean wrote, where git's
-// stash and clean never delete it); the commit git is checking out (`treeish`, when git
+// stash and clean never delete it); the new blobs clean wrote into git's
+// objects as pending packs; the commit git is checking out (`treeish`, when git
 // says); the index; HEAD; then any commit reachable from a ref or the stash
 // (one listing, made on the first miss and kept). A blob object a partial
 // clone lacks is fetched through git: on the first one missing from the
@@ -37,9 +38,11 @@ class BlobLookup : public BlobSource {
  public:
   // `repo` when the store is its work tree's (blobs have tracked paths),
   // else null: the store alone. `kept`, when given, is looked in right
-  // after the store (core/lean/kept_copies). All must outlive the lookup.
-  BlobLookup(const BlobStore& store, const BlobStore* kept, const GitRepo* repo)
-      : store_(store), kept_(kept), repo_(repo) {}
+  // after the store (core/lean/kept_copies), then `pending`, the new blobs
+  // written into git's objects (core/lean/pending_packs). All must outlive
+  // the lookup.
+  BlobLookup(const BlobStore& store, const BlobStore* kept, const GitRepo* repo, const BlobSource* pending = nullptr)
+      : store_(store), kept_(kept), pending_(pending), repo_(repo) {}
 
   std::optional<std::string> fetch(const Digest& digest, std::optional<std::uint64_t> size) const override {
     return find(digest, size, std::nullopt);
@@ -70,6 +73,7 @@ class BlobLookup : public BlobSource {
 
   const BlobStore& store_;
   const BlobStore* kept_;
+  const BlobSource* pending_;
   const GitRepo* repo_;
   // Digest -> blob object id in any reachable commit, built on first need.
   // Every object any commit holds at a blob's path: more than one when a

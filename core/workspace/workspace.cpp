@@ -4,6 +4,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <iostream>
 #include <mutex>
 
 #include "core/documents/document.hpp"
@@ -104,8 +105,12 @@ InputForm Workspace::work_tree_form(const std::string& path) const {
 Workspace::~Workspace() {
   try {
     finish();
+  } catch (const std::exception& e) {
+    // A command that did not call finish() (the merge driver, migrate):
+    // a kept link's failure costs a second home, a pending pack's the
+    // blobs themselves, which `git jpblob repair` stores again.
+    std::cerr << "git-jpblob: warning: " << e.what() << '\n';
   } catch (...) {
-    // best effort: the blob files are stored, only their second home is not
   }
 }
 
@@ -175,7 +180,8 @@ Workspace Workspace::open(const fs::path& cwd, const std::optional<fs::path>& st
   w.new_blobs_ = std::make_unique<NewBlobs>(*w.store_, w.kept_.get(),
                                             w.lean_ ? held_in_index(*w.repo_) : HeldInIndex{});
   w.source_ = std::make_unique<BlobLookup>(*w.store_, w.kept_ ? &w.kept_->store() : nullptr,
-                                           w.in_work_tree_ ? w.repo() : nullptr);
+                                           w.in_work_tree_ ? w.repo() : nullptr,
+                                           w.kept_ ? &w.kept_->pending() : nullptr);
   if (shared == SharedSettings::Read) w.settings_.warnings = w.read_shared_settings();
   return w;
 }

@@ -102,7 +102,7 @@ case_ "with jpblob.skipSmudgeErrors the clone succeeds, the one left as committe
 switch_fails_only_the_one() {
   cd "$TEST_ROOT/skip-env"
   git checkout -q -b before HEAD~1
-  rm -rf .jp/blobs "$(git rev-parse --git-common-dir)/jpblob/kept"
+  remove_store
   if git checkout -q main 2> "$TEST_ROOT/switch.err"; then fail "the switch succeeded"; fi
   names_the_way_out "$TEST_ROOT/switch.err"
   good_ones_written

@@ -185,6 +185,7 @@ refuses_deleted_blob() {
 case_ "refused: a blob deleted after git add, its kept copy too" refuses_deleted_blob
 
 refuses_flipped_blob() {
+  keep_new_blobs_as_files  # a file to flip: a pending pack's object is git's to check
   write_conversation 5-flipped "blob flipped after add"
   git add .jp/conversations/5-flipped
   local digest blob
@@ -201,6 +202,7 @@ PY
   grep -q "corrupt" "$TEST_ROOT/err" && grep -q "5-flipped" "$TEST_ROOT/err" || fail "message: $(cat "$TEST_ROOT/err")"
   if git cat-file -e "HEAD:$blob" 2>/dev/null; then fail "the corrupt blob reached a commit"; fi
   git reset -q -- .jp/conversations/5-flipped && rm -rf .jp/conversations/5-flipped "$(new_blob_file "$digest")"
+  git config --unset core.sharedRepository
 }
 case_ "refused: a blob flipped by a byte after git add" refuses_flipped_blob
 
@@ -228,7 +230,7 @@ orphan_stays_out() {
   git reset -q -- .jp/conversations/6-abandoned && rm -rf .jp/conversations/6-abandoned
   local orphan
   orphan=$(digest_of 'abandoned edit')
-  [ -f "$(new_blob_file "$orphan")" ] || fail "setup: no orphan"
+  new_blob_held "$orphan" || fail "setup: no orphan"
   write_conversation 7-real "real output"
   git add .jp/conversations/7-real
   git commit -qm real

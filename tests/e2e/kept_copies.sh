@@ -4,7 +4,21 @@
 # stashes or cleans. A conversation not committed yet keeps its tool output
 # through `git stash -u` with the store checked out, `git stash -a` and `git
 # clean -x` in any mode, and the copy goes once git's index holds the blob.
+#
+# A lean tree's new blobs are kept copies only where git-jpblob writes no
+# pack itself: a repository shared by a group (core.sharedRepository). In
+# any other they are written once into git's objects as a pending pack, and
+# e2e pending_packs walks the same scenarios there. Every repository of
+# this suite is shared, so that the kept folder is what is tested.
 . "$(dirname "$0")/lib.sh"
+new_installed_repo() {
+  local dir="$TEST_ROOT/${1:-repo}"
+  git init -q --shared=group "$dir"
+  cd "$dir"
+  install_jpblob
+  git add .gitattributes
+  git commit -qm "git-jpblob attributes"
+}
 kept_dir() { echo "$(git rev-parse --git-common-dir)/jpblob/kept"; }
 kept_of() { echo "$(kept_dir)/$(printf '%s' "$1" | sha256sum | cut -c1-64).blob.gz"; }
 kept_count() { find "$(kept_dir)" -type f -name '*.blob.gz' 2> /dev/null | wc -l; }
@@ -13,7 +27,7 @@ store_files() { find .jp/blobs -type f 2> /dev/null | wc -l; }
 # The store checked out (`install --no-lean`, JP with RFD 066): jpblob.lean
 # is false, so `.jp/blobs` is neither sparse nor ignored, in either mode.
 new_installed_repo_checked_out() {
-  git init -q "$TEST_ROOT/$1"
+  git init -q --shared=group "$TEST_ROOT/$1"
   cd "$TEST_ROOT/$1"
   git config jpblob.lean false
   install_jpblob
@@ -137,7 +151,7 @@ git_folder_on_another_file_system() {
     return 0
   fi
   trap "rm -rf '$gitdir'" EXIT
-  git init -q --separate-git-dir "$gitdir" "$TEST_ROOT/split"
+  git init -q --shared=group --separate-git-dir "$gitdir" "$TEST_ROOT/split"
   cd "$TEST_ROOT/split"
   git config jpblob.lean false
   install_jpblob

@@ -106,29 +106,35 @@ lean_clone() {
 }
 case_ "a plain git clone after install keeps no blob file, nor does the adopting repository (not even at its add) or a new worktree" lean_clone
 
-# The teammate's first commit in that clone: its new blobs live in the
-# git folder until the hook stages them, and the kept folder then goes
-# aside whole (core/lean/kept_copies, KeptCopies::retire) for a process of
-# its own to delete.
+# The teammate's first commit in that clone: its new blobs are written once,
+# into git's objects as a pack kept by a `.keep` (core/lean/pending_packs),
+# until the hook stages them by id and hands the pack back to git's rules.
 commit_in_the_lean_clone() {
   cd "$TEST_ROOT/mate"
   write_conversation 90-mate "a teammate's tool output, committed from the lean clone"
   git add .jp/conversations
-  local kept retired i
+  local kept digest id keep
   kept="$(git rev-parse --git-common-dir)/jpblob/kept"
-  retired="$(git rev-parse --git-common-dir)/jpblob/retired"
-  [ -n "$(ls -A "$kept" 2> /dev/null)" ] || fail "the add kept no copy in the git folder"
+  digest=$(printf '%s' "a teammate's tool output, committed from the lean clone" | sha256sum | cut -c1-64)
+  id=$(pending_id "$digest")
+  [ -n "$id" ] || fail "the add wrote no pending pack for the new blob: $(pending_records)"
+  [ -z "$(ls -A "$kept" 2> /dev/null)" ] || fail "the add wrote a file for the new blob: $(ls -A "$kept")"
+  keep=$(grep -l "git-jpblob" "$(git rev-parse --git-path objects/pack)"/*.keep 2> /dev/null)
+  [ -n "$keep" ] || fail "the new blob's pack has no .keep"
+  git -c gc.cruftPacks=false gc -q --prune=now  # between add and commit: the pack is kept
+  git cat-file -e "$id" || fail "git's gc took the pending blob"
   git commit -qm mate 2> "$TEST_ROOT/err" || fail "the commit failed: $(cat "$TEST_ROOT/err")"
   ends_entries || fail "the hook's staging dropped the index's end of index entries (EOIE)"
-  [ ! -e "$kept" ] || fail "the kept folder was not set aside: $(ls -A "$kept")"
-  for i in $(seq 100); do [ -z "$(ls -A "$retired" 2> /dev/null)" ] && break; sleep 0.1; done
-  [ -z "$(ls -A "$retired" 2> /dev/null)" ] || fail "the set-aside copies were not deleted"
+  [ "$(git rev-parse "HEAD:$(blob_of "a teammate's tool output, committed from the lean clone")")" = "$id" ] ||
+    fail "the commit does not hold the pending pack's object"
+  [ ! -e "$keep" ] || fail "the commit left the pack kept"
+  [ -z "$(pending_records)" ] || fail "the commit left the pack's record: $(pending_records)"
   [ "$(blob_files)" -eq 0 ] || fail "the commit left blob files in the lean clone"
   assert_blobs_committed
   assert_clean_status
   git jpblob verify > /dev/null || fail "verify fails after the teammate's commit"
 }
-case_ "a commit in the lean clone stages its new blobs from the git folder and sets the kept folder aside" \
+case_ "a commit in the lean clone stages its new blobs by id from a kept pack in git's objects, then hands it back to git" \
   commit_in_the_lean_clone
 
 # libgit2 1.5 reads no split index (the `link` extension): the filter's

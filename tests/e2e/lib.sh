@@ -144,26 +144,75 @@ complete_words() {
 # work tree; held_blobs: how many blobs are held either way.
 # A lean tree's blobs not committed yet are in the git folder (new_blob_file).
 blob_held() {
-  [ -f "$1" ] || [ -f "$(new_blob_file "$(basename "$1" .blob.gz)")" ] || git ls-files -t -- "$1" | grep -q '^S '
+  [ -f "$1" ] || new_blob_held "$(basename "$1" .blob.gz)" || git ls-files -t -- "$1" | grep -q '^S '
 }
 held_blobs() {
   {
     find .jp/blobs -name '*.blob.gz' 2> /dev/null | sed 's|^\./||'
     git ls-files -t .jp/blobs | sed -n 's/^S //p'
     if lean_mode; then
-      find "$(git rev-parse --git-common-dir)/jpblob/kept" -name '*.blob.gz' -printf '%f\n' 2> /dev/null |
-        sed -E 's|^((..)(..).*)$|.jp/blobs/\2/\3/\1|'
+      {
+        find "$(git rev-parse --git-common-dir)/jpblob/kept" -name '*.blob.gz' -printf '%f\n' 2> /dev/null
+        pending_digests | sed 's/$/.blob.gz/'
+      } | sed -E 's|^((..)(..).*)$|.jp/blobs/\2/\3/\1|'
     fi
   } | sort -u | wc -l
 }
+
+# New blobs a lean tree's clean wrote into git's objects (core/lean/pending_packs):
+# the records' digests, and the object id of one.
+pending_records() { cat "$(git rev-parse --git-common-dir)"/jpblob/pending/*.list 2> /dev/null; }
+pending_digests() { pending_records | cut -d' ' -f1; }
+pending_id() { pending_records | awk -v d="$1" '$1 == d { print $2; exit }'; }
 
 # new_blob_file DIGEST: where a blob not committed yet lives: its store
 # file or, in a lean tree (which never has a blob file, SPEC §2), its copy
 # in the git folder, which the pre-commit hook stages from.
 new_blob_file() {
-  local file=".jp/blobs/${1:0:2}/${1:2:2}/$1.blob.gz"
-  if [ -f "$file" ] || ! lean_mode; then echo "$file"; else echo "$(git rev-parse --git-common-dir)/jpblob/kept/$1.blob.gz"; fi
+  local file=".jp/blobs/${1:0:2}/${1:2:2}/$1.blob.gz" kept id
+  kept="$(git rev-parse --git-common-dir)/jpblob/kept/$1.blob.gz"
+  if [ -f "$file" ] || ! lean_mode; then echo "$file"; return; fi
+  echo "$kept"
 }
+# The same blob's gzip bytes wherever it lives: its file, else the object a
+# pending pack's record names. Nothing when it is nowhere.
+new_blob_bytes() {
+  local file id
+  file=$(new_blob_file "$1")
+  if [ -f "$file" ]; then cat "$file"; return; fi
+  id=$(pending_id "$1")
+  [ -z "$id" ] || git cat-file blob "$id"
+}
+# new_blob_held DIGEST: a blob not committed yet is held: a file, or a
+# pending pack's object.
+new_blob_held() {
+  [ -f "$(new_blob_file "$1")" ] && return 0
+  local id
+  id=$(pending_id "$1")
+  [ -n "$id" ] && git cat-file -e "$id" 2> /dev/null
+}
+# age_all_blobs DATE: every blob file and kept copy, and every pending
+# pack's record, made as old as DATE.
+age_all_blobs() {
+  local home homes=() common
+  common=$(git rev-parse --git-common-dir)
+  for home in .jp/blobs "$common/jpblob/kept" "$common/jpblob/pending"; do [ -d "$home" ] && homes+=("$home"); done
+  [ ${#homes[@]} -eq 0 ] || find "${homes[@]}" -type f \( -name '*.blob.gz' -o -name '*.list' \) -exec touch -d "$1" {} +
+}
+# age_new_blob DIGEST DATE: makes a blob not committed yet as old as DATE
+# (touch -d): its file, or the record of the pending pack holding it.
+age_new_blob() {
+  local file
+  file=$(new_blob_file "$1")
+  if [ -f "$file" ]; then touch -d "$2" "$file"; return; fi
+  grep -l "^$1 " "$(git rev-parse --git-common-dir)"/jpblob/pending/*.list 2> /dev/null | xargs -r touch -d "$2"
+}
+
+# New blobs stay files (kept copies) in a lean tree where git-jpblob does
+# not write packs itself: a repository shared by a group (core.sharedRepository),
+# whose files git's own index-pack gives the group's permissions. For the
+# cases that change or age a new blob's file.
+keep_new_blobs_as_files() { git config core.sharedRepository group; }
 
 # The gzip bytes of every blob held: store files, and the index's
 # skip-worktree blobs (a lean tree's committed ones) as git holds them.
@@ -375,13 +424,19 @@ print("\n".join(sorted(set(re.findall(r"\"\$blob\"\s*:\s*\"([0-9a-f]{64})\"", sy
 # Makes blobs nowhere but in git: their work-tree files and the copies
 # kept in the git folder (core/lean/kept_copies). Arguments: digests.
 remove_blob_files() {
-  local d kept
+  local d kept pending
   kept="$(git rev-parse --git-common-dir)/jpblob/kept"
-  for d in "$@"; do rm -f ".jp/blobs/${d:0:2}/${d:2:2}/$d.blob.gz" "$kept/$d.blob.gz"; done
+  pending="$(git rev-parse --git-common-dir)/jpblob/pending"
+  for d in "$@"; do
+    rm -f ".jp/blobs/${d:0:2}/${d:2:2}/$d.blob.gz" "$kept/$d.blob.gz"
+    # A pending pack's blob: its record forgets it (the object stays, unreachable).
+    [ -d "$pending" ] && find "$pending" -name '*.list' -exec sed -i "/^$d /d" {} +
+  done
+  return 0
 }
 # The same for the whole work-tree store.
 remove_store() {
-  rm -rf .jp/blobs "$(git rev-parse --git-common-dir)/jpblob/kept"
+  rm -rf .jp/blobs "$(git rev-parse --git-common-dir)/jpblob/kept" "$(git rev-parse --git-common-dir)/jpblob/pending"
 }
 blob_of() {
   local h

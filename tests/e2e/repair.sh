@@ -22,6 +22,7 @@ from_git_objects() {
 case_in_mode full "a lean tree has no committed blob file to flip (e2e hostile_repos corrupts the index's copy instead)" "a committed blob flipped in the work tree comes back from git's objects" from_git_objects
 
 from_inline_conversation() {
+  keep_new_blobs_as_files  # a file to flip: a pending pack's object is git's to check
   write_conversation 2-new "new tool output"
   git add .jp/conversations/2-new
   flip "$(new_blob_of "new tool output")"
@@ -30,13 +31,15 @@ from_inline_conversation() {
   git jpblob repair > /dev/null || fail "repair failed"
   git commit -qm new || fail "the commit after repair failed"
   assert_blobs_committed
+  git config --unset core.sharedRepository
 }
 case_ "an uncommitted blob corrupt in the store comes back from the conversation that holds it inline, as the hook advises" from_inline_conversation
 
 missing_written_again() {
   write_conversation 3-missing "missing tool output"
   git add .jp/conversations/3-missing
-  rm "$(new_blob_of "missing tool output")"
+  remove_blob_files "$(printf '%s' "missing tool output" | sha256sum | cut -c1-64)"
+  new_blob_held "$(printf '%s' "missing tool output" | sha256sum | cut -c1-64)" && fail "set-up: the blob is still held"
   git jpblob repair > "$TEST_ROOT/out" || fail "repair failed: $(cat "$TEST_ROOT/out")"
   blob_held "$(blob_of "missing tool output")" || fail "repair did not write the missing blob"
   git ls-files --error-unmatch "$(blob_of "missing tool output")" > /dev/null || fail "repair did not stage it"
@@ -64,6 +67,7 @@ amend_after_no_verify() {
 case_ "a commit made with --no-verify is mended by repair and commit --amend, in both modes" amend_after_no_verify
 
 no_good_copy() {
+  keep_new_blobs_as_files  # a file to flip, as above
   write_conversation 4-lost "lost tool output"
   git add .jp/conversations/4-lost
   git commit -q --no-verify -m lost
@@ -76,6 +80,7 @@ no_good_copy() {
   [ "$rc" -eq 1 ] || fail "repair exited $rc"
   grep -q "cannot repair $(blob_of "lost tool output"): no good copy" "$TEST_ROOT/out" || fail "repair did not say why: $(cat "$TEST_ROOT/out")"
   [ -f "$blob" ] || fail "repair deleted what it could not repair"
+  git config --unset core.sharedRepository
 }
 case_ "a blob with no good copy anywhere is reported and left, with exit 1" no_good_copy
 # A bare server whose pre-receive hook is the README's line.

@@ -134,7 +134,11 @@ TEST(NewBlobs, WhatTheIndexHoldsStandsForTheContentOnlyWhenItHoldsIt) {
   EXPECT_TRUE(results[0].written);
   EXPECT_FALSE(results[1].written);
   EXPECT_FALSE(results[2].written) << "the first of equal payloads only";
-  EXPECT_EQ(k.kept.store().get(Sha256::of("new")), "new");
+  // Written once, into git's objects (core/lean/pending_packs), no kept file.
+  EXPECT_EQ(k.kept.pending().fetch(Sha256::of("new"), std::nullopt), "new");
+  lean.finish();
+  EXPECT_TRUE(k.kept.pending().id_of(Sha256::of("new")).has_value()) << "finish() writes the pack";
+  EXPECT_FALSE(k.kept.store().contains(Sha256::of("new")));
   EXPECT_FALSE(fs::exists(k.store.root())) << "no blob file in a lean work tree";
 }
 
@@ -147,12 +151,14 @@ TEST(NewBlobs, ATreeBecomingLeanSendsCleansNewBlobsToTheGitFolderOnly) {
   const NewBlobs adopting(k.store, &k.kept, [](const Digest&, std::string_view) { return GitCopy::None; }, false);
   EXPECT_EQ(&adopting.home(), &k.store);
   EXPECT_TRUE(adopting.put_all({"new"})[0].written);
-  EXPECT_EQ(k.kept.store().get(Sha256::of("new")), "new") << "published before finish()";
+  EXPECT_EQ(k.kept.pending().fetch(Sha256::of("new"), std::nullopt), "new") << "readable before finish()";
+  EXPECT_FALSE(k.kept.store().contains(Sha256::of("new"))) << "written once, into git's objects";
   EXPECT_FALSE(fs::exists(k.store.root())) << "no blob file for the hook to delete again";
   EXPECT_TRUE(adopting.put(Sha256::of("repaired"), "repaired").written);
   EXPECT_EQ(k.store.get(Sha256::of("repaired")), "repaired");
   adopting.finish();
   EXPECT_EQ(k.kept.store().get(Sha256::of("repaired")), "repaired") << "linked into the kept copies";
+  EXPECT_TRUE(k.kept.pending().id_of(Sha256::of("new")).has_value()) << "finish() writes the pack";
 }
 
 // A commit that staged every kept copy moves the folder aside whole: only

@@ -1,0 +1,345 @@
+#include "core/lean/pending_packs.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <csignal>
+#include <cerrno>
+
+#include "core/base/error.hpp"
+#include "core/base/fs.hpp"
+#include "core/base/parallel.hpp"
+#include "core/base/trace.hpp"
+#include "core/format/gzip.hpp"
+#include "core/git/blob_pack.hpp"
+#include "core/git/git_cli.hpp"
+
+namespace jpblob {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr std::string_view kRecordSuffix = ".list";
+
+// A pack's name as git names them: "pack-" and a hex checksum.
+bool is_pack_name(std::string_view name) {
+  if (!name.starts_with("pack-")) return false;
+  name.remove_prefix(5);
+  return (name.size() == 40 || name.size() == 64) && name.find_first_not_of("0123456789abcdef") == std::string_view::npos;
+}
+
+struct Recorded {
+  std::string id;
+  std::string pack;
+};
+
+}  // namespace
+
+struct PendingPacks::State {
+  std::mutex mutex;
+  // Gathered for the next pack: each blob's gzip bytes, in order of arrival.
+  std::vector<std::pair<Digest, std::string>> gathered;
+  std::unordered_map<Digest, std::size_t, DigestHash> gathered_at;
+  std::uint64_t gathered_bytes = 0;
+  // The records, as last read, and when their folder last changed.
+  std::unordered_map<Digest, Recorded, DigestHash> recorded;
+  std::optional<struct timespec> loaded_at;
+  // usable(): asked once.
+  std::optional<std::optional<fs::path>> pack_folder;
+  std::string object_format;
+  bool marked = false;  // this process's writing-<pid> marker exists
+};
+
+namespace {
+std::string marker_name() { return "writing-" + std::to_string(::getpid()); }
+}  // namespace
+
+PendingPacks::PendingPacks(const GitRepo& repo, StoreOptions options)
+    : repo_(repo),
+      options_(options),
+      folder_(repo.commondir() / "jpblob" / "pending"),
+      state_(std::make_unique<State>()) {}
+
+PendingPacks::~PendingPacks() = default;
+
+void PendingPacks::set_compression_level(int level) {
+  std::lock_guard lock(state_->mutex);
+  options_.compression_level = level;
+}
+
+std::optional<fs::path> PendingPacks::pack_folder_locked() const {
+  if (!state_->pack_folder) {
+    state_->pack_folder.emplace();
+    if (const auto top = repo_.workdir()) {
+      try {
+        const GitCli git(*top);
+        *state_->pack_folder = git.own_pack_folder();
+        if (*state_->pack_folder) state_->object_format = git.object_format();
+      } catch (const Error& e) {
+        JPBLOB_TRACE(std::string("pending packs: not usable here: ") + e.what());
+        state_->pack_folder->reset();
+      }
+    }
+  }
+  return *state_->pack_folder;
+}
+
+bool PendingPacks::usable() const {
+  std::lock_guard lock(state_->mutex);
+  return pack_folder_locked().has_value();
+}
+
+void PendingPacks::load_locked() const {
+  struct stat st {};
+  if (::stat(folder_.c_str(), &st) != 0) {
+    state_->recorded.clear();
+    state_->loaded_at.reset();
+    return;
+  }
+  if (state_->loaded_at && state_->loaded_at->tv_sec == st.st_mtim.tv_sec &&
+      state_->loaded_at->tv_nsec == st.st_mtim.tv_nsec)
+    return;
+  state_->recorded.clear();
+  state_->loaded_at = st.st_mtim;
+  for (const Pack& p : packs())
+    for (const auto& [digest, id] : p.blobs) state_->recorded[digest] = {id, p.name};
+}
+
+std::vector<PendingPacks::Pack> PendingPacks::packs() const {
+  std::vector<Pack> out;
+  const Fd dir(::open(folder_.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  if (!dir.valid()) return out;
+  for (const std::string& name : folder_names(dir.get(), folder_.string())) {
+    if (!name.ends_with(kRecordSuffix)) continue;
+    const std::string pack = name.substr(0, name.size() - kRecordSuffix.size());
+    if (!is_pack_name(pack)) continue;
+    struct stat st {};
+    const Fd file(::openat(dir.get(), name.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
+    if (!file.valid() || ::fstat(file.get(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
+    Pack p{pack, st.st_mtim.tv_sec, {}};
+    const std::string text = read_all(file.get(), (folder_ / name).string(), 64u << 20);
+    std::size_t at = 0;
+    while (at < text.size()) {
+      std::size_t end = text.find('\n', at);
+      if (end == std::string::npos) end = text.size();
+      const std::string_view line(text.data() + at, end - at);
+      at = end + 1;
+      const std::size_t space = line.find(' ');
+      if (space == std::string_view::npos) continue;
+      const auto digest = Digest::from_hex(line.substr(0, space));
+      const std::string_view id = line.substr(space + 1);
+      if (!digest || (id.size() != 40 && id.size() != 64)) continue;
+      p.blobs.emplace_back(*digest, std::string(id));
+    }
+    out.push_back(std::move(p));
+  }
+  return out;
+}
+
+std::vector<bool> PendingPacks::put_all(const std::vector<std::string_view>& payloads,
+                                        const std::vector<Digest>& digests) const {
+  std::vector<bool> written(payloads.size(), false);
+  std::vector<std::size_t> todo;
+  {
+    std::lock_guard lock(state_->mutex);
+    load_locked();
+    std::unordered_map<Digest, bool, DigestHash> seen;
+    for (std::size_t i = 0; i < payloads.size(); ++i) {
+      if (state_->gathered_at.count(digests[i]) || state_->recorded.count(digests[i])) continue;
+      if (!seen.emplace(digests[i], true).second) continue;
+      todo.push_back(i);
+    }
+  }
+  if (todo.empty()) return written;
+  int level;
+  {
+    std::lock_guard lock(state_->mutex);
+    level = options_.compression_level;
+  }
+  std::vector<std::string> gz(todo.size());
+  parallel_for(todo.size(), [&](std::size_t k) { gz[k] = gzip_compress(payloads[todo[k]], level); });
+  std::lock_guard lock(state_->mutex);
+  if (!state_->marked) {
+    std::error_code ec;
+    fs::create_directories(folder_, ec);
+    const Fd mark(::open((folder_ / marker_name()).c_str(), O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0666));
+    state_->marked = mark.valid();
+  }
+  for (std::size_t k = 0; k < todo.size(); ++k) {
+    const Digest& d = digests[todo[k]];
+    // Another thread may have gathered it meanwhile.
+    if (state_->gathered_at.count(d)) continue;
+    state_->gathered_at.emplace(d, state_->gathered.size());
+    state_->gathered_bytes += gz[k].size();
+    state_->gathered.emplace_back(d, std::move(gz[k]));
+    written[todo[k]] = true;
+  }
+  if (state_->gathered_bytes >= kFlushBytes) flush_locked();
+  return written;
+}
+
+void PendingPacks::flush() const {
+  std::lock_guard lock(state_->mutex);
+  flush_locked();
+}
+
+void PendingPacks::flush_locked() const {
+  if (state_->gathered.empty()) return;
+  const auto pack_folder = pack_folder_locked();
+  if (!pack_folder) throw Error("cannot write new blobs to git's objects here: no pack folder of its own");
+  std::vector<PackObject> objects;
+  objects.reserve(state_->gathered.size());
+  // Copies: should the write fail, what is gathered stays readable.
+  for (const auto& [digest, gz] : state_->gathered) objects.push_back({PackObject::Type::Blob, {}, gz});
+  const auto [name, ids] =
+      write_kept_pack(std::move(objects), state_->object_format, UINT64_MAX, *pack_folder, kKeepMessage);
+  std::string record;
+  for (std::size_t i = 0; i < ids.size(); ++i)
+    record.append(state_->gathered[i].first.hex()).append(" ").append(ids[i]).push_back('\n');
+  std::error_code ec;
+  fs::create_directories(folder_, ec);
+  write_file_atomic(folder_ / (name + std::string(kRecordSuffix)), record);
+  JPBLOB_TRACE("pending packs: wrote " + std::to_string(ids.size()) + " new blobs as " + name);
+  for (std::size_t i = 0; i < ids.size(); ++i) state_->recorded[state_->gathered[i].first] = {ids[i], name};
+  state_->gathered.clear();
+  state_->gathered_at.clear();
+  state_->gathered_bytes = 0;
+  if (state_->marked) {
+    ::unlink((folder_ / marker_name()).c_str());
+    state_->marked = false;
+  }
+}
+
+bool PendingPacks::gathered() const {
+  std::lock_guard lock(state_->mutex);
+  return !state_->gathered.empty();
+}
+
+bool PendingPacks::wait_for_writers(int limit_ms) const {
+  const std::string own = marker_name();
+  bool saw = false;
+  for (int waited = 0;; waited += 10) {
+    bool writing = false;
+    const Fd dir(::open(folder_.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    if (!dir.valid()) return saw;
+    for (const std::string& name : folder_names(dir.get(), folder_.string())) {
+      if (!name.starts_with("writing-") || name == own) continue;
+      const std::string digits = name.substr(8);
+      if (digits.empty() || digits.size() > 9 || digits.find_first_not_of("0123456789") != std::string::npos) continue;
+      const pid_t pid = static_cast<pid_t>(std::stol(digits));
+      if (::kill(pid, 0) != 0 && errno == ESRCH) {
+        ::unlinkat(dir.get(), name.c_str(), 0);  // a killed writer's
+        continue;
+      }
+      writing = saw = true;
+    }
+    if (!writing || waited >= limit_ms) {
+      JPBLOB_TRACE("pending packs: waited " + std::to_string(waited) + " ms for a writer (" +
+                   (saw ? "saw one" : "none") + ")");
+      // Read the records again whatever the folder's time says: it moves
+      // in ticks of the kernel's coarse clock, and a writer may have
+      // finished just before the first look.
+      std::lock_guard lock(state_->mutex);
+      state_->loaded_at.reset();
+      return saw;
+    }
+    ::usleep(10000);
+  }
+}
+
+bool PendingPacks::contains(const Digest& digest) const {
+  std::lock_guard lock(state_->mutex);
+  if (state_->gathered_at.count(digest)) return true;
+  load_locked();
+  return state_->recorded.count(digest) > 0;
+}
+
+std::optional<std::string> PendingPacks::id_of(const Digest& digest) const {
+  std::lock_guard lock(state_->mutex);
+  load_locked();
+  const auto it = state_->recorded.find(digest);
+  if (it == state_->recorded.end()) return std::nullopt;
+  return it->second.id;
+}
+
+std::optional<std::string> PendingPacks::fetch(const Digest& digest, std::optional<std::uint64_t> size) const {
+  std::optional<std::string> raw;
+  std::string where;
+  {
+    std::lock_guard lock(state_->mutex);
+    if (const auto at = state_->gathered_at.find(digest); at != state_->gathered_at.end()) {
+      raw = state_->gathered[at->second].second;
+      where = "not written yet";
+    } else {
+      load_locked();
+      const auto it = state_->recorded.find(digest);
+      if (it == state_->recorded.end()) return std::nullopt;
+      const auto repo_lock = repo_.lock();
+      raw = repo_.read_object(it->second.id);
+      where = "object " + it->second.id.substr(0, 12) + " of " + it->second.pack;
+    }
+  }
+  if (!raw) return std::nullopt;  // a pack gone (released and pruned): not here
+  return decode_blob(*raw, digest, size, options_.max_blob_size, tracked_blob_path(digest) + " (" + where + ")");
+}
+
+void PendingPacks::release(const std::string& name) const {
+  if (!is_pack_name(name)) return;
+  std::lock_guard lock(state_->mutex);
+  if (const auto pack_folder = pack_folder_locked()) {
+    const fs::path keep = *pack_folder / (name + ".keep");
+    if (::unlink(keep.c_str()) != 0 && errno != ENOENT)
+      throw errno_error("cannot hand " + name + " back to git's gc: " + keep.string(), errno);
+  }
+  const fs::path record = folder_ / (name + std::string(kRecordSuffix));
+  if (::unlink(record.c_str()) != 0 && errno != ENOENT)
+    throw errno_error("cannot remove the record of " + name + ": " + record.string(), errno);
+  std::erase_if(state_->recorded, [&](const auto& kv) { return kv.second.pack == name; });
+  JPBLOB_TRACE("pending packs: " + name + " handed back to git's gc");
+}
+
+std::pair<std::size_t, std::size_t> PendingPacks::sweep(bool remove) const {
+  std::size_t stale_records = 0, orphan_keeps = 0;
+  std::optional<fs::path> pack_folder;
+  {
+    std::lock_guard lock(state_->mutex);
+    pack_folder = pack_folder_locked();
+  }
+  if (!pack_folder) return {0, 0};
+  std::unordered_map<std::string, bool> recorded;
+  for (const Pack& p : packs()) {
+    std::error_code ec;
+    if (fs::exists(*pack_folder / (p.name + ".idx"), ec)) {
+      recorded.emplace(p.name, true);
+      continue;
+    }
+    ++stale_records;
+    if (remove) ::unlink((folder_ / (p.name + std::string(kRecordSuffix))).c_str());
+  }
+  const Fd dir(::open(pack_folder->c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  if (!dir.valid()) return {stale_records, 0};
+  const std::time_t hour_ago = std::time(nullptr) - 3600;
+  for (const std::string& name : folder_names(dir.get(), pack_folder->string())) {
+    if (!name.ends_with(".keep")) continue;
+    const std::string pack = name.substr(0, name.size() - 5);
+    if (!is_pack_name(pack) || recorded.count(pack)) continue;
+    const Fd file(::openat(dir.get(), name.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
+    struct stat st {};
+    if (!file.valid() || ::fstat(file.get(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_mtime > hour_ago) continue;
+    // Only ours: a `.keep` a user or another tool made stays.
+    std::string text;
+    try {
+      text = read_all(file.get(), name, 4096);
+    } catch (const Error&) {
+      continue;
+    }
+    if (!text.starts_with(kKeepMessage)) continue;
+    ++orphan_keeps;
+    if (remove) ::unlinkat(dir.get(), name.c_str(), 0);
+  }
+  return {stale_records, orphan_keeps};
+}
+
+}  // namespace jpblob

@@ -1,0 +1,114 @@
+// New blobs written once (docs/lean.md, "New blobs as a pack"): where our
+// hook stages them (a lean work tree, or one becoming lean), the blobs
+// clean makes go straight into git's objects as one pack per git command,
+// marked with a `.keep` file, git's own mark that `git gc`, `git repack`
+// and `git prune --expire=now` leave a pack and every object in it alone.
+// A record in the git folder (<common dir>/jpblob/pending/<pack>.list,
+// "<sha256> <object id>" a line) says which blob each object is: smudge and
+// the readers find a blob by it, and the pre-commit hook stages it by id,
+// with no second read or write. Once git holds a pack's blobs by its own
+// rules (the index that stays, a commit), or none is referenced any more
+// and the pack is older than gc.pruneExpire, the hook or `git jpblob gc`
+// releases the pack (removes its `.keep` and record), and from then on
+// git's own gc decides, as for any object.
+//
+// Blobs are gathered in memory (at most kFlushBytes) and written as a pack
+// when that fills and when the filter process ends (flush()): git waits for
+// its filter process to end before `git add` returns. A repository whose
+// files take a group's permissions (core.sharedRepository) has no pack
+// written by us: usable() is false and new blobs stay kept copies.
+//
+// Thread safety: every method may be called from several threads at once.
+#pragma once
+
+#include <ctime>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "core/format/digest.hpp"
+#include "core/git/git_repo.hpp"
+#include "core/store/blob_source.hpp"
+#include "core/store/blob_store.hpp"
+
+namespace jpblob {
+
+class PendingPacks : public BlobSource {
+ public:
+  // What a flush waits for: 32 MiB of gzip bytes in memory at most.
+  static constexpr std::uint64_t kFlushBytes = 32u << 20;
+  // The first line of each `.keep` file written here: how gc knows a pack
+  // of ours whose record a killed writer never made.
+  static constexpr std::string_view kKeepMessage = "git-jpblob: blobs not committed yet";
+
+  // `repo` must outlive this. Nothing is read or written until first use.
+  PendingPacks(const GitRepo& repo, StoreOptions options);
+  ~PendingPacks() override;
+
+  // Whether new blobs can go here: the repository has a work tree, its own
+  // pack folder, and no core.sharedRepository. Asked once (one git call).
+  bool usable() const;
+
+  // Gzips each payload not held yet and gathers it for the next pack;
+  // `digests` are the payloads' SHA-256. Returns, for each, whether it was
+  // new. Writes a pack whenever kFlushBytes are gathered. Throws Error.
+  std::vector<bool> put_all(const std::vector<std::string_view>& payloads, const std::vector<Digest>& digests) const;
+  // Writes what is gathered as one pack with its `.keep`, then its record.
+  // Nothing when nothing is gathered. Throws Error.
+  void flush() const;
+  // Whether blobs are gathered that no pack holds yet.
+  bool gathered() const;
+
+  // While blobs are gathered, a marker in the folder names this process
+  // (writing-<pid>): a pre-commit hook that misses a blob waits, at most
+  // `limit_ms`, for every other live process's marker to go (`git commit
+  // -a` runs the hook while its filter process, idle, writes its pack),
+  // then reads the records again at the next look. True when it saw one.
+  bool wait_for_writers(int limit_ms) const;
+
+  // Whether a blob is here (gathered or recorded).
+  bool contains(const Digest& digest) const;
+  // The object id of a recorded blob, whose pack is written.
+  std::optional<std::string> id_of(const Digest& digest) const;
+  // The blob's verified content (BlobSource), gathered or from git's
+  // objects; nullopt when it is not here. Throws Error when corrupt.
+  std::optional<std::string> fetch(const Digest& digest, std::optional<std::uint64_t> size) const override;
+
+  // A written pack, as its record lists it.
+  struct Pack {
+    std::string name;       // "pack-<hex>"
+    std::time_t written = 0;  // the record's mtime
+    std::vector<std::pair<Digest, std::string>> blobs;  // blob, object id
+  };
+  std::vector<Pack> packs() const;
+  // Hands the pack back to git's rules: removes its `.keep`, then its
+  // record. Throws Error when the `.keep` cannot be removed.
+  void release(const std::string& name) const;
+  // Records whose pack is gone, and `.keep` files of ours that no record
+  // names (a writer killed between them) older than an hour: the record
+  // goes, the `.keep` is released. How many of each were found; with
+  // `remove` false, only counted.
+  std::pair<std::size_t, std::size_t> sweep(bool remove) const;
+
+  void set_compression_level(int level);
+  std::filesystem::path folder() const { return folder_; }
+
+ private:
+  void load_locked() const;  // (re)reads the records when the folder changed
+  void flush_locked() const;
+  std::optional<std::filesystem::path> pack_folder_locked() const;
+
+  const GitRepo& repo_;
+  StoreOptions options_;
+  std::filesystem::path folder_;  // <common dir>/jpblob/pending
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+}  // namespace jpblob

@@ -1,0 +1,195 @@
+// New blobs written once into git's objects (core/lean/pending_packs): a
+// pack with a `.keep` and a record, read back through the record, kept by
+// real git's gc until released, then git's to prune; the leftovers of a
+// killed writer; the hook's wait for a writer still gathering.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <csignal>
+#include <thread>
+
+#include "core/base/error.hpp"
+#include "core/format/gzip.hpp"
+#include "core/git/git_repo.hpp"
+#include "core/lean/pending_packs.hpp"
+#include "test_support.hpp"
+
+namespace jpblob {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct PendingSandbox {
+  test::GitSandbox sandbox;
+  fs::path t = sandbox.repo();
+  GitRepo repo = *GitRepo::open(t);
+  PendingPacks pending{repo, {}};
+
+  std::vector<bool> put(const std::vector<std::string_view>& payloads) const {
+    std::vector<Digest> digests;
+    for (std::string_view p : payloads) digests.push_back(Sha256::of(p));
+    return pending.put_all(payloads, digests);
+  }
+  std::vector<std::string> names(const std::string& suffix) const {
+    std::vector<std::string> out;
+    for (const auto& e : fs::directory_iterator(t / ".git/objects/pack"))
+      if (e.path().extension() == suffix) out.push_back(e.path().stem().string());
+    return out;
+  }
+};
+
+TEST(PendingPacks, GatheredBlobsBecomeOneKeptPackThatGitsGcLeavesAlone) {
+  PendingSandbox s;
+  ASSERT_TRUE(s.pending.usable());
+  const std::string one = test::random_bytes(5000, 1), two = test::random_bytes(7000, 2);
+  EXPECT_EQ(s.put({one, two, one}), (std::vector<bool>{true, true, false}));
+  EXPECT_TRUE(s.pending.gathered());
+  EXPECT_TRUE(fs::exists(s.t / ".git/jpblob/pending" / ("writing-" + std::to_string(::getpid()))))
+      << "a hook can see that this process still holds blobs no pack has";
+  // Readable before any pack exists: the same process smudges what it cleaned.
+  EXPECT_EQ(s.pending.fetch(Sha256::of(one), std::nullopt), one);
+  EXPECT_TRUE(s.names(".pack").empty());
+
+  s.pending.flush();
+  EXPECT_FALSE(s.pending.gathered());
+  EXPECT_FALSE(fs::exists(s.t / ".git/jpblob/pending" / ("writing-" + std::to_string(::getpid()))));
+  const auto packs = s.pending.packs();
+  ASSERT_EQ(packs.size(), 1u);
+  EXPECT_EQ(s.names(".pack"), std::vector<std::string>{packs[0].name});
+  EXPECT_EQ(s.names(".keep"), std::vector<std::string>{packs[0].name});
+  EXPECT_EQ(test::read_text(s.t / ".git/objects/pack" / (packs[0].name + ".keep")),
+            std::string(PendingPacks::kKeepMessage) + "\n");
+  ASSERT_EQ(packs[0].blobs.size(), 2u);
+  // git itself reads each object, and it is the blob file's bytes.
+  for (const auto& [digest, id] : packs[0].blobs) {
+    const std::string raw = test::must("git cat-file blob " + id, s.t);
+    EXPECT_EQ(gzip_decompress(raw, 1 << 20), digest == Sha256::of(one) ? one : two);
+    EXPECT_EQ(s.pending.id_of(digest), id);
+  }
+  EXPECT_EQ(s.put({two}), std::vector<bool>{false}) << "a recorded blob is not written again";
+
+  // Unreachable, yet `git gc --prune=now` keeps them: the pack is kept.
+  s.sandbox.git("-c gc.cruftPacks=false gc -q --prune=now");
+  s.sandbox.git("gc -q --prune=now");
+  PendingPacks fresh(s.repo, {});
+  EXPECT_EQ(fresh.fetch(Sha256::of(two), std::nullopt), two);
+  EXPECT_EQ(test::run("git cat-file -e " + packs[0].blobs[0].second, s.t).status, 0);
+
+  // Released, they are git's to prune like any unreachable object.
+  fresh.release(packs[0].name);
+  EXPECT_TRUE(s.names(".keep").empty());
+  EXPECT_TRUE(fresh.packs().empty());
+  s.sandbox.git("gc -q --prune=now");
+  EXPECT_NE(test::run("git cat-file -e " + packs[0].blobs[0].second, s.t).status, 0);
+  PendingPacks after(s.repo, {});
+  EXPECT_FALSE(after.contains(Sha256::of(one)));
+  EXPECT_EQ(after.fetch(Sha256::of(one), std::nullopt), std::nullopt);
+}
+
+TEST(PendingPacks, AnotherProcessFindsARecordWrittenAfterItFirstLooked) {
+  PendingSandbox s;
+  PendingPacks reader(s.repo, {});
+  const std::string text = test::random_bytes(3000, 3);
+  EXPECT_FALSE(reader.contains(Sha256::of(text)));
+  s.put({text});
+  s.pending.flush();
+  reader.wait_for_writers(0);  // what the hook does before it looks again
+  EXPECT_TRUE(reader.contains(Sha256::of(text)));
+  EXPECT_EQ(reader.fetch(Sha256::of(text), text.size()), text);
+}
+
+TEST(PendingPacks, ACorruptObjectIsAnErrorNotAnotherBlob) {
+  PendingSandbox s;
+  const std::string text = test::random_bytes(3000, 4);
+  s.put({text});
+  s.pending.flush();
+  // A record that names another blob's object: the bytes are checked.
+  const auto pack = s.pending.packs().at(0);
+  const std::string other = test::must("printf 'not a blob' | git hash-object -w --stdin", s.t);
+  const Digest d = Sha256::of(text);
+  test::write_text(s.t / ".git/jpblob/pending" / (pack.name + ".list"),
+                   d.hex() + " " + other.substr(0, other.find('\n')) + "\n");
+  PendingPacks reader(s.repo, {});
+  EXPECT_NE(test::error_of([&] { reader.fetch(d, std::nullopt); }), "");
+}
+
+TEST(PendingPacks, SweepTakesStaleRecordsAndOrphanKeepsOfOursOnly) {
+  PendingSandbox s;
+  s.put({test::random_bytes(3000, 5)});
+  s.pending.flush();
+  const std::string name = s.pending.packs().at(0).name;
+  // A writer killed between its pack and its record: an hour on, the
+  // `.keep` goes; another tool's `.keep` stays whatever its age.
+  fs::remove(s.t / ".git/jpblob/pending" / (name + ".list"));
+  const fs::path ours = s.t / ".git/objects/pack" / (name + ".keep");
+  const fs::path theirs = s.t / ".git/objects/pack" / "pack-0123456789abcdef0123456789abcdef01234567.keep";
+  test::write_text(theirs, "kept by hand\n");
+  EXPECT_EQ(s.pending.sweep(true), (std::pair<std::size_t, std::size_t>{0, 0})) << "too young";
+  test::must("touch -d '2 hours ago' " + test::shell_quote(ours.string()) + " " + test::shell_quote(theirs.string()),
+             s.t);
+  EXPECT_EQ(s.pending.sweep(false), (std::pair<std::size_t, std::size_t>{0, 1}));
+  EXPECT_TRUE(fs::exists(ours)) << "only counted";
+  EXPECT_EQ(s.pending.sweep(true), (std::pair<std::size_t, std::size_t>{0, 1}));
+  EXPECT_FALSE(fs::exists(ours));
+  EXPECT_TRUE(fs::exists(theirs));
+
+  // A record whose pack is gone names nothing.
+  test::write_text(s.t / ".git/jpblob/pending" / "pack-89abcdef0123456789abcdef0123456789abcdef.list",
+                   Sha256::of("x").hex() + " 89abcdef0123456789abcdef0123456789abcdef\n");
+  EXPECT_EQ(s.pending.sweep(true), (std::pair<std::size_t, std::size_t>{1, 0}));
+  EXPECT_TRUE(s.pending.packs().empty());
+}
+
+TEST(PendingPacks, TheHookWaitsForALiveWriterOnlyAndForgetsADeadOne) {
+  PendingSandbox s;
+  const fs::path folder = s.t / ".git/jpblob/pending";
+  fs::create_directories(folder);
+  // A dead writer's marker: removed, not waited for.
+  const pid_t dead = ::fork();
+  if (dead == 0) ::_exit(0);
+  ::waitpid(dead, nullptr, 0);
+  test::write_text(folder / ("writing-" + std::to_string(dead)), "");
+  auto start = std::chrono::steady_clock::now();
+  EXPECT_FALSE(s.pending.wait_for_writers(5000));
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(2));
+  EXPECT_FALSE(fs::exists(folder / ("writing-" + std::to_string(dead))));
+
+  // A live one: waited for until its marker goes.
+  const pid_t live = ::fork();
+  if (live == 0) {
+    ::pause();
+    ::_exit(0);
+  }
+  const fs::path marker = folder / ("writing-" + std::to_string(live));
+  test::write_text(marker, "");
+  std::thread writer([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    fs::remove(marker);
+  });
+  start = std::chrono::steady_clock::now();
+  EXPECT_TRUE(s.pending.wait_for_writers(5000));
+  const auto waited = std::chrono::steady_clock::now() - start;
+  writer.join();
+  EXPECT_GE(waited, std::chrono::milliseconds(250));
+  EXPECT_LT(waited, std::chrono::seconds(4));
+  // One that never finishes: waited for no longer than asked.
+  test::write_text(marker, "");
+  start = std::chrono::steady_clock::now();
+  EXPECT_TRUE(s.pending.wait_for_writers(200));
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(2));
+  ::kill(live, SIGKILL);
+  ::waitpid(live, nullptr, 0);
+}
+
+TEST(PendingPacks, ASharedRepositoryKeepsItsNewBlobsAsKeptCopies) {
+  PendingSandbox s;
+  s.sandbox.git("config core.sharedRepository group");
+  PendingPacks shared(s.repo, {});
+  EXPECT_FALSE(shared.usable()) << "git's own index-pack sets a shared repository's permissions";
+}
+
+}  // namespace
+}  // namespace jpblob
