@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <future>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -89,17 +90,26 @@ class PackStream {
   std::future<std::vector<Made>> ahead_;
 };
 
+// A pack write_pack made: its name ("pack-<hex>"), and for each object in
+// order its id (hex), the offset of its entry and the entry's length.
+struct WrittenPack {
+  std::string name;
+  std::vector<std::string> ids;
+  std::vector<std::uint64_t> offsets, lengths;
+};
 // Writes `objects` as one pack and its index into `folder` (git's
-// objects/pack), synced, with a `.keep` file holding `keep` made before the
-// pack is visible (as `git index-pack --keep`): git's repack and prune
-// leave every object of a kept pack alone until the `.keep` goes. Returns
-// the pack's name ("pack-<hex>") and each object's id (hex), in order.
-// Objects must be distinct. Throws Error.
-std::pair<std::string, std::vector<std::string>> write_kept_pack(std::vector<PackObject> objects,
-                                                                 const std::string& object_format,
-                                                                 std::uint64_t max_size,
-                                                                 const std::filesystem::path& folder,
-                                                                 std::string_view keep);
+// objects/pack, or a folder of packs git does not read), synced, with a
+// `.keep` file holding `keep`, when given, made before the pack is visible
+// (as `git index-pack --keep`): git's repack and prune leave every object
+// of a kept pack alone until the `.keep` goes. Objects must be distinct.
+// Throws Error.
+WrittenPack write_pack(std::vector<PackObject> objects, const std::string& object_format, std::uint64_t max_size,
+                       const std::filesystem::path& folder, std::optional<std::string_view> keep);
+// A `.keep` holding `keep` for the pack `name` in `folder`, synced.
+void write_pack_keep(const std::filesystem::path& folder, const std::string& name, std::string_view keep);
+// The content of a blob's entry as write_pack stores it (the entry's bytes,
+// from its offset for its length); nullopt when it is not such an entry.
+std::optional<std::string> read_stored_blob(std::string_view entry);
 
 // The unfinished files of a pack the hook was writing into `pack_folder`
 // (git's objects/pack) when it was killed: git never reads them (no index

@@ -40,12 +40,12 @@ void CommitBlobs::read_kept(const std::vector<WantedBlob>& wanted, const std::fu
         try {
           auto bytes = parts_.kept->store().get(wanted[i].digest, wanted[i].size);
           if (!bytes) {
-            // Written once into git's objects (core/lean/pending_packs): a
+            // Written once, as a pending pack (core/lean/pending_packs): a
             // lean tree stages it by id, trusting the record its writer made
             // once the pack was synced; elsewhere its file is written again.
             const PendingPacks& pending = parts_.kept->pending();
             if (lean_) {
-              auto id = pending.id_of(wanted[i].digest);
+              auto id = pending.staged_id(wanted[i].digest);  // its pack joins git's objects
               if (!id) return;
               {
                 const auto lock = parts_.repo.lock();

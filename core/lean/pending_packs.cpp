@@ -6,6 +6,8 @@
 
 #include <csignal>
 #include <cerrno>
+#include <limits>
+#include <set>
 
 #include "core/base/error.hpp"
 #include "core/base/fs.hpp"
@@ -30,12 +32,13 @@ bool is_pack_name(std::string_view name) {
   return (name.size() == 40 || name.size() == 64) && name.find_first_not_of("0123456789abcdef") == std::string_view::npos;
 }
 
-struct Recorded {
+}  // namespace
+
+struct PendingPacks::Recorded {
   std::string id;
   std::string pack;
+  std::uint64_t offset = 0, length = 0;  // its entry in the pack
 };
-
-}  // namespace
 
 struct PendingPacks::State {
   std::mutex mutex;
@@ -104,7 +107,8 @@ void PendingPacks::load_locked() const {
   state_->recorded.clear();
   state_->loaded_at = st.st_mtim;
   for (const Pack& p : packs())
-    for (const auto& [digest, id] : p.blobs) state_->recorded[digest] = {id, p.name};
+    for (std::size_t i = 0; i < p.blobs.size(); ++i)
+      state_->recorded[p.blobs[i].first] = {p.blobs[i].second, p.name, p.offsets[i], p.lengths[i]};
 }
 
 std::vector<PendingPacks::Pack> PendingPacks::packs() const {
@@ -118,7 +122,8 @@ std::vector<PendingPacks::Pack> PendingPacks::packs() const {
     struct stat st {};
     const Fd file(::openat(dir.get(), name.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
     if (!file.valid() || ::fstat(file.get(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
-    Pack p{pack, st.st_mtim.tv_sec, {}};
+    Pack p{pack, st.st_mtim.tv_sec, {}, {}, {}, false};
+    p.admitted = !fs::exists(folder_ / (pack + ".idx"));
     const std::string text = read_all(file.get(), (folder_ / name).string(), 64u << 20);
     std::size_t at = 0;
     while (at < text.size()) {
@@ -126,12 +131,26 @@ std::vector<PendingPacks::Pack> PendingPacks::packs() const {
       if (end == std::string::npos) end = text.size();
       const std::string_view line(text.data() + at, end - at);
       at = end + 1;
-      const std::size_t space = line.find(' ');
-      if (space == std::string_view::npos) continue;
-      const auto digest = Digest::from_hex(line.substr(0, space));
-      const std::string_view id = line.substr(space + 1);
-      if (!digest || (id.size() != 40 && id.size() != 64)) continue;
-      p.blobs.emplace_back(*digest, std::string(id));
+      // "<sha256> <object id> <offset> <length>"
+      std::vector<std::string_view> fields;
+      for (std::size_t from = 0; from <= line.size();) {
+        const std::size_t to = std::min(line.find(' ', from), line.size());
+        fields.push_back(line.substr(from, to - from));
+        from = to + 1;
+      }
+      if (fields.size() != 4) continue;
+      const auto digest = Digest::from_hex(fields[0]);
+      std::uint64_t offset = 0, length = 0;
+      try {
+        offset = std::stoull(std::string(fields[2]));
+        length = std::stoull(std::string(fields[3]));
+      } catch (const std::exception&) {
+        continue;
+      }
+      if (!digest || (fields[1].size() != 40 && fields[1].size() != 64)) continue;
+      p.blobs.emplace_back(*digest, std::string(fields[1]));
+      p.offsets.push_back(offset);
+      p.lengths.push_back(length);
     }
     out.push_back(std::move(p));
   }
@@ -142,16 +161,25 @@ std::vector<bool> PendingPacks::put_all(const std::vector<std::string_view>& pay
                                         const std::vector<Digest>& digests) const {
   std::vector<bool> written(payloads.size(), false);
   std::vector<std::size_t> todo;
+  std::set<std::string> used;  // packs holding blobs this call stands for
   {
     std::lock_guard lock(state_->mutex);
     load_locked();
     std::unordered_map<Digest, bool, DigestHash> seen;
     for (std::size_t i = 0; i < payloads.size(); ++i) {
-      if (state_->gathered_at.count(digests[i]) || state_->recorded.count(digests[i])) continue;
+      if (state_->gathered_at.count(digests[i])) continue;
+      if (const auto it = state_->recorded.find(digests[i]); it != state_->recorded.end()) {
+        used.insert(it->second.pack);
+        continue;
+      }
       if (!seen.emplace(digests[i], true).second) continue;
       todo.push_back(i);
     }
   }
+  // A pack a clean uses again is young again: gc, which looks at its
+  // record's time just before releasing it, leaves it (as a blob file is
+  // freshened when clean finds it stored).
+  for (const std::string& pack : used) ::utimensat(AT_FDCWD, (folder_ / (pack + std::string(kRecordSuffix))).c_str(), nullptr, 0);
   if (todo.empty()) return written;
   int level;
   {
@@ -187,22 +215,25 @@ void PendingPacks::flush() const {
 
 void PendingPacks::flush_locked() const {
   if (state_->gathered.empty()) return;
-  const auto pack_folder = pack_folder_locked();
-  if (!pack_folder) throw Error("cannot write new blobs to git's objects here: no pack folder of its own");
+  if (!pack_folder_locked()) throw Error("cannot write new blobs as a pack here: git's objects are not this process's to write");
   std::vector<PackObject> objects;
   objects.reserve(state_->gathered.size());
   // Copies: should the write fail, what is gathered stays readable.
   for (const auto& [digest, gz] : state_->gathered) objects.push_back({PackObject::Type::Blob, {}, gz});
-  const auto [name, ids] =
-      write_kept_pack(std::move(objects), state_->object_format, UINT64_MAX, *pack_folder, kKeepMessage);
-  std::string record;
-  for (std::size_t i = 0; i < ids.size(); ++i)
-    record.append(state_->gathered[i].first.hex()).append(" ").append(ids[i]).push_back('\n');
   std::error_code ec;
   fs::create_directories(folder_, ec);
-  write_file_atomic(folder_ / (name + std::string(kRecordSuffix)), record);
-  JPBLOB_TRACE("pending packs: wrote " + std::to_string(ids.size()) + " new blobs as " + name);
-  for (std::size_t i = 0; i < ids.size(); ++i) state_->recorded[state_->gathered[i].first] = {ids[i], name};
+  const WrittenPack pack = write_pack(std::move(objects), state_->object_format, UINT64_MAX, folder_, std::nullopt);
+  std::string record;
+  for (std::size_t i = 0; i < pack.ids.size(); ++i)
+    record.append(state_->gathered[i].first.hex())
+        .append(" ")
+        .append(pack.ids[i])
+        .append(" " + std::to_string(pack.offsets[i]) + " " + std::to_string(pack.lengths[i]))
+        .push_back('\n');
+  write_file_atomic(folder_ / (pack.name + std::string(kRecordSuffix)), record);
+  JPBLOB_TRACE("pending packs: wrote " + std::to_string(pack.ids.size()) + " new blobs as " + pack.name);
+  for (std::size_t i = 0; i < pack.ids.size(); ++i)
+    state_->recorded[state_->gathered[i].first] = {pack.ids[i], pack.name, pack.offsets[i], pack.lengths[i]};
   state_->gathered.clear();
   state_->gathered_at.clear();
   state_->gathered_bytes = 0;
@@ -249,6 +280,48 @@ bool PendingPacks::wait_for_writers(int limit_ms) const {
   }
 }
 
+std::optional<std::string> PendingPacks::read_entry(const Recorded& r) const {
+  const Fd pack(::open((folder_ / (r.pack + ".pack")).c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
+  if (!pack.valid() || r.length > options_.max_file_size() + 64) return std::nullopt;
+  std::string entry(r.length, '\0');
+  const ssize_t got = ::pread(pack.get(), entry.data(), entry.size(), static_cast<off_t>(r.offset));
+  if (got != static_cast<ssize_t>(entry.size())) return std::nullopt;
+  auto bytes = read_stored_blob(entry);
+  // A damaged entry is not "not here": decode_blob names it corrupt.
+  return bytes ? std::move(bytes) : std::optional<std::string>(std::string());
+}
+
+void PendingPacks::admit_locked(const std::string& name) const {
+  const auto pack_folder = pack_folder_locked();
+  if (!pack_folder) throw Error("cannot stage new blobs: git's objects are not this process's to write");
+  const fs::path idx = folder_ / (name + ".idx");
+  if (!fs::exists(idx)) return;  // admitted already (by this hook or another)
+  // As a fetch adds a pack: its `.keep` first, then the pack, then the
+  // index that makes git see it. Until the blobs are committed, git's gc
+  // leaves it alone.
+  write_pack_keep(*pack_folder, name, kKeepMessage);
+  for (const char* ext : {".pack", ".idx"}) {
+    const fs::path from = folder_ / (name + ext), to = *pack_folder / (name + ext);
+    if (::rename(from.c_str(), to.c_str()) == 0 || errno == ENOENT) continue;
+    if (errno != EXDEV) throw errno_error("cannot move " + from.string() + " into git's objects", errno);
+    // git's objects on another file system (GIT_OBJECT_DIRECTORY): copied.
+    write_file_atomic(to, read_file(from, UINT64_MAX));
+    ::unlink(from.c_str());
+  }
+  const Fd dir(::open(pack_folder->c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (dir.valid()) fsync_dir(dir.get(), "admit " + name);
+  JPBLOB_TRACE("pending packs: " + name + " joins git's objects, kept until its blobs are committed");
+}
+
+std::optional<std::string> PendingPacks::staged_id(const Digest& digest) const {
+  std::lock_guard lock(state_->mutex);
+  load_locked();
+  const auto it = state_->recorded.find(digest);
+  if (it == state_->recorded.end()) return std::nullopt;
+  admit_locked(it->second.pack);
+  return it->second.id;
+}
+
 bool PendingPacks::contains(const Digest& digest) const {
   std::lock_guard lock(state_->mutex);
   if (state_->gathered_at.count(digest)) return true;
@@ -276,32 +349,45 @@ std::optional<std::string> PendingPacks::fetch(const Digest& digest, std::option
       load_locked();
       const auto it = state_->recorded.find(digest);
       if (it == state_->recorded.end()) return std::nullopt;
-      const auto repo_lock = repo_.lock();
-      raw = repo_.read_object(it->second.id);
-      where = "object " + it->second.id.substr(0, 12) + " of " + it->second.pack;
+      const Recorded r = it->second;
+      where = "object " + r.id.substr(0, 12) + " of " + r.pack;
+      raw = read_entry(r);
+      if (!raw) {
+        // Admitted into git's objects by a commit's hook since.
+        const auto repo_lock = repo_.lock();
+        raw = repo_.read_object(r.id);
+      }
     }
   }
   if (!raw) return std::nullopt;  // a pack gone (released and pruned): not here
   return decode_blob(*raw, digest, size, options_.max_blob_size, tracked_blob_path(digest) + " (" + where + ")");
 }
 
-void PendingPacks::release(const std::string& name) const {
-  if (!is_pack_name(name)) return;
+bool PendingPacks::release(const std::string& name, std::time_t used_before) const {
+  if (!is_pack_name(name)) return false;
   std::lock_guard lock(state_->mutex);
+  if (used_before != std::numeric_limits<std::time_t>::max()) {
+    struct stat st {};
+    if (::stat((folder_ / (name + std::string(kRecordSuffix))).c_str(), &st) == 0 && st.st_mtime >= used_before)
+      return false;  // a clean used it since it was judged
+  }
   if (const auto pack_folder = pack_folder_locked()) {
     const fs::path keep = *pack_folder / (name + ".keep");
     if (::unlink(keep.c_str()) != 0 && errno != ENOENT)
       throw errno_error("cannot hand " + name + " back to git's gc: " + keep.string(), errno);
   }
+  // Never admitted: git never saw it, and nothing needs it.
+  for (const char* ext : {".idx", ".pack"}) ::unlink((folder_ / (name + ext)).c_str());
   const fs::path record = folder_ / (name + std::string(kRecordSuffix));
   if (::unlink(record.c_str()) != 0 && errno != ENOENT)
     throw errno_error("cannot remove the record of " + name + ": " + record.string(), errno);
   std::erase_if(state_->recorded, [&](const auto& kv) { return kv.second.pack == name; });
   JPBLOB_TRACE("pending packs: " + name + " handed back to git's gc");
+  return true;
 }
 
 std::pair<std::size_t, std::size_t> PendingPacks::sweep(bool remove) const {
-  std::size_t stale_records = 0, orphan_keeps = 0;
+  std::size_t stale = 0, orphans = 0;
   std::optional<fs::path> pack_folder;
   {
     std::lock_guard lock(state_->mutex);
@@ -309,37 +395,48 @@ std::pair<std::size_t, std::size_t> PendingPacks::sweep(bool remove) const {
   }
   if (!pack_folder) return {0, 0};
   std::unordered_map<std::string, bool> recorded;
+  std::error_code ec;
   for (const Pack& p : packs()) {
-    std::error_code ec;
-    if (fs::exists(*pack_folder / (p.name + ".idx"), ec)) {
+    if (fs::exists(folder_ / (p.name + ".idx"), ec) || fs::exists(*pack_folder / (p.name + ".idx"), ec)) {
       recorded.emplace(p.name, true);
       continue;
     }
-    ++stale_records;
+    ++stale;  // its pack is gone: the record names nothing
     if (remove) ::unlink((folder_ / (p.name + std::string(kRecordSuffix))).c_str());
   }
-  const Fd dir(::open(pack_folder->c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-  if (!dir.valid()) return {stale_records, 0};
   const std::time_t hour_ago = std::time(nullptr) - 3600;
-  for (const std::string& name : folder_names(dir.get(), pack_folder->string())) {
-    if (!name.ends_with(".keep")) continue;
-    const std::string pack = name.substr(0, name.size() - 5);
-    if (!is_pack_name(pack) || recorded.count(pack)) continue;
-    const Fd file(::openat(dir.get(), name.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
-    struct stat st {};
-    if (!file.valid() || ::fstat(file.get(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_mtime > hour_ago) continue;
-    // Only ours: a `.keep` a user or another tool made stays.
-    std::string text;
-    try {
-      text = read_all(file.get(), name, 4096);
-    } catch (const Error&) {
-      continue;
+  // A writer killed between its pack and its record left the pack here,
+  // or a hook killed while admitting left a `.keep` of ours in git's
+  // objects: after an hour (a writer of another machine sharing the
+  // repository may be at work), the files here go and the `.keep` too.
+  // A `.keep` a user or another tool made stays.
+  for (const fs::path& folder : {folder_, *pack_folder}) {
+    const Fd dir(::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    if (!dir.valid()) continue;
+    const bool ours = folder == folder_;
+    for (const std::string& name : folder_names(dir.get(), folder.string())) {
+      const std::size_t dot = name.rfind('.');
+      if (dot == std::string::npos) continue;
+      const std::string pack = name.substr(0, dot), ext = name.substr(dot);
+      if (!is_pack_name(pack) || recorded.count(pack)) continue;
+      if (ours ? ext != ".pack" && ext != ".idx" : ext != ".keep") continue;
+      const Fd file(::openat(dir.get(), name.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
+      struct stat st {};
+      if (!file.valid() || ::fstat(file.get(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_mtime > hour_ago) continue;
+      if (!ours) {
+        std::string text;
+        try {
+          text = read_all(file.get(), name, 4096);
+        } catch (const Error&) {
+          continue;
+        }
+        if (!text.starts_with(kKeepMessage)) continue;
+      }
+      ++orphans;
+      if (remove) ::unlinkat(dir.get(), name.c_str(), 0);
     }
-    if (!text.starts_with(kKeepMessage)) continue;
-    ++orphan_keeps;
-    if (remove) ::unlinkat(dir.get(), name.c_str(), 0);
   }
-  return {stale_records, orphan_keeps};
+  return {stale, orphans};
 }
 
 }  // namespace jpblob

@@ -1,28 +1,33 @@
-// New blobs written once (docs/lean.md, "New blobs as a pack"): where our
-// hook stages them (a lean work tree, or one becoming lean), the blobs
-// clean makes go straight into git's objects as one pack per git command,
-// marked with a `.keep` file, git's own mark that `git gc`, `git repack`
-// and `git prune --expire=now` leave a pack and every object in it alone.
-// A record in the git folder (<common dir>/jpblob/pending/<pack>.list,
-// "<sha256> <object id>" a line) says which blob each object is: smudge and
-// the readers find a blob by it, and the pre-commit hook stages it by id,
-// with no second read or write. Once git holds a pack's blobs by its own
-// rules (the index that stays, a commit), or none is referenced any more
-// and the pack is older than gc.pruneExpire, the hook or `git jpblob gc`
-// releases the pack (removes its `.keep` and record), and from then on
-// git's own gc decides, as for any object.
+// New blobs written once (docs/lean.md, "New blobs written once"): where
+// our hook stages them (a lean work tree, or one becoming lean), the blobs
+// clean makes are gathered in memory and written as one pack per burst of
+// git's requests into the git folder (<common dir>/jpblob/pending), where
+// git neither reads nor prunes them, beside a record of which blob each
+// object is ("<sha256> <object id> <offset> <length>" a line). Smudge and
+// every reader find a blob by the record and read its entry. The
+// pre-commit hook stages by id with no second read or write: it first
+// moves the pack into git's objects (admit) with a `.keep` file, git's own
+// mark that repack and `git prune --expire=now` leave a pack alone, as a
+// fetch adds one; a git command that then misses an object lists the packs
+// again and finds it, with the trees the hook packed beside it. Once git
+// holds each of its blobs by its own rules (the index that stays, HEAD),
+// or none is referenced any more and the pack is older than
+// gc.pruneExpire, the hook or `git jpblob gc` releases it: removes the
+// `.keep` (or, never admitted, the pack) and the record. From then on
+// git's gc decides, as for any object.
 //
-// Blobs are gathered in memory (at most kFlushBytes) and written as a pack
-// when that fills and when the filter process ends (flush()): git waits for
-// its filter process to end before `git add` returns. A repository whose
-// files take a group's permissions (core.sharedRepository) has no pack
-// written by us: usable() is false and new blobs stay kept copies.
+// Gathered blobs are written when kFlushBytes are gathered and when git
+// falls quiet or closes the filter's pipe (flush()): git waits for its
+// filter process to end before `git add` returns. A repository whose files
+// take a group's permissions (core.sharedRepository) has no pack written
+// by us: usable() is false and new blobs stay kept copies.
 //
 // Thread safety: every method may be called from several threads at once.
 #pragma once
 
 #include <ctime>
 #include <filesystem>
+#include <limits>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -76,6 +81,9 @@ class PendingPacks : public BlobSource {
   bool contains(const Digest& digest) const;
   // The object id of a recorded blob, whose pack is written.
   std::optional<std::string> id_of(const Digest& digest) const;
+  // The same, for staging: the pack holding it is admitted into git's
+  // objects first. Throws Error when it cannot be.
+  std::optional<std::string> staged_id(const Digest& digest) const;
   // The blob's verified content (BlobSource), gathered or from git's
   // objects; nullopt when it is not here. Throws Error when corrupt.
   std::optional<std::string> fetch(const Digest& digest, std::optional<std::uint64_t> size) const override;
@@ -85,22 +93,32 @@ class PendingPacks : public BlobSource {
     std::string name;       // "pack-<hex>"
     std::time_t written = 0;  // the record's mtime
     std::vector<std::pair<Digest, std::string>> blobs;  // blob, object id
+    std::vector<std::uint64_t> offsets, lengths;         // each blob's entry
+    bool admitted = false;  // moved into git's objects by a hook
   };
   std::vector<Pack> packs() const;
-  // Hands the pack back to git's rules: removes its `.keep`, then its
-  // record. Throws Error when the `.keep` cannot be removed.
-  void release(const std::string& name) const;
-  // Records whose pack is gone, and `.keep` files of ours that no record
-  // names (a writer killed between them) older than an hour: the record
-  // goes, the `.keep` is released. How many of each were found; with
-  // `remove` false, only counted.
+  // Hands the pack back to git's rules: removes its `.keep` (a pack never
+  // admitted goes), then its record. With `used_before`, only when no
+  // clean has used the pack since then (its record's time): false, and
+  // nothing done, otherwise. Throws Error when the `.keep` cannot be
+  // removed.
+  bool release(const std::string& name,
+               std::time_t used_before = std::numeric_limits<std::time_t>::max()) const;
+  // Records whose pack is gone; packs here that no record names (a writer
+  // killed between them) and `.keep` files of ours in git's objects that
+  // none names, older than an hour. The records and the packs here go, the
+  // `.keep` files are released. How many records, and how many other
+  // files; with `remove` false, only counted.
   std::pair<std::size_t, std::size_t> sweep(bool remove) const;
 
   void set_compression_level(int level);
   std::filesystem::path folder() const { return folder_; }
 
  private:
+  struct Recorded;
   void load_locked() const;  // (re)reads the records when the folder changed
+  std::optional<std::string> read_entry(const Recorded& r) const;  // nullopt: its pack is not here
+  void admit_locked(const std::string& name) const;
   void flush_locked() const;
   std::optional<std::filesystem::path> pack_folder_locked() const;
 

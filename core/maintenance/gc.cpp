@@ -209,13 +209,14 @@ class GcRun {
     for (const PendingPacks::Pack& pack : packs) {
       const bool old = options_.grace_seconds != INT64_MAX && pack.written + options_.grace_seconds <= now_;
       std::size_t live = 0, young = 0;
-      bool all_held = true;
+      bool all_held = true, by_age = false;
       for (const auto& [digest, id] : pack.blobs) {
         const std::string path = tracked_blob_path(digest);
         const auto at = staged.find(path);
         const bool held = (at != staged.end() && at->second == id && !live_.stashed.count(digest)) ||
                           repo.blob_id_at("HEAD", path) == id;
         if (held) continue;
+        by_age = true;
         if (live_.digests.count(digest)) {
           ++live;
           all_held = false;
@@ -231,8 +232,14 @@ class GcRun {
         }
       }
       if (all_held) {
-        if (!options_.dry_run) pending.release(pack.name);
-        ++report_.packs_released;
+        // Released by age only if no clean used it since it was listed
+        // (the age again, just before, as for a blob file).
+        const std::time_t cutoff = by_age ? pack.written + 1 : std::numeric_limits<std::time_t>::max();
+        if (options_.dry_run || pending.release(pack.name, cutoff)) {
+          ++report_.packs_released;
+          continue;
+        }
+        ++report_.kept_young;
         continue;
       }
       report_.kept_live += live;

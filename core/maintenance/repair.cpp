@@ -296,7 +296,7 @@ class RepairRun {
       const fs::path file = fs::absolute(store_.path_of(staged.back()));
       std::optional<std::string> id;
       std::error_code ec;
-      if (!fs::exists(file, ec) && ws_.kept()) id = ws_.kept()->pending().id_of(staged.back());
+      if (!fs::exists(file, ec) && ws_.kept()) id = ws_.kept()->pending().staged_id(staged.back());
       entries.push_back(id ? GitCli::OutOfTree{path, {}, *id, true} : GitCli::OutOfTree{path, file.string(), {}});
     }
     git.stage_out_of_tree(std::move(entries), store_.options().max_file_size());

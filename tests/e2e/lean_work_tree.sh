@@ -107,8 +107,9 @@ lean_clone() {
 case_ "a plain git clone after install keeps no blob file, nor does the adopting repository (not even at its add) or a new worktree" lean_clone
 
 # The teammate's first commit in that clone: its new blobs are written once,
-# into git's objects as a pack kept by a `.keep` (core/lean/pending_packs),
-# until the hook stages them by id and hands the pack back to git's rules.
+# as a pack in the git folder (core/lean/pending_packs), which the hook moves
+# into git's objects, kept by a `.keep`, to stage them by id, and hands back
+# to git's rules once the commit's index holds them.
 commit_in_the_lean_clone() {
   cd "$TEST_ROOT/mate"
   write_conversation 90-mate "a teammate's tool output, committed from the lean clone"
@@ -119,22 +120,22 @@ commit_in_the_lean_clone() {
   id=$(pending_id "$digest")
   [ -n "$id" ] || fail "the add wrote no pending pack for the new blob: $(pending_records)"
   [ -z "$(ls -A "$kept" 2> /dev/null)" ] || fail "the add wrote a file for the new blob: $(ls -A "$kept")"
-  keep=$(grep -l "git-jpblob" "$(git rev-parse --git-path objects/pack)"/*.keep 2> /dev/null)
-  [ -n "$keep" ] || fail "the new blob's pack has no .keep"
-  git -c gc.cruftPacks=false gc -q --prune=now  # between add and commit: the pack is kept
-  git cat-file -e "$id" || fail "git's gc took the pending blob"
+  if git cat-file -e "$id" 2> /dev/null; then fail "the add wrote the new blob into git's objects already"; fi
+  git gc -q --prune=now  # between add and commit: git's gc knows nothing of it
   git commit -qm mate 2> "$TEST_ROOT/err" || fail "the commit failed: $(cat "$TEST_ROOT/err")"
+  keep=$(grep -l "git-jpblob" "$(git rev-parse --git-path objects/pack)"/*.keep 2> /dev/null || true)
   ends_entries || fail "the hook's staging dropped the index's end of index entries (EOIE)"
   [ "$(git rev-parse "HEAD:$(blob_of "a teammate's tool output, committed from the lean clone")")" = "$id" ] ||
     fail "the commit does not hold the pending pack's object"
-  [ ! -e "$keep" ] || fail "the commit left the pack kept"
+  [ -z "$keep" ] || fail "the commit left the pack kept: $keep"
+  git cat-file -e "$id" || fail "git's objects lack the committed blob"
   [ -z "$(pending_records)" ] || fail "the commit left the pack's record: $(pending_records)"
   [ "$(blob_files)" -eq 0 ] || fail "the commit left blob files in the lean clone"
   assert_blobs_committed
   assert_clean_status
   git jpblob verify > /dev/null || fail "verify fails after the teammate's commit"
 }
-case_ "a commit in the lean clone stages its new blobs by id from a kept pack in git's objects, then hands it back to git" \
+case_ "a commit in the lean clone stages its new blobs by id from their pack in the git folder, then hands it to git" \
   commit_in_the_lean_clone
 
 # libgit2 1.5 reads no split index (the `link` extension): the filter's

@@ -174,22 +174,16 @@ new_blob_file() {
   if [ -f "$file" ] || ! lean_mode; then echo "$file"; return; fi
   echo "$kept"
 }
-# The same blob's gzip bytes wherever it lives: its file, else the object a
-# pending pack's record names. Nothing when it is nowhere.
-new_blob_bytes() {
-  local file id
-  file=$(new_blob_file "$1")
-  if [ -f "$file" ]; then cat "$file"; return; fi
-  id=$(pending_id "$1")
-  [ -z "$id" ] || git cat-file blob "$id"
-}
 # new_blob_held DIGEST: a blob not committed yet is held: a file, or a
 # pending pack's object.
 new_blob_held() {
   [ -f "$(new_blob_file "$1")" ] && return 0
-  local id
+  local id record
   id=$(pending_id "$1")
-  [ -n "$id" ] && git cat-file -e "$id" 2> /dev/null
+  [ -n "$id" ] || return 1
+  # Its pack in the git folder, or admitted into git's objects by a hook.
+  record=$(grep -l "^$1 " "$(git rev-parse --git-common-dir)"/jpblob/pending/*.list | head -1)
+  [ -f "${record%.list}.pack" ] || git cat-file -e "$id" 2> /dev/null
 }
 # age_all_blobs DATE: every blob file and kept copy, and every pending
 # pack's record, made as old as DATE.

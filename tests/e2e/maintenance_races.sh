@@ -14,9 +14,12 @@ gc_racing_commits() {
     git jpblob clean > /dev/null <<<"[{\"type\":\"tool_call_response\",\"content\":\"$(printf 'payload %s' "$i" | base64 -w0)\"}]"
   done
   # Where clean put them: the store, or the git folder in a repository
-  # that becomes lean at its first commit.
-  find $(ls -d .jp/blobs "$(git rev-parse --git-common-dir)/jpblob/kept" 2> /dev/null) -type f \
-    -exec touch -d '3 hours ago' {} +
+  # that becomes lean at its first commit (a kept copy, or a pending pack).
+  age_all_blobs '3 hours ago'
+  if lean_mode && [ -z "$(pending_records)$(ls "$(git rev-parse --git-common-dir)/jpblob/kept" 2> /dev/null)" ] &&
+    [ -z "$(find .jp/blobs -type f 2> /dev/null)" ]; then
+    fail "set-up: clean stored no orphan blob"
+  fi
   (
     for i in $(seq 1 12); do
       write_conversation "$i-race" "payload $i"

@@ -41,52 +41,73 @@ struct PendingSandbox {
   }
 };
 
-TEST(PendingPacks, GatheredBlobsBecomeOneKeptPackThatGitsGcLeavesAlone) {
+TEST(PendingPacks, GatheredBlobsBecomeOnePackOutsideGitThatJoinsItKeptWhenStaged) {
   PendingSandbox s;
   ASSERT_TRUE(s.pending.usable());
   const std::string one = test::random_bytes(5000, 1), two = test::random_bytes(7000, 2);
   EXPECT_EQ(s.put({one, two, one}), (std::vector<bool>{true, true, false}));
   EXPECT_TRUE(s.pending.gathered());
-  EXPECT_TRUE(fs::exists(s.t / ".git/jpblob/pending" / ("writing-" + std::to_string(::getpid()))))
+  const fs::path folder = s.t / ".git/jpblob/pending";
+  EXPECT_TRUE(fs::exists(folder / ("writing-" + std::to_string(::getpid()))))
       << "a hook can see that this process still holds blobs no pack has";
   // Readable before any pack exists: the same process smudges what it cleaned.
   EXPECT_EQ(s.pending.fetch(Sha256::of(one), std::nullopt), one);
-  EXPECT_TRUE(s.names(".pack").empty());
 
   s.pending.flush();
   EXPECT_FALSE(s.pending.gathered());
-  EXPECT_FALSE(fs::exists(s.t / ".git/jpblob/pending" / ("writing-" + std::to_string(::getpid()))));
+  EXPECT_FALSE(fs::exists(folder / ("writing-" + std::to_string(::getpid()))));
   const auto packs = s.pending.packs();
   ASSERT_EQ(packs.size(), 1u);
+  ASSERT_EQ(packs[0].blobs.size(), 2u);
+  EXPECT_FALSE(packs[0].admitted);
+  EXPECT_TRUE(fs::exists(folder / (packs[0].name + ".pack")));
+  EXPECT_TRUE(s.names(".pack").empty()) << "git's objects are untouched until a commit stages them";
+  const std::string id = packs[0].blobs[0].second;
+  EXPECT_NE(test::run("git cat-file -e " + id, s.t).status, 0);
+  // Read from the pack's entry, by the record, in another process too.
+  PendingPacks reader(s.repo, {});
+  EXPECT_EQ(reader.fetch(Sha256::of(two), two.size()), two);
+  EXPECT_EQ(s.put({two}), std::vector<bool>{false}) << "a recorded blob is not written again";
+  // git's gc knows nothing of it, and so takes nothing.
+  s.sandbox.git("gc -q --prune=now");
+  EXPECT_EQ(reader.fetch(Sha256::of(one), std::nullopt), one);
+
+  // Staging admits the pack into git's objects, kept: git reads every
+  // object, and `git gc --prune=now` leaves them, unreachable as they are.
+  EXPECT_EQ(reader.staged_id(packs[0].blobs[0].first), id);
   EXPECT_EQ(s.names(".pack"), std::vector<std::string>{packs[0].name});
-  EXPECT_EQ(s.names(".keep"), std::vector<std::string>{packs[0].name});
   EXPECT_EQ(test::read_text(s.t / ".git/objects/pack" / (packs[0].name + ".keep")),
             std::string(PendingPacks::kKeepMessage) + "\n");
-  ASSERT_EQ(packs[0].blobs.size(), 2u);
-  // git itself reads each object, and it is the blob file's bytes.
-  for (const auto& [digest, id] : packs[0].blobs) {
-    const std::string raw = test::must("git cat-file blob " + id, s.t);
+  EXPECT_FALSE(fs::exists(folder / (packs[0].name + ".pack")));
+  EXPECT_TRUE(reader.packs().at(0).admitted);
+  for (const auto& [digest, object] : packs[0].blobs) {
+    const std::string raw = test::must("git cat-file blob " + object, s.t);
     EXPECT_EQ(gzip_decompress(raw, 1 << 20), digest == Sha256::of(one) ? one : two);
-    EXPECT_EQ(s.pending.id_of(digest), id);
   }
-  EXPECT_EQ(s.put({two}), std::vector<bool>{false}) << "a recorded blob is not written again";
-
-  // Unreachable, yet `git gc --prune=now` keeps them: the pack is kept.
   s.sandbox.git("-c gc.cruftPacks=false gc -q --prune=now");
   s.sandbox.git("gc -q --prune=now");
-  PendingPacks fresh(s.repo, {});
-  EXPECT_EQ(fresh.fetch(Sha256::of(two), std::nullopt), two);
-  EXPECT_EQ(test::run("git cat-file -e " + packs[0].blobs[0].second, s.t).status, 0);
+  EXPECT_EQ(PendingPacks(s.repo, {}).fetch(Sha256::of(two), std::nullopt), two);
+  EXPECT_EQ(test::run("git cat-file -e " + id, s.t).status, 0);
 
   // Released, they are git's to prune like any unreachable object.
-  fresh.release(packs[0].name);
+  reader.release(packs[0].name);
   EXPECT_TRUE(s.names(".keep").empty());
-  EXPECT_TRUE(fresh.packs().empty());
+  EXPECT_TRUE(reader.packs().empty());
   s.sandbox.git("gc -q --prune=now");
-  EXPECT_NE(test::run("git cat-file -e " + packs[0].blobs[0].second, s.t).status, 0);
+  EXPECT_NE(test::run("git cat-file -e " + id, s.t).status, 0);
   PendingPacks after(s.repo, {});
   EXPECT_FALSE(after.contains(Sha256::of(one)));
   EXPECT_EQ(after.fetch(Sha256::of(one), std::nullopt), std::nullopt);
+}
+
+TEST(PendingPacks, APackNeverStagedGoesWholeWhenReleased) {
+  PendingSandbox s;
+  s.put({test::random_bytes(3000, 6)});
+  s.pending.flush();
+  const std::string name = s.pending.packs().at(0).name;
+  s.pending.release(name);
+  EXPECT_TRUE(fs::is_empty(s.t / ".git/jpblob/pending")) << "pack, index and record";
+  EXPECT_TRUE(s.names(".pack").empty());
 }
 
 TEST(PendingPacks, AnotherProcessFindsARecordWrittenAfterItFirstLooked) {
@@ -101,44 +122,53 @@ TEST(PendingPacks, AnotherProcessFindsARecordWrittenAfterItFirstLooked) {
   EXPECT_EQ(reader.fetch(Sha256::of(text), text.size()), text);
 }
 
-TEST(PendingPacks, ACorruptObjectIsAnErrorNotAnotherBlob) {
+TEST(PendingPacks, ADamagedEntryOrAWrongRecordIsAnErrorNotAnotherBlob) {
   PendingSandbox s;
   const std::string text = test::random_bytes(3000, 4);
   s.put({text});
   s.pending.flush();
-  // A record that names another blob's object: the bytes are checked.
   const auto pack = s.pending.packs().at(0);
-  const std::string other = test::must("printf 'not a blob' | git hash-object -w --stdin", s.t);
   const Digest d = Sha256::of(text);
+  // A byte of the stored blob flipped in the pack.
+  const fs::path file = s.t / ".git/jpblob/pending" / (pack.name + ".pack");
+  std::string bytes = test::read_text(file);
+  bytes[pack.offsets[0] + pack.lengths[0] / 2] ^= 1;
+  fs::permissions(file, fs::perms::owner_write, fs::perm_options::add);
+  test::write_text(file, bytes);
+  EXPECT_NE(test::error_of([&] { PendingPacks(s.repo, {}).fetch(d, std::nullopt); }), "");
+  // A record naming another blob's place.
   test::write_text(s.t / ".git/jpblob/pending" / (pack.name + ".list"),
-                   d.hex() + " " + other.substr(0, other.find('\n')) + "\n");
-  PendingPacks reader(s.repo, {});
-  EXPECT_NE(test::error_of([&] { reader.fetch(d, std::nullopt); }), "");
+                   d.hex() + " " + pack.blobs[0].second + " 12 40\n");
+  EXPECT_NE(test::error_of([&] { PendingPacks(s.repo, {}).fetch(d, std::nullopt); }), "");
 }
 
-TEST(PendingPacks, SweepTakesStaleRecordsAndOrphanKeepsOfOursOnly) {
+TEST(PendingPacks, SweepTakesStaleRecordsAndOrphansOfOursOnly) {
   PendingSandbox s;
   s.put({test::random_bytes(3000, 5)});
   s.pending.flush();
   const std::string name = s.pending.packs().at(0).name;
-  // A writer killed between its pack and its record: an hour on, the
-  // `.keep` goes; another tool's `.keep` stays whatever its age.
-  fs::remove(s.t / ".git/jpblob/pending" / (name + ".list"));
-  const fs::path ours = s.t / ".git/objects/pack" / (name + ".keep");
+  const fs::path folder = s.t / ".git/jpblob/pending";
+  // A writer killed between its pack and its record: an hour on, the pack
+  // goes. So does a `.keep` of ours a killed hook left in git's objects;
+  // another tool's `.keep` stays whatever its age.
+  fs::remove(folder / (name + ".list"));
+  const fs::path ours = s.t / ".git/objects/pack" / "pack-89abcdef0123456789abcdef0123456789abcdef.keep";
   const fs::path theirs = s.t / ".git/objects/pack" / "pack-0123456789abcdef0123456789abcdef01234567.keep";
+  test::write_text(ours, std::string(PendingPacks::kKeepMessage) + "\n");
   test::write_text(theirs, "kept by hand\n");
   EXPECT_EQ(s.pending.sweep(true), (std::pair<std::size_t, std::size_t>{0, 0})) << "too young";
-  test::must("touch -d '2 hours ago' " + test::shell_quote(ours.string()) + " " + test::shell_quote(theirs.string()),
-             s.t);
-  EXPECT_EQ(s.pending.sweep(false), (std::pair<std::size_t, std::size_t>{0, 1}));
+  for (const fs::path& f : {folder / (name + ".pack"), folder / (name + ".idx"), ours, theirs})
+    test::must("touch -d '2 hours ago' " + test::shell_quote(f.string()), s.t);
+  EXPECT_EQ(s.pending.sweep(false), (std::pair<std::size_t, std::size_t>{0, 3}));
   EXPECT_TRUE(fs::exists(ours)) << "only counted";
-  EXPECT_EQ(s.pending.sweep(true), (std::pair<std::size_t, std::size_t>{0, 1}));
+  EXPECT_EQ(s.pending.sweep(true), (std::pair<std::size_t, std::size_t>{0, 3}));
   EXPECT_FALSE(fs::exists(ours));
+  EXPECT_FALSE(fs::exists(folder / (name + ".pack")));
   EXPECT_TRUE(fs::exists(theirs));
 
   // A record whose pack is gone names nothing.
-  test::write_text(s.t / ".git/jpblob/pending" / "pack-89abcdef0123456789abcdef0123456789abcdef.list",
-                   Sha256::of("x").hex() + " 89abcdef0123456789abcdef0123456789abcdef\n");
+  test::write_text(folder / "pack-89abcdef0123456789abcdef0123456789abcdef.list",
+                   Sha256::of("x").hex() + " 89abcdef0123456789abcdef0123456789abcdef 12 40\n");
   EXPECT_EQ(s.pending.sweep(true), (std::pair<std::size_t, std::size_t>{1, 0}));
   EXPECT_TRUE(s.pending.packs().empty());
 }

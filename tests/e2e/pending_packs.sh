@@ -1,0 +1,193 @@
+#!/usr/bin/env bash
+# New blobs written once (core/lean/pending_packs, docs/lean.md): in a lean
+# tree, and in one becoming lean at its first commit, `git add` writes the
+# new blobs as one pack in the git folder, beside a record; the pre-commit
+# hook moves it into git's objects with a `.keep` and stages by id, in every
+# commit mode; git's stash, clean and gc never touch it before; `git jpblob
+# gc` hands it to git's rules, or deletes one nothing needs; a filter
+# killed mid-add leaves nothing referenced. With the store checked out the
+# blobs are files, as before.
+. "$(dirname "$0")/lib.sh"
+
+digest_of() { printf '%s' "$1" | sha256sum | cut -c1-64; }
+pending_dir() { echo "$(git rev-parse --git-common-dir)/jpblob/pending"; }
+pending_packs() { find "$(pending_dir)" -name 'pack-*.pack' 2> /dev/null | wc -l; }
+our_keeps() { grep -l "git-jpblob" "$(git rev-parse --git-path objects/pack)"/*.keep 2> /dev/null | wc -l; }
+loose_blobs() {
+  find "$(git rev-parse --git-path objects)" -path '*/objects/??/*' -type f | sed -E 's|.*/(..)/|\1|' |
+    git cat-file --batch-check='%(objecttype)' | grep -c '^blob$' || true
+}
+
+# The adopting repository's add and commit: one pack for the whole add, no
+# blob file, no kept copy; the commit stages the pack's objects and writes
+# no blob again. With the store checked out: blob files, no pack.
+adopt_writes_each_blob_once() {
+  new_installed_repo adopt
+  local n
+  for n in 1 2 3 4 5; do write_conversation "$n-adopt" "adopted tool output $n"; done
+  git add .jp
+  if lean_mode; then
+    [ "$(pending_packs)" -eq 1 ] || fail "the add wrote $(pending_packs) packs, not one"
+    [ "$(pending_records | wc -l)" -ge 5 ] || fail "the record lists $(pending_records | wc -l) blobs, not 5 or more"
+    [ -z "$(find .jp/blobs "$(git rev-parse --git-common-dir)/jpblob/kept" -type f 2> /dev/null)" ] ||
+      fail "the add wrote blob files"
+    [ "$(our_keeps)" -eq 0 ] || fail "the add put a pack into git's objects"
+  else
+    [ "$(pending_packs)" -eq 0 ] || fail "the store checked out got a pending pack"
+    [ -f "$(blob_of "adopted tool output 1")" ] || fail "the store checked out has no blob file"
+  fi
+  local before
+  before=$(loose_blobs)
+  git commit -qm adopt 2> "$TEST_ROOT/err" || fail "the commit failed: $(cat "$TEST_ROOT/err")"
+  assert_blobs_committed
+  assert_clean_status
+  if lean_mode; then
+    [ "$(loose_blobs)" -eq "$before" ] || fail "the commit wrote $(($(loose_blobs) - before)) blobs again"
+    [ -z "$(pending_records)" ] && [ "$(pending_packs)" -eq 0 ] && [ "$(our_keeps)" -eq 0 ] ||
+      fail "the commit did not hand the pack to git: $(ls -A "$(pending_dir)") $(our_keeps) .keep"
+  fi
+  git jpblob verify > /dev/null || fail "verify fails"
+  [ -z "$(git fsck --no-dangling 2>&1)" ] || fail "fsck: $(git fsck --no-dangling 2>&1 | head -3)"
+}
+case_ "adopting: one pack for the whole add, the commit stages it by id and writes no blob again" adopt_writes_each_blob_once
+
+# git's own commands between add and commit: gc --prune=now, clean -x,
+# stash -a. The pack is in the git folder, where git never looks.
+git_between_add_and_commit() {
+  cd "$TEST_ROOT/adopt"
+  write_conversation 6-between "tool output git's gc, clean and stash pass by"
+  cp .jp/conversations/6-between/events.json "$TEST_ROOT/between.json"
+  git add .jp
+  sleep 1.1 && git status > /dev/null  # past the racy window: the stash cleans nothing again
+  git gc -q --prune=now
+  git clean -fdxq
+  git stash -a -q
+  [ ! -e .jp/conversations/6-between ] || fail "the stash left the conversation"
+  git jpblob gc --prune=now > /dev/null
+  git gc -q --prune=now
+  git stash pop -q 2> "$TEST_ROOT/err" || fail "stash pop failed: $(cat "$TEST_ROOT/err")"
+  cmp -s .jp/conversations/6-between/events.json "$TEST_ROOT/between.json" || fail "the tool output was lost"
+  git add .jp
+  git commit -qm between 2> "$TEST_ROOT/err" || fail "the commit failed: $(cat "$TEST_ROOT/err")"
+  assert_blobs_committed
+  assert_clean_status
+}
+case_ "git gc --prune=now, clean -x and stash -a between add and commit lose nothing" git_between_add_and_commit
+
+# `git commit -a` and `git commit <paths>` run the hook while their filter
+# process lives: it writes its pack once git falls quiet, and the hook waits
+# for it. What `-a` staged into an index git may still drop stays kept
+# until HEAD holds it; the next commit hands it over.
+three_commit_modes() {
+  cd "$TEST_ROOT/adopt"
+  local i
+  for i in 1 2 3; do
+    grow_conversation .jp/conversations/1-adopt/events.json "grown with commit -a, round $i"
+    git commit -qam "all $i" 2> "$TEST_ROOT/err" || fail "commit -a $i failed: $(cat "$TEST_ROOT/err")"
+    assert_blobs_committed
+    grow_conversation .jp/conversations/2-adopt/events.json "grown with commit <paths>, round $i"
+    git commit -qm "paths $i" .jp/conversations/2-adopt 2> "$TEST_ROOT/err" ||
+      fail "commit <paths> $i failed: $(cat "$TEST_ROOT/err")"
+    assert_blobs_committed
+  done
+  assert_clean_status
+  write_conversation 7-plain "the plain commit after"
+  git add .jp && git commit -qm plain
+  if lean_mode; then
+    [ -z "$(pending_records)" ] && [ "$(our_keeps)" -eq 0 ] ||
+      fail "packs stayed kept once HEAD held their blobs: $(pending_records | wc -l) blobs, $(our_keeps) .keep"
+  fi
+  git jpblob verify --history > /dev/null || fail "verify --history fails"
+}
+case_ "git commit -a and git commit <paths> find the blobs their own filter process wrote" three_commit_modes
+
+# An add whose conversation is dropped: gc keeps its pack for the grace
+# period, then deletes it whole (git never saw it).
+abandoned_add() {
+  cd "$TEST_ROOT/adopt"
+  write_conversation 8-dropped "tool output nobody commits"
+  git add .jp/conversations/8-dropped
+  git reset -q && rm -r .jp/conversations/8-dropped
+  local d
+  d=$(digest_of "tool output nobody commits")
+  new_blob_held "$d" || fail "set-up: the add held no blob"
+  git jpblob gc > /dev/null
+  new_blob_held "$d" || fail "gc took a young blob"
+  git jpblob gc --prune=now > "$TEST_ROOT/out"
+  if new_blob_held "$d"; then fail "gc --prune=now kept a blob nothing references"; fi
+  if lean_mode; then
+    [ -z "$(ls -A "$(pending_dir)" 2> /dev/null)" ] || fail "gc left the pack: $(ls -A "$(pending_dir)")"
+    grep -q "pack(s) of new blobs back to git's gc" "$TEST_ROOT/out" || fail "gc did not say: $(cat "$TEST_ROOT/out")"
+  fi
+  git jpblob verify > /dev/null || fail "verify fails"
+}
+case_ "an abandoned add: gc keeps its new blobs while young, then lets them go" abandoned_add
+
+# The filter killed in the middle of an add: git's add fails and its index
+# names no blob that is nowhere; the next add and commit go through, and a
+# hook never waits for the dead writer.
+killed_filter() {
+  cd "$TEST_ROOT/adopt"
+  local n pid i marker=""
+  for n in $(seq 1 200); do write_conversation "9-kill-$n" "$(head -c 30000 /dev/urandom | base64 -w0) $n"; done
+  git add .jp > /dev/null 2>&1 &
+  pid=$!
+  # The filter's marker names it while it holds blobs no pack has yet.
+  for i in $(seq 1000); do
+    marker=$(ls "$(pending_dir)"/writing-* 2> /dev/null | head -1 || true)
+    [ -n "$marker" ] && break
+    sleep 0.005
+  done
+  [ -n "$marker" ] || fail "set-up: the filter never gathered a blob"
+  kill -9 "${marker##*writing-}" 2> /dev/null || true
+  if wait "$pid"; then fail "set-up: the add finished before the kill"; fi
+  git diff --cached --quiet -- .jp/conversations || fail "the failed add staged conversations"
+  git jpblob verify > "$TEST_ROOT/out" 2>&1 || {
+    # What verify names missing must be what a repair can write again.
+    git jpblob repair > /dev/null 2>&1 || fail "repair after the kill failed: $(cat "$TEST_ROOT/out")"
+  }
+  git add .jp
+  git commit -qm "after the kill" 2> "$TEST_ROOT/err" || fail "the commit after the kill failed: $(cat "$TEST_ROOT/err")"
+  assert_blobs_committed
+  assert_clean_status
+  git jpblob verify > /dev/null || fail "verify fails"
+}
+case_in_mode lean "with the store checked out no blob waits in memory for a pack (a kill at random moments: e2e maintenance_races)" \
+  "a filter killed holding blobs no pack has leaves nothing a later add and commit cannot mend" killed_filter
+
+# A linked worktree shares the git folder: its add writes there, its
+# commit takes it, and the main worktree's commit is not confused.
+in_a_worktree() {
+  cd "$TEST_ROOT/adopt"
+  git worktree add -q "$TEST_ROOT/adopt-wt" -b side
+  cd "$TEST_ROOT/adopt-wt"
+  write_conversation 10-side "tool output from a linked worktree"
+  git add .jp && git commit -qm side 2> "$TEST_ROOT/err" || fail "the worktree's commit failed: $(cat "$TEST_ROOT/err")"
+  assert_blobs_committed
+  cd "$TEST_ROOT/adopt"
+  write_conversation 11-main "tool output from the main worktree"
+  git add .jp && git commit -qm main 2> "$TEST_ROOT/err" || fail "the main commit failed: $(cat "$TEST_ROOT/err")"
+  assert_blobs_committed
+  git jpblob gc > /dev/null
+  git worktree remove --force "$TEST_ROOT/adopt-wt"
+  git jpblob verify --history > /dev/null || fail "verify --history fails"
+}
+case_ "a linked worktree's add and commit beside the main one's" in_a_worktree
+
+# Where git-jpblob writes no pack itself (a repository shared by a group:
+# git's own index-pack sets the permissions), new blobs stay kept copies.
+shared_repository() {
+  git init -q --shared=group "$TEST_ROOT/shared"
+  cd "$TEST_ROOT/shared"
+  install_jpblob
+  lean_mode || git config jpblob.lean false
+  write_conversation 12-shared "tool output in a shared repository"
+  git add .jp
+  [ "$(pending_packs)" -eq 0 ] || fail "a shared repository got a pending pack"
+  new_blob_held "$(digest_of "tool output in a shared repository")" || fail "the new blob is nowhere"
+  git commit -qm shared 2> "$TEST_ROOT/err" || fail "the commit failed: $(cat "$TEST_ROOT/err")"
+  assert_blobs_committed
+}
+case_ "a shared repository keeps its new blobs as kept copies" shared_repository
+
+pass
