@@ -19,13 +19,13 @@ KINDS = ("plain", "lfs", "jpblob")
 # measurements behind each).
 NEEDS = {
     "adopt": "less CPU in the add than git-lfs's hash and copy, where clean decodes, hashes and "
-             "gzips every payload and git deflates the committed form's inline 40% beside it: "
-             "new blobs written straight into git's objects as one pack per git command (no kept "
-             "copy, no read-back in the hook) and a cheaper compression of new blobs",
+             "gzips every payload and git deflates the committed form's inline 40% beside it "
+             "(each new blob is written once already, as one pending pack an add): a cheaper "
+             "compression of new blobs, or the payloads' scan and decode on more cores",
     "turn": "clean to read only a conversation's new events (it cleans the whole file again, "
-            "105 MB for a 35 MB turn, as git hands it the whole file), the data sync of each "
-            "document batched for the whole add, and the hook to stage what the filter recorded "
-            "writing without reading each new blob back",
+            "105 MB for a 35 MB turn, as git hands it the whole file, and git deflates the "
+            "committed form of the whole file again), and the data sync of each document "
+            "batched for the whole add",
     "clone": "git not to write the blob files the post-checkout hook then removes: only a "
              "clone template (`install --clone-template`) spares that, since nothing of "
              "git-jpblob runs before git writes .jp/blobs; the floor itself (removing those files) "
