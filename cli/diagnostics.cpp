@@ -179,7 +179,7 @@ void run_status_command(bool as_json) {
   };
   section(BlobPlace::Staged, "Blobs staged, for the next commit:");
   section(BlobPlace::NotStaged,
-          report.lean ? "Blobs only in the git folder (.git/jpblob/kept); the pre-commit hook stages them:"
+          report.lean ? "Blobs only in the git folder (.git/jpblob); the pre-commit hook stages them:"
                       : "Blob files not staged yet; the pre-commit hook stages them:");
   section(BlobPlace::Missing, "Blobs in no copy (`git jpblob repair` looks for one anywhere git can reach):");
   if (report.unfiltered.empty()) return;

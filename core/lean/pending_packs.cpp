@@ -4,8 +4,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <csignal>
 #include <cerrno>
+#include <csignal>
 #include <limits>
 #include <set>
 
@@ -32,6 +32,9 @@ bool is_pack_name(std::string_view name) {
   return (name.size() == 40 || name.size() == 64) && name.find_first_not_of("0123456789abcdef") == std::string_view::npos;
 }
 
+// This process's mark while it holds blobs no pack has.
+std::string marker_name() { return "writing-" + std::to_string(::getpid()); }
+
 }  // namespace
 
 struct PendingPacks::Recorded {
@@ -54,10 +57,6 @@ struct PendingPacks::State {
   std::string object_format;
   bool marked = false;  // this process's writing-<pid> marker exists
 };
-
-namespace {
-std::string marker_name() { return "writing-" + std::to_string(::getpid()); }
-}  // namespace
 
 PendingPacks::PendingPacks(const GitRepo& repo, StoreOptions options)
     : repo_(repo),
