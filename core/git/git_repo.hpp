@@ -195,9 +195,8 @@ class GitRepo {
   // True when the object database holds this object (no lazy fetch). The
   // packs are the ones listed when the database was first used: a miss
   // does not list them again, so an object packed by a concurrent git
-  // since then may be reported absent (never the other way round), unless
-  // `refresh` asks for the listing again on a miss.
-  bool has_object(const std::string& hex, bool refresh = false) const;
+  // since then may be reported absent (never the other way round).
+  bool has_object(const std::string& hex) const;
 
   // The size of the object with this hex id, from its header alone;
   // nullopt when the object database lacks it (no lazy fetch).

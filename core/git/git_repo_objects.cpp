@@ -42,7 +42,7 @@ std::optional<std::uint64_t> GitRepo::object_size(const std::string& hex) const 
   return size;
 }
 
-bool GitRepo::has_object(const std::string& hex, bool refresh) const {
+bool GitRepo::has_object(const std::string& hex) const {
   git_oid id;
   if (git_oid_fromstr(&id, hex.c_str()) < 0) {
     git_error_clear();
@@ -53,7 +53,7 @@ bool GitRepo::has_object(const std::string& hex, bool refresh) const {
   // No refresh on a miss: libgit2 would list objects/pack again for every
   // absent object (gc asks about thousands), and a false "absent" only
   // makes the callers more careful.
-  const bool exists = git_odb_exists_ext(odb, &id, refresh ? 0 : GIT_ODB_LOOKUP_NO_REFRESH) == 1;
+  const bool exists = git_odb_exists_ext(odb, &id, GIT_ODB_LOOKUP_NO_REFRESH) == 1;
   git_odb_free(odb);
   return exists;
 }

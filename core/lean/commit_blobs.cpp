@@ -33,31 +33,37 @@ bool CommitBlobs::index_is_real() const {
 void CommitBlobs::read_kept(const std::vector<WantedBlob>& wanted, const std::function<bool(std::size_t)>& asked,
                             std::vector<KeptRead>& kept) const {
   if (!parts_.kept) return;
+  // Written once, as a pending pack (core/lean/pending_packs): a lean tree
+  // stages it by id, trusting the record its writer made once the pack was
+  // synced, once the pack's index in git's objects lists that id. One
+  // lookup each, no file: thousands after a turn.
+  const PendingPacks& pending = parts_.kept->pending();
+  std::vector<char> on_disk(wanted.size(), 0);
+  for (std::size_t i = 0; i < wanted.size(); ++i) {
+    if (!asked(i)) continue;
+    if (lean_) {
+      try {
+        if (auto id = pending.staged_id(wanted[i].digest)) {
+          kept[i].pending_id = std::move(*id);
+          kept[i].is = KeptRead::Is::Sound;
+          continue;
+        }
+      } catch (const Error& err) {
+        kept[i] = {KeptRead::Is::Unusable, err.what(), {}};
+        continue;
+      }
+    }
+    on_disk[i] = 1;
+  }
   parallel_for(
       wanted.size(),
       [&](std::size_t i) {
-        if (!asked(i)) return;
+        if (!on_disk[i]) return;
         try {
           auto bytes = parts_.kept->store().get(wanted[i].digest, wanted[i].size);
-          if (!bytes) {
-            // Written once, as a pending pack (core/lean/pending_packs): a
-            // lean tree stages it by id, trusting the record its writer made
-            // once the pack was synced; elsewhere its file is written again.
-            const PendingPacks& pending = parts_.kept->pending();
-            if (lean_) {
-              auto id = pending.staged_id(wanted[i].digest);  // its pack joins git's objects
-              if (!id) return;
-              {
-                const auto lock = parts_.repo.lock();
-                if (!parts_.repo.has_object(*id, true)) return;
-              }
-              kept[i].pending_id = std::move(*id);
-              kept[i].is = KeptRead::Is::Sound;
-              return;
-            }
-            bytes = pending.fetch(wanted[i].digest, wanted[i].size);
-            if (!bytes) return;
-          }
+          // Outside a lean tree a pending pack's blob is written out again.
+          if (!bytes && !lean_) bytes = pending.fetch(wanted[i].digest, wanted[i].size);
+          if (!bytes) return;
           if (!lean_) new_blobs_.put_in_work_tree(wanted[i].digest, *bytes);
           kept[i].is = KeptRead::Is::Sound;
         } catch (const Error& err) {

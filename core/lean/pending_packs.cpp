@@ -16,6 +16,7 @@
 #include "core/format/gzip.hpp"
 #include "core/git/blob_pack.hpp"
 #include "core/git/git_cli.hpp"
+#include "core/git/object_hash.hpp"
 
 namespace jpblob {
 
@@ -56,6 +57,8 @@ struct PendingPacks::State {
   std::optional<std::optional<fs::path>> pack_folder;
   std::string object_format;
   bool marked = false;  // this process's writing-<pid> marker exists
+  // Packs in git's objects this process staged from: their indexes' ids.
+  std::unordered_map<std::string, std::string> admitted;
 };
 
 PendingPacks::PendingPacks(const GitRepo& repo, StoreOptions options)
@@ -290,11 +293,12 @@ std::optional<std::string> PendingPacks::read_entry(const Recorded& r) const {
   return bytes ? std::move(bytes) : std::optional<std::string>(std::string());
 }
 
-void PendingPacks::admit_locked(const std::string& name) const {
+const std::string* PendingPacks::admit_locked(const std::string& name) const {
+  if (const auto known = state_->admitted.find(name); known != state_->admitted.end()) return &known->second;
   const auto pack_folder = pack_folder_locked();
   if (!pack_folder) throw Error("cannot stage new blobs: git's objects are not this process's to write");
   const fs::path idx = folder_ / (name + ".idx");
-  if (!fs::exists(idx)) return;  // admitted already (by this hook or another)
+  if (!fs::exists(idx)) return index_ids_locked(name, *pack_folder);  // admitted already, by another hook
   // As a fetch adds a pack: its `.keep` first, then the pack, then the
   // index that makes git see it. Until the blobs are committed, git's gc
   // leaves it alone.
@@ -310,6 +314,30 @@ void PendingPacks::admit_locked(const std::string& name) const {
   const Fd dir(::open(pack_folder->c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (dir.valid()) fsync_dir(dir.get(), "admit " + name);
   JPBLOB_TRACE("pending packs: " + name + " joins git's objects, kept until its blobs are committed");
+  return index_ids_locked(name, *pack_folder);
+}
+
+// The object ids the index of pack `name` in `pack_folder` lists (raw,
+// sorted, end to end), read once; null when it is not there or not an
+// index git would read.
+const std::string* PendingPacks::index_ids_locked(const std::string& name, const fs::path& pack_folder) const {
+  std::string idx;
+  try {
+    idx = read_file(pack_folder / (name + ".idx"), UINT64_MAX);
+  } catch (const Error&) {
+    return nullptr;  // released and repacked by git, or never written
+  }
+  const std::size_t hash = state_->object_format == "sha256" ? 32 : 20, header = 8 + 256 * 4;
+  if (idx.size() < header || idx.compare(0, 4, "\xfftOc", 4) != 0) return nullptr;
+  const auto be32 = [&](std::size_t at) {
+    return static_cast<std::uint32_t>(static_cast<unsigned char>(idx[at])) << 24 |
+           static_cast<std::uint32_t>(static_cast<unsigned char>(idx[at + 1])) << 16 |
+           static_cast<std::uint32_t>(static_cast<unsigned char>(idx[at + 2])) << 8 |
+           static_cast<std::uint32_t>(static_cast<unsigned char>(idx[at + 3]));
+  };
+  const std::size_t count = be32(8 + 255 * 4);
+  if (be32(4) != 2 || idx.size() < header + count * hash) return nullptr;
+  return &state_->admitted.emplace(name, idx.substr(header, count * hash)).first->second;
 }
 
 std::optional<std::string> PendingPacks::staged_id(const Digest& digest) const {
@@ -317,8 +345,20 @@ std::optional<std::string> PendingPacks::staged_id(const Digest& digest) const {
   load_locked();
   const auto it = state_->recorded.find(digest);
   if (it == state_->recorded.end()) return std::nullopt;
-  admit_locked(it->second.pack);
-  return it->second.id;
+  // Staged only when the pack's index lists it, the index git finds it
+  // by: a record that names an object its pack lacks stages nothing.
+  const std::string* ids = admit_locked(it->second.pack);
+  if (!ids) return std::nullopt;
+  const std::string raw = raw_object_id(it->second.id);
+  std::size_t lo = 0, hi = ids->size() / raw.size();
+  while (lo < hi) {
+    const std::size_t mid = (lo + hi) / 2;
+    const int c = ids->compare(mid * raw.size(), raw.size(), raw);
+    if (c == 0) return it->second.id;
+    if (c < 0) lo = mid + 1;
+    else hi = mid;
+  }
+  return std::nullopt;
 }
 
 bool PendingPacks::contains(const Digest& digest) const {
@@ -381,6 +421,7 @@ bool PendingPacks::release(const std::string& name, std::time_t used_before) con
   if (::unlink(record.c_str()) != 0 && errno != ENOENT)
     throw errno_error("cannot remove the record of " + name + ": " + record.string(), errno);
   std::erase_if(state_->recorded, [&](const auto& kv) { return kv.second.pack == name; });
+  state_->admitted.erase(name);
   JPBLOB_TRACE("pending packs: " + name + " handed back to git's gc");
   return true;
 }

@@ -82,7 +82,8 @@ class PendingPacks : public BlobSource {
   // The object id of a recorded blob, whose pack is written.
   std::optional<std::string> id_of(const Digest& digest) const;
   // The same, for staging: the pack holding it is admitted into git's
-  // objects first. Throws Error when it cannot be.
+  // objects first, and the id is given only when that pack's index lists
+  // it. Throws Error when the pack cannot be admitted.
   std::optional<std::string> staged_id(const Digest& digest) const;
   // The blob's verified content (BlobSource), gathered or from git's
   // objects; nullopt when it is not here. Throws Error when corrupt.
@@ -118,7 +119,9 @@ class PendingPacks : public BlobSource {
   struct Recorded;
   void load_locked() const;  // (re)reads the records when the folder changed
   std::optional<std::string> read_entry(const Recorded& r) const;  // nullopt: its pack is not here
-  void admit_locked(const std::string& name) const;
+  // Moves the pack into git's objects (once); its index's ids, or null.
+  const std::string* admit_locked(const std::string& name) const;
+  const std::string* index_ids_locked(const std::string& name, const std::filesystem::path& pack_folder) const;
   void flush_locked() const;
   std::optional<std::filesystem::path> pack_folder_locked() const;
 
