@@ -162,7 +162,7 @@ void finish(const Workspace& ws) {
   try {
     ws.finish();
   } catch (const Error& e) {
-    std::cerr << "git-jpblob: warning: " << e.what() << " (the blob files themselves are stored)" << std::endl;
+    std::cerr << "git-jpblob: warning: " << e.what() << std::endl;
   }
 }
 

@@ -17,6 +17,7 @@
 #include "core/base/fs.hpp"
 #include "core/base/parallel.hpp"
 #include "core/git/object_hash.hpp"
+#include "core/git/pack_parts.hpp"
 #include "core/format/gzip.hpp"
 #include "core/git/git_cli.hpp"
 #include "core/git/subprocess.hpp"
@@ -51,34 +52,11 @@ constexpr std::size_t kMaxObjects = 0xffffffffu;
 // more are kept as one pack (`git index-pack`).
 constexpr std::size_t kUnpackLimit = 100;
 
-// The temporary names of a pack and its index being written: the writer's
-// pid, then what tells its streams apart (remove_unfinished_packs).
-constexpr std::string_view kPackTemp = "tmp_pack_jpblob_", kIndexTemp = "tmp_idx_jpblob_",
-                           kKeepTemp = "tmp_keep_jpblob_";
-
-// A temporary file in the pack folder, removed unless renamed.
-struct TempFile {
-  fs::path path;
-  Fd fd;
-  ~TempFile() {
-    if (!path.empty()) ::unlink(path.c_str());
-  }
-  void open(const fs::path& p, const std::string& what) {
-    fd = Fd(::open(p.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0444));
-    if (!fd.valid()) throw errno_error("cannot " + what + ": " + p.string(), errno);
-    path = p;
-  }
-  void finish(const std::string& what) {
-    if (::fsync(fd.get()) != 0) throw errno_error("cannot " + what + ": " + path.string(), errno);
-    fd = Fd();
-  }
-};
-
 // The `.keep` of the pack `name`, written and synced before the pack is
 // visible.
 void write_keep(const fs::path& folder, const std::string& name, std::string_view keep, const std::string& suffix,
                 const std::string& what) {
-  TempFile mark;
+  PackTempFile mark;
   mark.open(folder / (std::string(kKeepTemp) + suffix), what);
   write_all(mark.fd.get(), std::string(keep) + "\n", "the new pack's .keep " + mark.path.string());
   mark.finish(what);
@@ -99,7 +77,7 @@ void write_keep(const fs::path& folder, const std::string& name, std::string_vie
 std::string write_pack_files(PackStream& pack, const fs::path& folder, const std::string& what,
                              std::optional<std::string_view> keep = std::nullopt) {
   const std::string suffix = std::to_string(::getpid()) + "_" + std::to_string(reinterpret_cast<std::uintptr_t>(&pack));
-  TempFile packfile, index;
+  PackTempFile packfile;
   packfile.open(folder / (std::string(kPackTemp) + suffix), what);
   std::string chunk, buffer, checksum;
   const std::string pack_name = "the new pack " + packfile.path.string();
@@ -121,9 +99,17 @@ std::string write_pack_files(PackStream& pack, const fs::path& folder, const std
   write_all(packfile.fd.get(), buffer, pack_name);
   packfile.finish(what);
 
+  return publish_pack(packfile, pack.placed(), checksum, folder, suffix, what, keep);
+}
+
+}  // namespace
+
+std::string publish_pack(PackTempFile& packfile, const std::vector<PackStream::Placed>& placed, const std::string& checksum,
+                         const fs::path& folder, const std::string& suffix, const std::string& what,
+                         std::optional<std::string_view> keep) {
   // The index: the ids in order, with a fan-out table of their first byte.
   std::vector<const PackStream::Placed*> sorted;
-  for (const auto& p : pack.placed()) sorted.push_back(&p);
+  for (const auto& p : placed) sorted.push_back(&p);
   std::sort(sorted.begin(), sorted.end(), [](const auto* a, const auto* b) { return a->id < b->id; });
   std::string idx("\xfftOc", 4);
   put_be32(idx, 2);
@@ -146,6 +132,7 @@ std::string write_pack_files(PackStream& pack, const fs::path& folder, const std
   ObjectHasher sum(checksum.size() == 32 ? "sha256" : "sha1");
   sum.update(idx);
   idx.append(sum.finish_raw());
+  PackTempFile index;
   index.open(folder / (std::string(kIndexTemp) + suffix), what);
   write_all(index.fd.get(), idx, "the new pack's index " + index.path.string());
   index.finish(what);
@@ -153,7 +140,7 @@ std::string write_pack_files(PackStream& pack, const fs::path& folder, const std
   const std::string name = "pack-" + hex_object_id(checksum);
   if (keep) write_keep(folder, name, *keep, suffix, what);
   // The pack first: git finds a pack by its index.
-  for (TempFile* t : {&packfile, &index}) {
+  for (PackTempFile* t : {&packfile, &index}) {
     const fs::path final = folder / (name + (t == &packfile ? ".pack" : ".idx"));
     if (::rename(t->path.c_str(), final.c_str()) != 0) throw errno_error("cannot " + what + ": " + final.string(), errno);
     t->path.clear();
@@ -162,8 +149,6 @@ std::string write_pack_files(PackStream& pack, const fs::path& folder, const std
   if (dir.valid()) fsync_dir(dir.get(), what);
   return name;
 }
-
-}  // namespace
 
 
 WrittenPack write_pack(std::vector<PackObject> objects, const std::string& object_format, std::uint64_t max_size,
@@ -252,25 +237,31 @@ PackStream::Made PackStream::make(PackObject& object) const {
   Made made;
   const std::string bytes = object.file.empty() ? std::move(object.bytes) : read_file(object.file, max_size_);
   made.id = raw_id_of(object.type, bytes, format_);
+  made.chunk = pack_entry(object.type, bytes);
+  made.crc = libdeflate_crc32(0, made.chunk.data(), made.chunk.size());
+  return made;
+}
+
+std::string pack_entry(PackObject::Type type, std::string_view bytes) {
+  std::string entry;
   // The entry's header: the type and the size, four bits of it in the
   // first byte, seven in each after, low bits first.
   std::uint64_t size = bytes.size();
-  auto c = static_cast<unsigned char>(static_cast<unsigned>(object.type) << 4 | (size & 15));
+  auto c = static_cast<unsigned char>(static_cast<unsigned>(type) << 4 | (size & 15));
   size >>= 4;
   while (size) {
-    made.chunk.push_back(static_cast<char>(c | 0x80));
+    entry.push_back(static_cast<char>(c | 0x80));
     c = static_cast<unsigned char>(size & 0x7f);
     size >>= 7;
   }
-  made.chunk.push_back(static_cast<char>(c));
+  entry.push_back(static_cast<char>(c));
   // Stored, in one copy: blob files are gzip already, and deflate makes
   // the store's trees (hex names and binary ids) 9% smaller at 11 µs
   // each, most of it setting up for a few hundred bytes; 54,000 of them
   // took half a second. Anything else compresses.
-  const bool stored = object.type == PackObject::Type::Tree || bytes.starts_with("\x1f\x8b");
-  zlib_compress_to(made.chunk, bytes, stored ? 0 : 1);
-  made.crc = libdeflate_crc32(0, made.chunk.data(), made.chunk.size());
-  return made;
+  const bool stored = type == PackObject::Type::Tree || bytes.starts_with("\x1f\x8b");
+  zlib_compress_to(entry, bytes, stored ? 0 : 1);
+  return entry;
 }
 
 // A batch is up to 512 objects or about 16 MB of them (one larger object

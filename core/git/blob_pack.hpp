@@ -105,6 +105,38 @@ struct WrittenPack {
 // Throws Error.
 WrittenPack write_pack(std::vector<PackObject> objects, const std::string& object_format, std::uint64_t max_size,
                        const std::filesystem::path& folder, std::optional<std::string_view> keep);
+// A pack written an object at a time, each object's entry written at once
+// into a temporary file of `folder` (so a full disk fails that append, not
+// a later step), then finished into `pack-<hex>.pack` and its index. The
+// pack's header names its count, known at the end: written then, with the
+// checksum over the file read back. An unfinished pack's file goes with
+// the appender.
+class PackAppender {
+ public:
+  PackAppender(std::filesystem::path folder, std::string object_format);
+  ~PackAppender();
+  PackAppender(const PackAppender&) = delete;
+  PackAppender& operator=(const PackAppender&) = delete;
+
+  // Appends a blob; its id (hex), and its entry's offset and length.
+  // Throws Error.
+  struct Appended {
+    std::string id;
+    std::uint64_t offset = 0, length = 0;
+  };
+  Appended append_blob(std::string_view bytes);
+  std::size_t count() const;
+  // The pack, synced, with its index: its name ("pack-<hex>"). Throws
+  // Error. The appender is empty again after.
+  std::string finish();
+
+ private:
+  struct State;
+  std::filesystem::path folder_;
+  std::string format_;
+  std::unique_ptr<State> state_;
+};
+
 // A `.keep` holding `keep` for the pack `name` in `folder`, synced.
 void write_pack_keep(const std::filesystem::path& folder, const std::string& name, std::string_view keep);
 // The content of a blob's entry as write_pack stores it (the entry's bytes,

@@ -220,9 +220,9 @@ void CommitBlobs::after_staging(const Staged& staged) const {
 // gc has yet to remove. None go while a stash exists (KeptCopies::may_go).
 void CommitBlobs::drop_kept(const Staged& staged) const {
   const KeptCopies* kept = parts_.kept;
-  if (!kept) return;
-  release_pending(staged, index_is_real() && kept->may_go());
-  if (!index_is_real() || !kept->may_go()) return;
+  if (!kept || !kept->may_go()) return;
+  release_pending(staged, index_is_real());
+  if (!index_is_real()) return;
   std::vector<Digest> ask;
   auto consider = [&](const std::string& path, bool from_file) {
     const auto digest = digest_of_tracked_path(path);
@@ -267,9 +267,11 @@ void CommitBlobs::drop_kept(const Staged& staged) const {
 
 // A pending pack whose every blob git holds by its own rules goes back to
 // them (core/lean/pending_packs): blobs this commit staged into the index
-// that stays (`into_real_index`: a plain `git commit`, no stash), as it
-// holds what `git add` wrote, or blobs HEAD's tree holds (what an earlier
-// `git commit -a` or `<paths>` staged into an index git then kept). One
+// that stays (`into_real_index`: a plain `git commit`), as it holds what
+// `git add` wrote, or blobs HEAD's tree holds (what an earlier `git commit
+// -a` or `<paths>` staged into an index git then kept). Never while a stash
+// exists (KeptCopies::may_go): HEAD may move away and its commits expire
+// while the stash still references the blob (found by the red team). One
 // with a blob neither holds (an add whose conversation changed again
 // before the commit) waits for gc, which asks about every blob.
 void CommitBlobs::release_pending(const Staged& staged, bool into_real_index) const {

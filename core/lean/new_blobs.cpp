@@ -109,14 +109,29 @@ void NewBlobs::finish() const {
     std::swap(store_unsynced, unkept_->store_unsynced);
     std::swap(kept_unsynced, unkept_->kept_unsynced);
   }
-  // The names put_all() published, made durable once (the bytes were
-  // synced before any was published). One sync covers the links made
-  // below too where the kept copies share the store's file system.
-  const bool sync = store_.options().fsync;
-  if (sync && store_unsynced) store_.sync();
-  if (sync && kept_unsynced && kept_) kept_->store().sync();
-  if (kept_) kept_->keep(store_, digests, sync);
-  if (kept_) kept_->pending().flush();
+  // A pending pack first: its blobs have no other home. Then the names
+  // put_all() published, made durable once (the bytes were synced before
+  // any was published). One sync covers the links made below too where the
+  // kept copies share the store's file system.
+  std::string unstored;
+  if (kept_) {
+    try {
+      kept_->pending().flush();
+    } catch (const Error& e) {
+      unstored = std::string(e.what()) +
+                 ": the new blobs of this command are not stored; the conversations still hold them inline, "
+                 "and `git jpblob repair` stores them again";
+    }
+  }
+  try {
+    const bool sync = store_.options().fsync;
+    if (sync && store_unsynced) store_.sync();
+    if (sync && kept_unsynced && kept_) kept_->store().sync();
+    if (kept_) kept_->keep(store_, digests, sync);
+  } catch (const Error& e) {
+    if (unstored.empty()) throw Error(std::string(e.what()) + " (the blob files themselves are stored)");
+  }
+  if (!unstored.empty()) throw Error(unstored);
 }
 
 }  // namespace jpblob

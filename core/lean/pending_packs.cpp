@@ -17,26 +17,17 @@
 #include "core/git/blob_pack.hpp"
 #include "core/git/git_cli.hpp"
 #include "core/git/object_hash.hpp"
+#include "core/lean/pending_records.hpp"
 
 namespace jpblob {
 
 namespace fs = std::filesystem;
 
-namespace {
-
-constexpr std::string_view kRecordSuffix = ".list";
-
-// A pack's name as git names them: "pack-" and a hex checksum.
-bool is_pack_name(std::string_view name) {
-  if (!name.starts_with("pack-")) return false;
-  name.remove_prefix(5);
-  return (name.size() == 40 || name.size() == 64) && name.find_first_not_of("0123456789abcdef") == std::string_view::npos;
-}
-
-// This process's mark while it holds blobs no pack has.
-std::string marker_name() { return "writing-" + std::to_string(::getpid()); }
-
-}  // namespace
+using pending::is_pack_name;
+using pending::kRecordSuffix;
+using pending::marker_name;
+using pending::stale_marker;
+using pending::start_time_of;
 
 struct PendingPacks::Recorded {
   std::string id;
@@ -46,8 +37,11 @@ struct PendingPacks::Recorded {
 
 struct PendingPacks::State {
   std::mutex mutex;
-  // Gathered for the next pack: each blob's gzip bytes, in order of arrival.
+  // Gathered for the next pack: each blob's gzip bytes, in order of arrival,
+  // each written into the pack being appended as it came (`appended`).
   std::vector<std::pair<Digest, std::string>> gathered;
+  std::unique_ptr<PackAppender> appender;
+  std::vector<PackAppender::Appended> appended;
   std::unordered_map<Digest, std::size_t, DigestHash> gathered_at;
   std::uint64_t gathered_bytes = 0;
   // The records, as last read, and when their folder last changed.
@@ -77,6 +71,13 @@ void PendingPacks::set_compression_level(int level) {
 std::optional<fs::path> PendingPacks::pack_folder_locked() const {
   if (!state_->pack_folder) {
     state_->pack_folder.emplace();
+    // A folder of ours that is a link or a file (planted, or left by
+    // another tool): never written through, never used.
+    struct stat st {};
+    if (::lstat(folder_.c_str(), &st) == 0 && !S_ISDIR(st.st_mode)) {
+      JPBLOB_TRACE("pending packs: not usable here: " + folder_.string() + " is not a folder");
+      return std::nullopt;
+    }
     if (const auto top = repo_.workdir()) {
       try {
         const GitCli git(*top);
@@ -89,6 +90,11 @@ std::optional<fs::path> PendingPacks::pack_folder_locked() const {
     }
   }
   return *state_->pack_folder;
+}
+
+std::optional<fs::path> PendingPacks::own_pack_folder() const {
+  std::lock_guard lock(state_->mutex);
+  return pack_folder_locked();
 }
 
 bool PendingPacks::usable() const {
@@ -111,52 +117,6 @@ void PendingPacks::load_locked() const {
   for (const Pack& p : packs())
     for (std::size_t i = 0; i < p.blobs.size(); ++i)
       state_->recorded[p.blobs[i].first] = {p.blobs[i].second, p.name, p.offsets[i], p.lengths[i]};
-}
-
-std::vector<PendingPacks::Pack> PendingPacks::packs() const {
-  std::vector<Pack> out;
-  const Fd dir(::open(folder_.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-  if (!dir.valid()) return out;
-  for (const std::string& name : folder_names(dir.get(), folder_.string())) {
-    if (!name.ends_with(kRecordSuffix)) continue;
-    const std::string pack = name.substr(0, name.size() - kRecordSuffix.size());
-    if (!is_pack_name(pack)) continue;
-    struct stat st {};
-    const Fd file(::openat(dir.get(), name.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
-    if (!file.valid() || ::fstat(file.get(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
-    Pack p{pack, st.st_mtim.tv_sec, {}, {}, {}, false};
-    p.admitted = !fs::exists(folder_ / (pack + ".idx"));
-    const std::string text = read_all(file.get(), (folder_ / name).string(), 64u << 20);
-    std::size_t at = 0;
-    while (at < text.size()) {
-      std::size_t end = text.find('\n', at);
-      if (end == std::string::npos) end = text.size();
-      const std::string_view line(text.data() + at, end - at);
-      at = end + 1;
-      // "<sha256> <object id> <offset> <length>"
-      std::vector<std::string_view> fields;
-      for (std::size_t from = 0; from <= line.size();) {
-        const std::size_t to = std::min(line.find(' ', from), line.size());
-        fields.push_back(line.substr(from, to - from));
-        from = to + 1;
-      }
-      if (fields.size() != 4) continue;
-      const auto digest = Digest::from_hex(fields[0]);
-      std::uint64_t offset = 0, length = 0;
-      try {
-        offset = std::stoull(std::string(fields[2]));
-        length = std::stoull(std::string(fields[3]));
-      } catch (const std::exception&) {
-        continue;
-      }
-      if (!digest || (fields[1].size() != 40 && fields[1].size() != 64)) continue;
-      p.blobs.emplace_back(*digest, std::string(fields[1]));
-      p.offsets.push_back(offset);
-      p.lengths.push_back(length);
-    }
-    out.push_back(std::move(p));
-  }
-  return out;
 }
 
 std::vector<bool> PendingPacks::put_all(const std::vector<std::string_view>& payloads,
@@ -194,13 +154,24 @@ std::vector<bool> PendingPacks::put_all(const std::vector<std::string_view>& pay
   if (!state_->marked) {
     std::error_code ec;
     fs::create_directories(folder_, ec);
-    const Fd mark(::open((folder_ / marker_name()).c_str(), O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0666));
+    const Fd mark(::open((folder_ / marker_name()).c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0666));
     state_->marked = mark.valid();
+    if (mark.valid()) {
+      try {
+        write_all(mark.get(), start_time_of(::getpid()), "the marker " + marker_name());
+      } catch (const Error&) {
+        // The marker stands without it: a reused pid is then waited for.
+      }
+    }
   }
+  if (!state_->marked) throw Error("cannot write new blobs into " + folder_.string());
   for (std::size_t k = 0; k < todo.size(); ++k) {
     const Digest& d = digests[todo[k]];
     // Another thread may have gathered it meanwhile.
     if (state_->gathered_at.count(d)) continue;
+    // Written now, so that a full disk fails this document's clean rather
+    // than a write after git has taken the reference.
+    append_locked(gz[k]);
     state_->gathered_at.emplace(d, state_->gathered.size());
     state_->gathered_bytes += gz[k].size();
     state_->gathered.emplace_back(d, std::move(gz[k]));
@@ -218,30 +189,55 @@ void PendingPacks::flush() const {
 void PendingPacks::flush_locked() const {
   if (state_->gathered.empty()) return;
   if (!pack_folder_locked()) throw Error("cannot write new blobs as a pack here: git's objects are not this process's to write");
-  std::vector<PackObject> objects;
-  objects.reserve(state_->gathered.size());
-  // Copies: should the write fail, what is gathered stays readable.
-  for (const auto& [digest, gz] : state_->gathered) objects.push_back({PackObject::Type::Blob, {}, gz});
-  std::error_code ec;
-  fs::create_directories(folder_, ec);
-  const WrittenPack pack = write_pack(std::move(objects), state_->object_format, UINT64_MAX, folder_, std::nullopt);
+  // A failed finish left no pack: written again from what is gathered.
+  if (!state_->appender || state_->appended.size() != state_->gathered.size()) {
+    state_->appender.reset();
+    state_->appended.clear();
+    for (const auto& [digest, gz] : state_->gathered) append_locked(gz);
+  }
+  std::string name;
+  try {
+    name = state_->appender->finish();
+  } catch (...) {
+    state_->appender.reset();
+    throw;
+  }
+  state_->appender.reset();
+  const auto& placed = state_->appended;
   std::string record;
-  for (std::size_t i = 0; i < pack.ids.size(); ++i)
+  for (std::size_t i = 0; i < placed.size(); ++i)
     record.append(state_->gathered[i].first.hex())
         .append(" ")
-        .append(pack.ids[i])
-        .append(" " + std::to_string(pack.offsets[i]) + " " + std::to_string(pack.lengths[i]))
+        .append(placed[i].id)
+        .append(" " + std::to_string(placed[i].offset) + " " + std::to_string(placed[i].length))
         .push_back('\n');
-  write_file_atomic(folder_ / (pack.name + std::string(kRecordSuffix)), record);
-  JPBLOB_TRACE("pending packs: wrote " + std::to_string(pack.ids.size()) + " new blobs as " + pack.name);
-  for (std::size_t i = 0; i < pack.ids.size(); ++i)
-    state_->recorded[state_->gathered[i].first] = {pack.ids[i], pack.name, pack.offsets[i], pack.lengths[i]};
+  write_file_atomic(folder_ / (name + std::string(kRecordSuffix)), record);
+  JPBLOB_TRACE("pending packs: wrote " + std::to_string(placed.size()) + " new blobs as " + name);
+  for (std::size_t i = 0; i < placed.size(); ++i)
+    state_->recorded[state_->gathered[i].first] = {placed[i].id, name, placed[i].offset, placed[i].length};
+  state_->appended.clear();
   state_->gathered.clear();
   state_->gathered_at.clear();
   state_->gathered_bytes = 0;
   if (state_->marked) {
     ::unlink((folder_ / marker_name()).c_str());
     state_->marked = false;
+  }
+}
+
+void PendingPacks::append_locked(const std::string& gz) const {
+  if (!state_->appender) {
+    if (!pack_folder_locked()) throw Error("cannot write new blobs as a pack here: git's objects are not ours to write");
+    state_->appender = std::make_unique<PackAppender>(folder_, state_->object_format);
+  }
+  try {
+    state_->appended.push_back(state_->appender->append_blob(gz));
+  } catch (...) {
+    // Half an entry may be in its file: that pack is dropped, and the
+    // flush writes one again from what is gathered.
+    state_->appender.reset();
+    state_->appended.clear();
+    throw;
   }
 }
 
@@ -261,8 +257,7 @@ bool PendingPacks::wait_for_writers(int limit_ms) const {
       if (!name.starts_with("writing-") || name == own) continue;
       const std::string digits = name.substr(8);
       if (digits.empty() || digits.size() > 9 || digits.find_first_not_of("0123456789") != std::string::npos) continue;
-      const pid_t pid = static_cast<pid_t>(std::stol(digits));
-      if (::kill(pid, 0) != 0 && errno == ESRCH) {
+      if (stale_marker(dir.get(), name, static_cast<pid_t>(std::stol(digits)))) {
         ::unlinkat(dir.get(), name.c_str(), 0);  // a killed writer's
         continue;
       }
@@ -283,7 +278,11 @@ bool PendingPacks::wait_for_writers(int limit_ms) const {
 }
 
 std::optional<std::string> PendingPacks::read_entry(const Recorded& r) const {
-  const Fd pack(::open((folder_ / (r.pack + ".pack")).c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
+  Fd pack(::open((folder_ / (r.pack + ".pack")).c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
+  // Moved into git's objects by a hook, perhaps one killed before its
+  // index followed: read where it is now.
+  if (!pack.valid() && state_->pack_folder && *state_->pack_folder)
+    pack = Fd(::open((**state_->pack_folder / (r.pack + ".pack")).c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
   if (!pack.valid() || r.length > options_.max_file_size() + 64) return std::nullopt;
   std::string entry(r.length, '\0');
   const ssize_t got = ::pread(pack.get(), entry.data(), entry.size(), static_cast<off_t>(r.offset));
@@ -424,59 +423,6 @@ bool PendingPacks::release(const std::string& name, std::time_t used_before) con
   state_->admitted.erase(name);
   JPBLOB_TRACE("pending packs: " + name + " handed back to git's gc");
   return true;
-}
-
-std::pair<std::size_t, std::size_t> PendingPacks::sweep(bool remove) const {
-  std::size_t stale = 0, orphans = 0;
-  std::optional<fs::path> pack_folder;
-  {
-    std::lock_guard lock(state_->mutex);
-    pack_folder = pack_folder_locked();
-  }
-  if (!pack_folder) return {0, 0};
-  std::unordered_map<std::string, bool> recorded;
-  std::error_code ec;
-  for (const Pack& p : packs()) {
-    if (fs::exists(folder_ / (p.name + ".idx"), ec) || fs::exists(*pack_folder / (p.name + ".idx"), ec)) {
-      recorded.emplace(p.name, true);
-      continue;
-    }
-    ++stale;  // its pack is gone: the record names nothing
-    if (remove) ::unlink((folder_ / (p.name + std::string(kRecordSuffix))).c_str());
-  }
-  const std::time_t hour_ago = std::time(nullptr) - 3600;
-  // A writer killed between its pack and its record left the pack here,
-  // or a hook killed while admitting left a `.keep` of ours in git's
-  // objects: after an hour (a writer of another machine sharing the
-  // repository may be at work), the files here go and the `.keep` too.
-  // A `.keep` a user or another tool made stays.
-  for (const fs::path& folder : {folder_, *pack_folder}) {
-    const Fd dir(::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-    if (!dir.valid()) continue;
-    const bool ours = folder == folder_;
-    for (const std::string& name : folder_names(dir.get(), folder.string())) {
-      const std::size_t dot = name.rfind('.');
-      if (dot == std::string::npos) continue;
-      const std::string pack = name.substr(0, dot), ext = name.substr(dot);
-      if (!is_pack_name(pack) || recorded.count(pack)) continue;
-      if (ours ? ext != ".pack" && ext != ".idx" : ext != ".keep") continue;
-      const Fd file(::openat(dir.get(), name.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
-      struct stat st {};
-      if (!file.valid() || ::fstat(file.get(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_mtime > hour_ago) continue;
-      if (!ours) {
-        std::string text;
-        try {
-          text = read_all(file.get(), name, 4096);
-        } catch (const Error&) {
-          continue;
-        }
-        if (!text.starts_with(kKeepMessage)) continue;
-      }
-      ++orphans;
-      if (remove) ::unlinkat(dir.get(), name.c_str(), 0);
-    }
-  }
-  return {stale, orphans};
 }
 
 }  // namespace jpblob

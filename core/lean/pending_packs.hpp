@@ -123,7 +123,9 @@ class PendingPacks : public BlobSource {
   const std::string* admit_locked(const std::string& name) const;
   const std::string* index_ids_locked(const std::string& name, const std::filesystem::path& pack_folder) const;
   void flush_locked() const;
+  void append_locked(const std::string& gz) const;  // into the pack being written
   std::optional<std::filesystem::path> pack_folder_locked() const;
+  std::optional<std::filesystem::path> own_pack_folder() const;  // git's objects/pack, when ours to write
 
   const GitRepo& repo_;
   StoreOptions options_;

@@ -213,8 +213,9 @@ class GcRun {
       for (const auto& [digest, id] : pack.blobs) {
         const std::string path = tracked_blob_path(digest);
         const auto at = staged.find(path);
-        const bool held = (at != staged.end() && at->second == id && !live_.stashed.count(digest)) ||
-                          repo.blob_id_at("HEAD", path) == id;
+        // Not one a stash needs: the index may drop it, HEAD move away.
+        const bool held = !live_.stashed.count(digest) &&
+                          ((at != staged.end() && at->second == id) || repo.blob_id_at("HEAD", path) == id);
         if (held) continue;
         by_age = true;
         if (live_.digests.count(digest)) {

@@ -101,6 +101,49 @@ three_commit_modes() {
 }
 case_ "git commit -a and git commit <paths> find the blobs their own filter process wrote" three_commit_modes
 
+# A stash made before a commit, kept as a backup: the pack its blobs are in
+# is not handed to git while the stash needs it, even once HEAD holds them,
+# for HEAD may move away and its commits expire (found by the red team).
+stash_outlives_head() {
+  cd "$TEST_ROOT/adopt"
+  write_conversation 13-backup "tool output a stash keeps as a backup"
+  cp .jp/conversations/13-backup/events.json "$TEST_ROOT/backup.json"
+  git add .jp && git stash -q && git stash apply -q && git add .jp
+  git commit -qm "backed up" 2> "$TEST_ROOT/err" || fail "the commit failed: $(cat "$TEST_ROOT/err")"
+  write_conversation 14-after "the commit after the backup"
+  git add .jp && git commit -qm after
+  git reset -q --hard HEAD~2
+  git -c gc.reflogExpire=now -c gc.reflogExpireUnreachable=now -c gc.pruneExpire=now gc -q
+  git jpblob gc --prune=now > /dev/null
+  git stash pop -q 2> "$TEST_ROOT/err" || fail "the stash lost its blob: $(cat "$TEST_ROOT/err")"
+  cmp -s .jp/conversations/13-backup/events.json "$TEST_ROOT/backup.json" || fail "the stash's tool output differs"
+  git add .jp && git commit -qm "popped" 2> "$TEST_ROOT/err" || fail "the commit failed: $(cat "$TEST_ROOT/err")"
+  assert_blobs_committed
+}
+case_ "a stash outlives the commits that held its blobs: its pack stays until the stash goes" stash_outlives_head
+
+# A pending folder that cannot be written (a file in its place): the add
+# keeps its new blobs as kept copies, or fails; it never reports success
+# with a blob nowhere.
+unwritable_pending_folder() {
+  cd "$TEST_ROOT/adopt"
+  local dir
+  dir=$(pending_dir)
+  rm -rf "$dir" && echo planted > "$dir"
+  write_conversation 15-planted "tool output beside a planted pending file"
+  if git add .jp 2> "$TEST_ROOT/err"; then
+    new_blob_held "$(digest_of "tool output beside a planted pending file")" || fail "the add succeeded with the blob nowhere"
+  fi
+  git stash -q 2> /dev/null || true
+  rm -f "$dir"
+  git stash pop -q 2> /dev/null || true
+  grep -q "$(printf 'tool output beside a planted pending file' | base64 -w0)" .jp/conversations/15-planted/events.json ||
+    fail "the tool output was lost"
+  git add .jp && git commit -qm planted 2> "$TEST_ROOT/err" || fail "the commit failed: $(cat "$TEST_ROOT/err")"
+  assert_blobs_committed
+}
+case_ "a file planted where the pending packs go: the add never reports a blob it did not store" unwritable_pending_folder
+
 # An add whose conversation is dropped: gc keeps its pack for the grace
 # period, then deletes it whole (git never saw it).
 abandoned_add() {

@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "core/base/error.hpp"
+#include "core/base/fs.hpp"
 #include "core/format/gzip.hpp"
 #include "core/git/git_repo.hpp"
 #include "core/lean/pending_packs.hpp"
@@ -100,6 +101,49 @@ TEST(PendingPacks, GatheredBlobsBecomeOnePackOutsideGitThatJoinsItKeptWhenStaged
   EXPECT_EQ(after.fetch(Sha256::of(one), std::nullopt), std::nullopt);
 }
 
+// A full disk fails the put, while git still waits for the clean's answer
+// (the clean fails, and git's add with it), never the write after.
+TEST(PendingPacks, AFullDiskFailsThePutAndLosesNothingGatheredBefore) {
+  PendingSandbox s;
+  const std::string before = test::random_bytes(4000, 7), during = test::random_bytes(4000, 8);
+  s.put({before});
+  {
+    Syscalls full = syscalls();
+    full.write = [](int, const void*, size_t) -> ssize_t {
+      errno = ENOSPC;
+      return -1;
+    };
+    ScopedSyscalls fault(full);
+    EXPECT_NE(test::error_of([&] { s.put({during}); }).find("No space left on device"), std::string::npos);
+  }
+  EXPECT_FALSE(s.pending.contains(Sha256::of(during)));
+  EXPECT_EQ(s.put({during}), std::vector<bool>{true}) << "and it goes in once space is back";
+  s.pending.flush();
+  PendingPacks reader(s.repo, {});
+  EXPECT_EQ(reader.fetch(Sha256::of(before), std::nullopt), before);
+  EXPECT_EQ(reader.fetch(Sha256::of(during), std::nullopt), during);
+  EXPECT_EQ(reader.packs().size(), 1u);
+  for (const auto& e : fs::directory_iterator(s.t / ".git/jpblob/pending"))
+    EXPECT_FALSE(e.path().filename().string().starts_with("tmp_")) << "no half-written pack left: " << e.path();
+}
+
+// A record planted as a FIFO is passed over, never waited on; a pending
+// folder that is a link or a file is never written through: new blobs are
+// kept copies then.
+TEST(PendingPacks, AFifoRecordAndALinkedFolderAreNeitherWaitedOnNorUsed) {
+  PendingSandbox s;
+  fs::create_directories(s.t / ".git/jpblob/pending");
+  ASSERT_EQ(::mkfifo((s.t / ".git/jpblob/pending/pack-0000000000000000000000000000000000000000.list").c_str(), 0600), 0);
+  EXPECT_TRUE(s.pending.packs().empty());
+  EXPECT_FALSE(s.pending.contains(Sha256::of("x")));
+  test::TempDir elsewhere;
+  fs::remove_all(s.t / ".git/jpblob/pending");
+  fs::create_directory_symlink(elsewhere.path(), s.t / ".git/jpblob/pending");
+  PendingPacks linked(s.repo, {});
+  EXPECT_FALSE(linked.usable());
+  EXPECT_TRUE(fs::is_empty(elsewhere.path()));
+}
+
 TEST(PendingPacks, APackNeverStagedGoesWholeWhenReleased) {
   PendingSandbox s;
   s.put({test::random_bytes(3000, 6)});
@@ -186,6 +230,13 @@ TEST(PendingPacks, TheHookWaitsForALiveWriterOnlyAndForgetsADeadOne) {
   EXPECT_FALSE(s.pending.wait_for_writers(5000));
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(2));
   EXPECT_FALSE(fs::exists(folder / ("writing-" + std::to_string(dead))));
+
+  // A live process whose pid a dead writer's marker names (the pid taken
+  // again): its start time differs from the one written, so not waited for.
+  test::write_text(folder / ("writing-" + std::to_string(::getpid() == 1 ? 2 : 1)), "999999999999");
+  start = std::chrono::steady_clock::now();
+  EXPECT_FALSE(s.pending.wait_for_writers(5000));
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(2));
 
   // A live one: waited for until its marker goes.
   const pid_t live = ::fork();
