@@ -220,9 +220,9 @@ void CommitBlobs::after_staging(const Staged& staged) const {
 // gc has yet to remove. None go while a stash exists (KeptCopies::may_go).
 void CommitBlobs::drop_kept(const Staged& staged) const {
   const KeptCopies* kept = parts_.kept;
-  if (!kept || !kept->may_go()) return;
-  release_pending(staged, index_is_real());
-  if (!index_is_real()) return;
+  if (!kept) return;
+  if (kept->may_go(false)) release_pending(staged, index_is_real(), kept->stash_changed());
+  if (!kept->may_go() || !index_is_real()) return;
   std::vector<Digest> ask;
   auto consider = [&](const std::string& path, bool from_file) {
     const auto digest = digest_of_tracked_path(path);
@@ -269,15 +269,19 @@ void CommitBlobs::drop_kept(const Staged& staged) const {
 // them (core/lean/pending_packs): blobs this commit staged into the index
 // that stays (`into_real_index`: a plain `git commit`), as it holds what
 // `git add` wrote, or blobs HEAD's tree holds (what an earlier `git commit
-// -a` or `<paths>` staged into an index git then kept). Never while a stash
-// exists (KeptCopies::may_go): HEAD may move away and its commits expire
-// while the stash still references the blob (found by the red team). One
-// with a blob neither holds (an add whose conversation changed again
+// -a` or `<paths>` staged into an index git then kept). Never beside
+// another worktree or an autostash, nor a pack the stash has changed since
+// (`stash_changed`): HEAD may move away and its commits expire while a
+// stash made after the add still references the blob (found by the red
+// team); an older stash entry references none of a newer pack's blobs.
+// One with a blob neither holds (an add whose conversation changed again
 // before the commit) waits for gc, which asks about every blob.
-void CommitBlobs::release_pending(const Staged& staged, bool into_real_index) const {
+void CommitBlobs::release_pending(const Staged& staged, bool into_real_index,
+                                  std::optional<std::time_t> stash_changed) const {
   if (!lean_) return;
   const PendingPacks& pending = parts_.kept->pending();
-  const auto packs = pending.packs();
+  auto packs = pending.packs();
+  if (stash_changed) std::erase_if(packs, [&](const PendingPacks::Pack& p) { return *stash_changed >= p.written; });
   if (packs.empty()) return;
   std::unordered_map<std::string, std::string> staged_here;
   if (into_real_index)

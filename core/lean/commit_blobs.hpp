@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <ctime>
 #include <filesystem>
 #include <functional>
 #include <optional>
@@ -100,7 +101,7 @@ class CommitBlobs {
                              std::vector<BlobCopy>& found) const;
   bool index_is_real() const;
   void drop_kept(const Staged& staged) const;
-  void release_pending(const Staged& staged, bool into_real_index) const;
+  void release_pending(const Staged& staged, bool into_real_index, std::optional<std::time_t> stash_changed) const;
   void leave_work_tree(const Staged& staged) const;
   // Those of `nowhere` (indexes into `wanted`) that `index` stages become
   // OutOfTree copies staged by id, and leave `nowhere`.

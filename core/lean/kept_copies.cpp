@@ -126,8 +126,8 @@ std::vector<Digest> KeptCopies::held(const StagedIds& staged, const std::vector<
   return out;
 }
 
-bool KeptCopies::may_go() const {
-  if (repo_.has_ref("refs/stash")) return false;
+bool KeptCopies::may_go(bool stash_counts) const {
+  if (stash_counts && repo_.has_ref("refs/stash")) return false;
   // An autostash is a stash entry git keeps aside until its operation
   // ends (GitCli::autostash_commits): the same holds for it.
   std::error_code ec;
@@ -136,6 +136,19 @@ bool KeptCopies::may_go() const {
   // Another worktree shares the folder: its staged conversations may need
   // a copy this index holds, and its hook may be reading it right now.
   return fs::is_empty(repo_.commondir() / "worktrees", ec) || ec;
+}
+
+std::optional<std::time_t> KeptCopies::stash_changed() const {
+  if (!repo_.has_ref("refs/stash")) return std::nullopt;
+  // Each stash push and drop writes the stash's reflog and ref; a packed
+  // stash ref counts packed-refs' time (later than the stash: careful).
+  std::time_t newest = 0;
+  const fs::path common = repo_.commondir();
+  for (const fs::path& p : {common / "logs/refs/stash", common / "refs/stash", common / "packed-refs"}) {
+    struct stat st {};
+    if (::stat(p.c_str(), &st) == 0) newest = std::max(newest, st.st_mtime);
+  }
+  return newest ? newest : std::numeric_limits<std::time_t>::max();
 }
 
 std::size_t KeptCopies::remove_now(const std::vector<Digest>& digests) const {

@@ -15,8 +15,10 @@
 // Thread safety: every method may be called from several threads at once.
 #pragma once
 
+#include <ctime>
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -77,7 +79,14 @@ class KeptCopies {
   // conversations may need a copy this index holds (a lean tree's new
   // blobs live there only), and their hooks may be staging from it at that
   // moment. One reference lookup and one folder look, no git call.
-  bool may_go() const;
+  // With `stash_counts` false, the stash is left out of the question (the
+  // caller asks stash_changed() instead).
+  bool may_go(bool stash_counts = true) const;
+  // When the stash last changed (an entry pushed or dropped), or nothing
+  // when there is none: a pending pack written after it holds no blob a
+  // stash entry references (clean writes none that a record or kept copy
+  // still holds).
+  std::optional<std::time_t> stash_changed() const;
 
   // The blobs of `digests` whose copy the index `ids` (tracked path -> blob
   // id) holds byte for byte: only a copy whose path is there is read.

@@ -25,6 +25,7 @@ namespace fs = std::filesystem;
 
 using pending::is_pack_name;
 using pending::kRecordSuffix;
+using pending::kUsedSuffix;
 using pending::marker_name;
 using pending::stale_marker;
 using pending::start_time_of;
@@ -141,7 +142,11 @@ std::vector<bool> PendingPacks::put_all(const std::vector<std::string_view>& pay
   // A pack a clean uses again is young again: gc, which looks at its
   // record's time just before releasing it, leaves it (as a blob file is
   // freshened when clean finds it stored).
-  for (const std::string& pack : used) ::utimensat(AT_FDCWD, (folder_ / (pack + std::string(kRecordSuffix))).c_str(), nullptr, 0);
+  for (const std::string& pack : used) {
+    const Fd mark(::open((folder_ / (pack + std::string(kUsedSuffix))).c_str(),
+                         O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0666));
+    if (mark.valid()) ::futimens(mark.get(), nullptr);
+  }
   if (todo.empty()) return written;
   int level;
   {
@@ -406,7 +411,7 @@ bool PendingPacks::release(const std::string& name, std::time_t used_before) con
   std::lock_guard lock(state_->mutex);
   if (used_before != std::numeric_limits<std::time_t>::max()) {
     struct stat st {};
-    if (::stat((folder_ / (name + std::string(kRecordSuffix))).c_str(), &st) == 0 && st.st_mtime >= used_before)
+    if (::stat((folder_ / (name + std::string(kUsedSuffix))).c_str(), &st) == 0 && st.st_mtime >= used_before)
       return false;  // a clean used it since it was judged
   }
   if (const auto pack_folder = pack_folder_locked()) {
@@ -416,6 +421,7 @@ bool PendingPacks::release(const std::string& name, std::time_t used_before) con
   }
   // Never admitted: git never saw it, and nothing needs it.
   for (const char* ext : {".idx", ".pack"}) ::unlink((folder_ / (name + ext)).c_str());
+  ::unlink((folder_ / (name + std::string(kUsedSuffix))).c_str());
   const fs::path record = folder_ / (name + std::string(kRecordSuffix));
   if (::unlink(record.c_str()) != 0 && errno != ENOENT)
     throw errno_error("cannot remove the record of " + name + ": " + record.string(), errno);

@@ -92,7 +92,8 @@ class PendingPacks : public BlobSource {
   // A written pack, as its record lists it.
   struct Pack {
     std::string name;       // "pack-<hex>"
-    std::time_t written = 0;  // the record's mtime
+    std::time_t written = 0;  // when it was written (its record's time)
+    std::time_t used = 0;     // when a clean last stood for one of its blobs (at least `written`)
     std::vector<std::pair<Digest, std::string>> blobs;  // blob, object id
     std::vector<std::uint64_t> offsets, lengths;         // each blob's entry
     bool admitted = false;  // moved into git's objects by a hook

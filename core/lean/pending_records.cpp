@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <ctime>
 #include <unordered_map>
@@ -70,6 +71,7 @@ bool stale_marker(int dir, const std::string& name, pid_t pid) {
 
 using pending::is_pack_name;
 using pending::kRecordSuffix;
+using pending::kUsedSuffix;
 using pending::stale_marker;
 
 std::vector<PendingPacks::Pack> PendingPacks::packs() const {
@@ -84,7 +86,10 @@ std::vector<PendingPacks::Pack> PendingPacks::packs() const {
     // Non-blocking: a FIFO planted under a record's name is never waited on.
     const Fd file(::openat(dir.get(), name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
     if (!file.valid() || ::fstat(file.get(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
-    Pack p{pack, st.st_mtim.tv_sec, {}, {}, {}, false};
+    Pack p{pack, st.st_mtim.tv_sec, st.st_mtim.tv_sec, {}, {}, {}, false};
+    struct stat used {};
+    if (::fstatat(dir.get(), (pack + std::string(kUsedSuffix)).c_str(), &used, AT_SYMLINK_NOFOLLOW) == 0)
+      p.used = std::max(p.used, used.st_mtim.tv_sec);
     p.admitted = !fs::exists(folder_ / (pack + ".idx"));
     const std::string text = read_all(file.get(), (folder_ / name).string(), 64u << 20);
     std::size_t at = 0;
@@ -148,7 +153,7 @@ std::pair<std::size_t, std::size_t> PendingPacks::sweep(bool remove) const {
       if (dot == std::string::npos) continue;
       const std::string pack = name.substr(0, dot), ext = name.substr(dot);
       if (!is_pack_name(pack) || recorded.count(pack)) continue;
-      if (ours ? ext != ".pack" && ext != ".idx" : ext != ".keep") continue;
+      if (ours ? ext != ".pack" && ext != ".idx" && ext != kUsedSuffix : ext != ".keep") continue;
       const Fd file(::openat(dir.get(), name.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
       struct stat st {};
       if (!file.valid() || ::fstat(file.get(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_mtime > hour_ago) continue;

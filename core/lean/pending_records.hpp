@@ -11,6 +11,8 @@
 namespace jpblob::pending {
 
 inline constexpr std::string_view kRecordSuffix = ".list";
+// Touched when a clean uses a pack again (a blob it stands for).
+inline constexpr std::string_view kUsedSuffix = ".used";
 
 // A pack's name as git names them: "pack-" and a hex checksum.
 bool is_pack_name(std::string_view name);

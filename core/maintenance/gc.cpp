@@ -207,7 +207,7 @@ class GcRun {
       if (i.stage == 0) staged.emplace(std::move(i.path), std::move(i.id));
     const GitRepo& repo = *ws_.repo();
     for (const PendingPacks::Pack& pack : packs) {
-      const bool old = options_.grace_seconds != INT64_MAX && pack.written + options_.grace_seconds <= now_;
+      const bool old = options_.grace_seconds != INT64_MAX && pack.used + options_.grace_seconds <= now_;
       std::size_t live = 0, young = 0;
       bool all_held = true, by_age = false;
       for (const auto& [digest, id] : pack.blobs) {
@@ -235,7 +235,7 @@ class GcRun {
       if (all_held) {
         // Released by age only if no clean used it since it was listed
         // (the age again, just before, as for a blob file).
-        const std::time_t cutoff = by_age ? pack.written + 1 : std::numeric_limits<std::time_t>::max();
+        const std::time_t cutoff = by_age ? pack.used + 1 : std::numeric_limits<std::time_t>::max();
         if (options_.dry_run || pending.release(pack.name, cutoff)) {
           ++report_.packs_released;
           continue;

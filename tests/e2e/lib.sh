@@ -191,7 +191,8 @@ age_all_blobs() {
   local home homes=() common
   common=$(git rev-parse --git-common-dir)
   for home in .jp/blobs "$common/jpblob/kept" "$common/jpblob/pending"; do [ -d "$home" ] && homes+=("$home"); done
-  [ ${#homes[@]} -eq 0 ] || find "${homes[@]}" -type f \( -name '*.blob.gz' -o -name '*.list' \) -exec touch -d "$1" {} +
+  [ ${#homes[@]} -eq 0 ] || find "${homes[@]}" -type f \( -name '*.blob.gz' -o -name '*.list' -o -name '*.used' \) \
+    -exec touch -d "$1" {} +
 }
 # age_new_blob DIGEST DATE: makes a blob not committed yet as old as DATE
 # (touch -d): its file, or the record of the pending pack holding it.
@@ -199,7 +200,11 @@ age_new_blob() {
   local file
   file=$(new_blob_file "$1")
   if [ -f "$file" ]; then touch -d "$2" "$file"; return; fi
-  grep -l "^$1 " "$(git rev-parse --git-common-dir)"/jpblob/pending/*.list 2> /dev/null | xargs -r touch -d "$2"
+  local record
+  for record in $(grep -l "^$1 " "$(git rev-parse --git-common-dir)"/jpblob/pending/*.list 2> /dev/null); do
+    touch -d "$2" "$record"
+    [ ! -e "${record%.list}.used" ] || touch -d "$2" "${record%.list}.used"
+  done
 }
 
 # New blobs stay files (kept copies) in a lean tree where git-jpblob does

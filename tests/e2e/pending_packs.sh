@@ -122,6 +122,26 @@ stash_outlives_head() {
 }
 case_ "a stash outlives the commits that held its blobs: its pack stays until the stash goes" stash_outlives_head
 
+# A stash older than the add (the one a team forgets for months) holds none
+# of the add's new blobs: the commit hands the pack to git as without it.
+old_stash_keeps_nothing() {
+  cd "$TEST_ROOT/adopt"
+  git jpblob gc > /dev/null
+  write_conversation 16-stashed-long-ago "tool output stashed and forgotten"
+  git add .jp && git stash -q
+  sleep 1.1
+  write_conversation 17-today "tool output committed beside an old stash"
+  git add .jp && git commit -qm today 2> "$TEST_ROOT/err" || fail "the commit failed: $(cat "$TEST_ROOT/err")"
+  assert_blobs_committed
+  if lean_mode; then
+    ! pending_records | grep -q "^$(digest_of "tool output committed beside an old stash") " ||
+      fail "the commit kept the pack of a blob no stash can reference"
+  fi
+  git stash pop -q 2> "$TEST_ROOT/err" || fail "the old stash lost its blob: $(cat "$TEST_ROOT/err")"
+  git add .jp && git commit -qm "popped at last" && assert_blobs_committed
+}
+case_ "a stash older than the add keeps none of its packs" old_stash_keeps_nothing
+
 # A pending folder that cannot be written (a file in its place): the add
 # keeps its new blobs as kept copies, or fails; it never reports success
 # with a blob nowhere.
