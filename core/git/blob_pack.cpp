@@ -52,30 +52,14 @@ constexpr std::size_t kMaxObjects = 0xffffffffu;
 // more are kept as one pack (`git index-pack`).
 constexpr std::size_t kUnpackLimit = 100;
 
-// The `.keep` of the pack `name`, written and synced before the pack is
-// visible.
-void write_keep(const fs::path& folder, const std::string& name, std::string_view keep, const std::string& suffix,
-                const std::string& what) {
-  PackTempFile mark;
-  mark.open(folder / (std::string(kKeepTemp) + suffix), what);
-  write_all(mark.fd.get(), std::string(keep) + "\n", "the new pack's .keep " + mark.path.string());
-  mark.finish(what);
-  const fs::path final = folder / (name + ".keep");
-  if (::rename(mark.path.c_str(), final.c_str()) != 0) throw errno_error("cannot " + what + ": " + final.string(), errno);
-  mark.path.clear();
-}
-
 // Writes `pack` into `folder` (git's objects/pack) as a pack and its index
 // (version 2), what `git index-pack` makes of the same stream without
 // inflating and hashing every object again: the stream knows each
 // object's id, offset and CRC as it makes them. Both files are synced
 // before the index is renamed into place, which is what makes the pack
 // visible to git: the callers remove the only other copies of what it holds.
-// With `keep`, a `.keep` file holding it is written before the pack becomes
-// visible, as `git index-pack --keep` does: git's repack and prune never
-// take an object of a kept pack. Returns the pack's name ("pack-<hex>").
-std::string write_pack_files(PackStream& pack, const fs::path& folder, const std::string& what,
-                             std::optional<std::string_view> keep = std::nullopt) {
+// Returns the pack's name ("pack-<hex>").
+std::string write_pack_files(PackStream& pack, const fs::path& folder, const std::string& what) {
   const std::string suffix = std::to_string(::getpid()) + "_" + std::to_string(reinterpret_cast<std::uintptr_t>(&pack));
   PackTempFile packfile;
   packfile.open(folder / (std::string(kPackTemp) + suffix), what);
@@ -99,14 +83,13 @@ std::string write_pack_files(PackStream& pack, const fs::path& folder, const std
   write_all(packfile.fd.get(), buffer, pack_name);
   packfile.finish(what);
 
-  return publish_pack(packfile, pack.placed(), checksum, folder, suffix, what, keep);
+  return publish_pack(packfile, pack.placed(), checksum, folder, suffix, what);
 }
 
 }  // namespace
 
 std::string publish_pack(PackTempFile& packfile, const std::vector<PackStream::Placed>& placed, const std::string& checksum,
-                         const fs::path& folder, const std::string& suffix, const std::string& what,
-                         std::optional<std::string_view> keep) {
+                         const fs::path& folder, const std::string& suffix, const std::string& what) {
   // The index: the ids in order, with a fan-out table of their first byte.
   std::vector<const PackStream::Placed*> sorted;
   for (const auto& p : placed) sorted.push_back(&p);
@@ -138,7 +121,6 @@ std::string publish_pack(PackTempFile& packfile, const std::vector<PackStream::P
   index.finish(what);
 
   const std::string name = "pack-" + hex_object_id(checksum);
-  if (keep) write_keep(folder, name, *keep, suffix, what);
   // The pack first: git finds a pack by its index.
   for (PackTempFile* t : {&packfile, &index}) {
     const fs::path final = folder / (name + (t == &packfile ? ".pack" : ".idx"));
@@ -150,27 +132,15 @@ std::string publish_pack(PackTempFile& packfile, const std::vector<PackStream::P
   return name;
 }
 
-
-WrittenPack write_pack(std::vector<PackObject> objects, const std::string& object_format, std::uint64_t max_size,
-                       const fs::path& folder, std::optional<std::string_view> keep) {
-  PackStream pack(std::move(objects), object_format, max_size);
-  WrittenPack out;
-  out.name = write_pack_files(pack, folder, "write a pack", keep);
-  out.ids = pack.ids();
-  struct stat st {};
-  if (::stat((folder / (out.name + ".pack")).c_str(), &st) != 0)
-    throw errno_error("cannot read the new pack " + out.name, errno);
-  const std::uint64_t end = static_cast<std::uint64_t>(st.st_size) - (object_format == "sha256" ? 32 : 20);
-  const auto& placed = pack.placed();
-  for (std::size_t i = 0; i < placed.size(); ++i) {
-    out.offsets.push_back(placed[i].offset);
-    out.lengths.push_back((i + 1 < placed.size() ? placed[i + 1].offset : end) - placed[i].offset);
-  }
-  return out;
-}
-
 void write_pack_keep(const fs::path& folder, const std::string& name, std::string_view keep) {
-  write_keep(folder, name, keep, std::to_string(::getpid()) + "_keep", "keep " + name);
+  const std::string what = "keep " + name;
+  PackTempFile mark;
+  mark.open(folder / (std::string(kKeepTemp) + std::to_string(::getpid()) + "_keep"), what);
+  write_all(mark.fd.get(), std::string(keep) + "\n", "the new pack's .keep " + mark.path.string());
+  mark.finish(what);
+  const fs::path final = folder / (name + ".keep");
+  if (::rename(mark.path.c_str(), final.c_str()) != 0) throw errno_error("cannot " + what + ": " + final.string(), errno);
+  mark.path.clear();
 }
 
 std::optional<std::string> read_stored_blob(std::string_view entry) {

@@ -90,21 +90,6 @@ class PackStream {
   std::future<std::vector<Made>> ahead_;
 };
 
-// A pack write_pack made: its name ("pack-<hex>"), and for each object in
-// order its id (hex), the offset of its entry and the entry's length.
-struct WrittenPack {
-  std::string name;
-  std::vector<std::string> ids;
-  std::vector<std::uint64_t> offsets, lengths;
-};
-// Writes `objects` as one pack and its index into `folder` (git's
-// objects/pack, or a folder of packs git does not read), synced, with a
-// `.keep` file holding `keep`, when given, made before the pack is visible
-// (as `git index-pack --keep`): git's repack and prune leave every object
-// of a kept pack alone until the `.keep` goes. Objects must be distinct.
-// Throws Error.
-WrittenPack write_pack(std::vector<PackObject> objects, const std::string& object_format, std::uint64_t max_size,
-                       const std::filesystem::path& folder, std::optional<std::string_view> keep);
 // A pack written an object at a time, each object's entry written at once
 // into a temporary file of `folder` (so a full disk fails that append, not
 // a later step), then finished into `pack-<hex>.pack` and its index. The

@@ -79,7 +79,7 @@ std::string PackAppender::finish() {
       static_cast<ssize_t>(checksum.size()))
     throw errno_error("cannot " + what, errno);
   st.file.finish(what);
-  std::string name = publish_pack(st.file, st.placed, checksum, folder_, st.suffix, what, std::nullopt);
+  std::string name = publish_pack(st.file, st.placed, checksum, folder_, st.suffix, what);
   state_ = std::make_unique<State>();
   return name;
 }

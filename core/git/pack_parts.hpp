@@ -49,11 +49,11 @@ std::string pack_entry(PackObject::Type type, std::string_view bytes);
 
 // Writes the index (version 2) of the synced pack `packfile` whose entries
 // are `placed` and whose checksum is `checksum` beside it in `folder`, then
-// a `.keep` holding `keep` when given, then names both `pack-<hex>` (the
+// names both `pack-<hex>` (the
 // pack first: git finds a pack by its index) and syncs the folder. Temporary
 // names end in `suffix`. Returns the name. Throws Error naming `what`.
 std::string publish_pack(PackTempFile& packfile, const std::vector<PackStream::Placed>& placed,
                          const std::string& checksum, const std::filesystem::path& folder, const std::string& suffix,
-                         const std::string& what, std::optional<std::string_view> keep);
+                         const std::string& what);
 
 }  // namespace jpblob

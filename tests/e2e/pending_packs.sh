@@ -237,6 +237,30 @@ in_a_worktree() {
 }
 case_ "a linked worktree's add and commit beside the main one's" in_a_worktree
 
+# A teammate's clone, made by plain `git clone` after `git jpblob install`
+# (lean from its checkout): its add writes a pending pack, and each commit
+# mode stages from it.
+in_a_teammates_clone() {
+  git clone -q "$TEST_ROOT/adopt" "$TEST_ROOT/mate" 2> "$TEST_ROOT/err" || fail "clone failed: $(cat "$TEST_ROOT/err")"
+  cd "$TEST_ROOT/mate"
+  if lean_mode; then
+    [ "$(git config core.sparseCheckout)" = true ] || fail "the clone is not lean"
+  fi
+  write_conversation 18-mate "tool output from a teammate's clone"
+  git add .jp
+  if lean_mode; then [ "$(pending_packs)" -eq 1 ] || fail "the clone's add wrote $(pending_packs) packs"; fi
+  git commit -qm mate 2> "$TEST_ROOT/err" || fail "the commit failed: $(cat "$TEST_ROOT/err")"
+  grow_conversation .jp/conversations/18-mate/events.json "and a turn committed with -a"
+  git commit -qam "mate -a" 2> "$TEST_ROOT/err" || fail "commit -a failed: $(cat "$TEST_ROOT/err")"
+  grow_conversation .jp/conversations/18-mate/events.json "and one committed by path"
+  git commit -qm "mate paths" .jp/conversations/18-mate 2> "$TEST_ROOT/err" || fail "commit <paths> failed: $(cat "$TEST_ROOT/err")"
+  assert_blobs_committed
+  assert_clean_status
+  [ -z "$(find .jp/blobs -type f 2> /dev/null)" ] || ! lean_mode || fail "the lean clone holds blob files"
+  git jpblob verify --history > /dev/null || fail "verify --history fails in the clone"
+}
+case_ "a teammate's lean clone: its add writes one pending pack, and every commit mode stages from it" in_a_teammates_clone
+
 # Where git-jpblob writes no pack itself (a repository shared by a group:
 # git's own index-pack sets the permissions), new blobs stay kept copies.
 shared_repository() {
